@@ -1,0 +1,22 @@
+import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { PassportModule } from '@nestjs/passport';
+import { ApiCredentialsStrategy } from '../auth/api-credentials.strategy';
+import { BearerTokenVerifier } from '../auth/bearer-token.verifier';
+import { CredentialsVerifier } from '../auth/credentials.verifier';
+import { ApiRouteMiddleware } from '../routing/api-route.middleware';
+import { RouteTable } from '../routing/route-table';
+import { DocsController } from '../openapi/docs.controller';
+import { ApiController } from './api.controller';
+import { ApiService } from './api.service';
+
+@Module({
+  imports: [PassportModule],
+  // DocsController first: its public paths win over the API catch-all.
+  controllers: [DocsController, ApiController],
+  providers: [ApiService, CredentialsVerifier, BearerTokenVerifier, ApiCredentialsStrategy, { provide: RouteTable, useValue: new RouteTable() }],
+})
+export class ApiModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(ApiRouteMiddleware).forRoutes(ApiController);
+  }
+}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError, ErrorName, parseContract, successEnvelope, type Caller, type SuccessEnvelope } from '@crm/contracts';
+import { RpcClient } from '@crm/messaging';
+import type { ResolvedRoute } from '../routing/api-route.middleware';
+
+export interface ApiInput {
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** One API request: scope check, validation against the route's contract, NATS call, envelope. */
+@Injectable()
+export class ApiService {
+  constructor(private readonly rpc: RpcClient) {}
+
+  async handle(caller: Caller, { route, params }: ResolvedRoute, input: ApiInput): Promise<{ status: number; body: SuccessEnvelope }> {
+    if (caller.auth_method === 'oauth' && route.apiKeyOnly) {
+      const message = 'This endpoint is not available for OAuth applications';
+      throw new ApiError(route.apiKeyOnly === 'unauthorized' ? ErrorName.InvalidAuthToken : ErrorName.NoPermission, message);
+    }
+    assertScope(caller, route.access, route.mcpWrite === true);
+    if (input.body !== undefined && (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body))) {
+      throw ApiError.invalid({ body: 'must be a JSON object' });
+    }
+    const merged = { ...input.query, ...((input.body as object | undefined) ?? {}), ...params };
+    const payload = parseContract(route.request, merged);
+    const reply = await this.rpc.call(route.subject, { caller, payload });
+    if (!reply.ok) throw ApiError.fromData(reply.error);
+    return { status: reply.http_status ?? route.successStatus, body: successEnvelope(reply.data, reply.summary) };
+  }
+}
+
+/** crm.readonly reads; crm reads and writes; mcp reads and writes only where allowed. */
+export function assertScope(caller: Caller, access: 'read' | 'write', mcpWrite: boolean): void {
+  const scopes = caller.scopes;
+  if (scopes.includes('crm')) return;
+  if (access === 'read' && (scopes.includes('crm.readonly') || scopes.includes('mcp'))) return;
+  if (access === 'write' && mcpWrite && scopes.includes('mcp')) return;
+  throw new ApiError(ErrorName.NoPermission, 'This action requires the OAuth scope crm');
+}

@@ -1,0 +1,25 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { ConfigModule } from '@crm/config';
+import { NatsClientModule } from '@crm/messaging';
+import { ApiExceptionFilter, RedisModule, ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
+import { ApiModule } from './api/api.module';
+import type { GatewayConfig } from './config/gateway.config';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewayConfig, kit: ServiceKitOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ServiceKitModule.forRoot(kit),
+        ConfigModule.forRoot(config),
+        // The gateway degrades without Redis (authentication asks the auth-server instead).
+        RedisModule.forRoot({ url: config.REDIS_URL, requiredForReadiness: false }),
+        NatsClientModule.forRoot({ url: config.NATS_URL, name: `api-gateway-${process.pid}`, namespace: config.CRM_NAMESPACE, timeoutMs: config.RPC_TIMEOUT_MS }),
+        ApiModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+    };
+  }
+}

@@ -1,0 +1,45 @@
+import { BaseConfig, IntEnv, parseRegionBaseUrls } from '@crm/config';
+import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+
+const DEV_PEPPER = 'development-only-api-key-pepper-change-me';
+
+export class GatewayConfig extends BaseConfig {
+  @IntEnv() @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  /** Key of the API-key HMAC; the auth-server must have the same value. */
+  @IsString() @MinLength(16, { message: 'API_KEY_PEPPER must be at least 16 characters' })
+  API_KEY_PEPPER = DEV_PEPPER;
+
+  /** Longest wait for a service's reply before answering 503. */
+  @IntEnv() @IsInt() @Min(100) @Max(60000)
+  RPC_TIMEOUT_MS = 5000;
+
+  /** Internal URL of the auth-server (JWKS for bearer tokens). */
+  @Matches(/^https?:\/\/.+/, { message: 'AUTH_URL must be an http(s) URL' })
+  AUTH_URL = 'http://127.0.0.1:3001';
+
+  /** Public origin of the API, used in the OpenAPI document. */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'PUBLIC_URL must be an origin like https://api.example.com' })
+  PUBLIC_URL = 'http://localhost:3000';
+
+  /** Public origin of the auth-server, used in the OpenAPI document. */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'PUBLIC_AUTH_URL must be an origin like https://auth.example.com' })
+  PUBLIC_AUTH_URL = 'http://localhost:3001';
+
+  /** Public OAuth issuer (the auth-server's public origin): the `iss` of every access token. */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'AUTH_ISSUER must be an origin like https://auth.example.com' })
+  AUTH_ISSUER = 'http://localhost:3001';
+
+  /** Region to API base URL; access tokens must name one of these as their audience. */
+  @Matches(/^[a-z0-9-]+=https?:\/\/[^,]+(,[a-z0-9-]+=https?:\/\/[^,]+)*$/, { message: 'REGION_BASE_URLS must be region=url pairs separated by commas' })
+  REGION_BASE_URLS = 'us=http://localhost:3000/api/v3';
+
+  get regionBaseUrls(): Map<string, string> {
+    return parseRegionBaseUrls(this.REGION_BASE_URLS);
+  }
+
+  check(): string[] {
+    return this.isProduction && this.API_KEY_PEPPER === DEV_PEPPER ? ['API_KEY_PEPPER: must be set to a secret value in production'] : [];
+  }
+}

@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '@crm/config';
+import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger } from '@crm/observability';
+import { listenOn, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
+import { json } from 'express';
+import { AppModule } from './app.module';
+import { GatewayConfig } from './config/gateway.config';
+import type { ApiRequest } from './routing/api-route.middleware';
+
+const SERVICE = 'api-gateway';
+const config = startupConfig(SERVICE, () => loadConfig(GatewayConfig));
+const logger = createLogger(SERVICE, config.LOG_LEVEL);
+
+void runService({
+  service: SERVICE,
+  logger,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  createApp: async () => {
+    const registry = createMetricsRegistry(SERVICE);
+    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), { logger: new PinoNestLogger(logger), bodyParser: false });
+    const express = app.getHttpAdapter().getInstance();
+    express.disable('x-powered-by');
+    express.set('query parser', 'simple');
+    app.use(requestContextMiddleware(httpMetrics(registry), (req) => (req as ApiRequest).apiRoute?.route.operationId ?? (req.path.startsWith('/api/') ? 'unmatched' : req.path)));
+    app.use(json({ limit: '1mb', strict: false }));
+    return app;
+  },
+  listen: (app) => listenOn(app, config.PORT),
+});

@@ -1,0 +1,33 @@
+import { Injectable, type NestMiddleware } from '@nestjs/common';
+import { API_PREFIX, ApiError, ErrorName, type RouteDeclaration } from '@crm/contracts';
+import type { NextFunction, Request, Response } from 'express';
+import { RouteTable } from './route-table';
+
+export interface ResolvedRoute {
+  route: RouteDeclaration;
+  params: Record<string, string>;
+}
+
+/** Served by DocsController without credentials. */
+const PUBLIC_PATHS = new Set(['/openapi.json', '/docs']);
+
+export type ApiRequest = Request & { apiRoute?: ResolvedRoute };
+
+/** Resolves the API route before authentication: unknown path 404, wrong method 405. */
+@Injectable()
+export class ApiRouteMiddleware implements NestMiddleware {
+  constructor(private readonly table: RouteTable) {}
+
+  use(req: ApiRequest, res: Response, next: NextFunction): void {
+    const path = req.path.startsWith(API_PREFIX) ? req.path.slice(API_PREFIX.length) : req.path;
+    if (PUBLIC_PATHS.has(path)) return next();
+    const result = this.table.resolve(req.method, path || '/');
+    if (result.kind === 'not_found') throw new ApiError(ErrorName.ResourceNotFound, 'No such route');
+    if (result.kind === 'method_not_allowed') {
+      res.setHeader('Allow', result.allowed.join(', '));
+      throw new ApiError(ErrorName.MethodNotAllowed, `Method ${req.method} is not allowed here; allowed: ${result.allowed.join(', ')}`);
+    }
+    req.apiRoute = { route: result.route, params: result.params };
+    next();
+  }
+}

@@ -1,0 +1,44 @@
+import { Subjects, type RouteDeclaration } from '@crm/contracts';
+import { RouteTable } from './route-table';
+
+class Empty {}
+const route = (method: RouteDeclaration['method'], path: string): RouteDeclaration => ({
+  operationId: `${method} ${path}`,
+  method,
+  path,
+  subject: Subjects.UsersGet,
+  access: 'read',
+  request: Empty,
+  successStatus: 200,
+  summary: '',
+  tag: 't',
+});
+
+describe('RouteTable', () => {
+  const table = new RouteTable([route('GET', '/contacts'), route('POST', '/contacts'), route('GET', '/contacts/{contact_id}'), route('PUT', '/contacts/{contact_id}/assign_tag/{tag_name}')]);
+
+  it('matches paths with and without the .json suffix alike', () => {
+    for (const path of ['/contacts/abc', '/contacts/abc.json']) {
+      const result = table.resolve('GET', path);
+      expect(result).toMatchObject({ kind: 'match', params: { contact_id: 'abc' } });
+    }
+    expect(table.resolve('GET', '/contacts.json')).toMatchObject({ kind: 'match', route: { path: '/contacts' } });
+  });
+
+  it('decodes path parameters and keeps the suffix only off the last segment', () => {
+    expect(table.resolve('PUT', '/contacts/c1/assign_tag/VIP%20client.json')).toMatchObject({ params: { contact_id: 'c1', tag_name: 'VIP client' } });
+  });
+
+  it('answers 405 with the allowed methods for a known path', () => {
+    expect(table.resolve('DELETE', '/contacts')).toEqual({ kind: 'method_not_allowed', allowed: ['GET', 'POST'] });
+  });
+
+  it('answers 404 for an unknown path', () => {
+    expect(table.resolve('GET', '/nope')).toEqual({ kind: 'not_found' });
+    expect(table.resolve('GET', '/contacts/a/b')).toEqual({ kind: 'not_found' });
+  });
+
+  it('ignores a trailing slash and method case', () => {
+    expect(table.resolve('get', '/contacts/')).toMatchObject({ kind: 'match' });
+  });
+});

@@ -1,0 +1,58 @@
+import { BoolEnv, DatabaseBackedConfig, IntEnv, parseRegionBaseUrls } from '@crm/config';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+
+const DEV_PEPPER = 'development-only-api-key-pepper-change-me';
+
+export class AuthServerConfig extends DatabaseBackedConfig {
+  @IntEnv() @IsInt() @Min(0) @Max(65535)
+  AUTH_PORT = 3001;
+
+  @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'AUTH_DATABASE_URL must look like postgres://user@host:5432/db' })
+  AUTH_DATABASE_URL?: string;
+
+  /** Bearer token of the operator API; without it the /operator routes do not exist. */
+  @IsOptional() @IsString() @MinLength(32, { message: 'OPERATOR_TOKEN must be at least 32 characters' })
+  OPERATOR_TOKEN?: string;
+
+  /** Key of the API-key HMAC; the gateway must have the same value. */
+  @IsString() @MinLength(16, { message: 'API_KEY_PEPPER must be at least 16 characters' })
+  API_KEY_PEPPER = DEV_PEPPER;
+
+  /** Public URL of this server (the OAuth issuer). */
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'AUTH_ISSUER must be an origin like https://auth.example.com (no path)' })
+  AUTH_ISSUER = 'http://localhost:3001';
+
+  /** Region to API base URL, e.g. `us=https://api.example.com/api/v3,eu=https://eu.api.example.com/api/v3`. */
+  @Matches(/^[a-z0-9-]+=https?:\/\/[^,]+(,[a-z0-9-]+=https?:\/\/[^,]+)*$/, { message: 'REGION_BASE_URLS must be region=url pairs separated by commas' })
+  REGION_BASE_URLS = 'us=http://localhost:3000/api/v3';
+
+  @Matches(/^[a-z0-9-]+$/)
+  DEFAULT_REGION = 'us';
+
+  /** How long an account may stay half-made before the resumer retries its provisioning. */
+  @IntEnv() @IsInt() @Min(1000)
+  PROVISIONING_RETRY_MS = 15000;
+
+  @IntEnv() @IsInt() @Min(100) @Max(60000)
+  RPC_TIMEOUT_MS = 5000;
+
+  /** Tests only: lets the operator shift this process's clock. Refused in production. */
+  @BoolEnv() @IsBoolean()
+  ENABLE_TEST_CLOCK = false;
+
+  get databaseUrl(): string {
+    return this.AUTH_DATABASE_URL ?? this.DATABASE_URL;
+  }
+
+  get regionBaseUrls(): Map<string, string> {
+    return parseRegionBaseUrls(this.REGION_BASE_URLS);
+  }
+
+  check(): string[] {
+    const problems: string[] = [];
+    if (!this.regionBaseUrls.has(this.DEFAULT_REGION)) problems.push(`DEFAULT_REGION: "${this.DEFAULT_REGION}" has no entry in REGION_BASE_URLS`);
+    if (this.isProduction && this.ENABLE_TEST_CLOCK) problems.push('ENABLE_TEST_CLOCK: must not be set in production');
+    if (this.isProduction && this.API_KEY_PEPPER === DEV_PEPPER) problems.push('API_KEY_PEPPER: must be set to a secret value in production');
+    return problems;
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { CredentialsCache } from '../credentials/credentials.cache';
+import { CredentialsHandler } from '../credentials/credentials.handler';
+import { CredentialsService } from '../credentials/credentials.service';
+import { AccountProvisioningService } from '../operator/account-provisioning.service';
+import { OperatorController } from '../operator/operator.controller';
+import { OperatorGuard } from '../operator/operator.guard';
+import { UserProvisioningService } from '../operator/user-provisioning.service';
+import { IdentityRepository } from './identity.repository';
+
+/** Accounts, users and their credentials: the identity context of the auth schema. */
+@Module({
+  controllers: [OperatorController, CredentialsHandler],
+  providers: [UserProvisioningService, IdentityRepository, CredentialsCache, CredentialsService, AccountProvisioningService, OperatorGuard],
+  exports: [CredentialsService, IdentityRepository],
+})
+export class IdentityModule {}

@@ -1,0 +1,49 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '@crm/config';
+import { QueueGroups } from '@crm/contracts';
+import { runMigrations } from '@crm/database';
+import { attachNatsServer } from '@crm/messaging';
+import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger } from '@crm/observability';
+import { listenOn, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
+import { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
+import type Provider from 'oidc-provider';
+import { AppModule } from './app.module';
+import { AuthServerConfig } from './config/auth-server.config';
+import { authDataSource } from './database/auth-data-source';
+import { OIDC_PROVIDER } from './oauth/oauth.tokens';
+import { OIDC_PATHS } from './oauth/oidc-provider.factory';
+import { TokenEndpointPrecheck } from './oauth/token-endpoint.precheck';
+import { installTestClock } from './operator/test-clock';
+import { securityHeaders } from './oauth/security-headers';
+
+const SERVICE = 'auth-server';
+const config = startupConfig(SERVICE, () => loadConfig(AuthServerConfig));
+const logger = createLogger(SERVICE, config.LOG_LEVEL);
+if (config.ENABLE_TEST_CLOCK) installTestClock();
+
+void runService({
+  service: SERVICE,
+  logger,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  migrate: () => runMigrations(authDataSource(config), (msg) => logger.info(msg)).then(() => undefined),
+  createApp: async () => {
+    const registry = createMetricsRegistry(SERVICE);
+    // Body parsing only where this service reads JSON: the OAuth routes parse their own bodies.
+    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), { logger: new PinoNestLogger(logger), bodyParser: false });
+    app.use(requestContextMiddleware(httpMetrics(registry), (req) => req.path.split('/').slice(0, 3).join('/') || '/'));
+    app.use('/operator', json({ limit: '1mb' }));
+    app.use(securityHeaders());
+    app.getHttpAdapter().getInstance().disable('x-powered-by');
+    app.getHttpAdapter().getInstance().set('trust proxy', true);
+    // The OAuth routes belong to oidc-provider; only the interaction forms and the token body
+    // (for the client-secret pre-check, which oidc-provider then reuses) are parsed here.
+    app.use('/oauth/interaction', urlencoded({ extended: false, limit: '16kb' }));
+    app.use('/oauth/token', urlencoded({ extended: false, limit: '56kb' }), app.get(TokenEndpointPrecheck).handler());
+    const oidc = app.get<Provider>(OIDC_PROVIDER).callback();
+    app.use((req: Request, res: Response, next: NextFunction) => (OIDC_PATHS.some((p) => req.path === p || req.path.startsWith(`${p}/`)) ? oidc(req, res) : next()));
+    await attachNatsServer(app, { service: SERVICE, url: config.NATS_URL, namespace: config.CRM_NAMESPACE, queue: QueueGroups.authServer, logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+    return app;
+  },
+  listen: (app) => listenOn(app, config.AUTH_PORT),
+});

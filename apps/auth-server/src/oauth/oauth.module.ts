@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { LOGGER, REDIS } from '@crm/service-kit';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { AuthServerConfig } from '../config/auth-server.config';
+import { IdentityModule } from '../identity/identity.module';
+import { IdentityRepository } from '../identity/identity.repository';
+import { OperatorGuard } from '../operator/operator.guard';
+import { GrantRevocationService } from './grant-revocation.service';
+import { InteractionController } from './interaction.controller';
+import { LoginThrottleService } from './login-throttle.service';
+import { OAuthClientsRepository } from './oauth-clients.repository';
+import { OAuthClientsService } from './oauth-clients.service';
+import { OIDC_PROVIDER } from './oauth.tokens';
+import { createOidcProvider } from './oidc-provider.factory';
+import { OidcKeysRepository } from './oidc-keys.repository';
+import { OperatorClientsController } from './operator-clients.controller';
+import { TokenEndpointPrecheck } from './token-endpoint.precheck';
+
+/** The OAuth 2.1 authorization server (oidc-provider) with our storage, pages and policies. */
+@Module({
+  imports: [IdentityModule],
+  controllers: [InteractionController, OperatorClientsController],
+  providers: [
+    OAuthClientsRepository,
+    OAuthClientsService,
+    OidcKeysRepository,
+    GrantRevocationService,
+    LoginThrottleService,
+    TokenEndpointPrecheck,
+    OperatorGuard,
+    {
+      provide: OIDC_PROVIDER,
+      inject: [AuthServerConfig, DataSource, REDIS, OAuthClientsRepository, IdentityRepository, GrantRevocationService, OidcKeysRepository, LOGGER],
+      useFactory: async (config: AuthServerConfig, dataSource: DataSource, redis: Redis, clients: OAuthClientsRepository, identity: IdentityRepository, revocations: GrantRevocationService, keys: OidcKeysRepository, logger: Logger) =>
+        createOidcProvider({ config, dataSource, redis, clients, identity, revocations, keys: await keys.load(), logger }),
+    },
+  ],
+  exports: [OIDC_PROVIDER, TokenEndpointPrecheck, GrantRevocationService],
+})
+export class OAuthModule {}

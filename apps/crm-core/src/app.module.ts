@@ -1,0 +1,18 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ConfigModule } from '@crm/config';
+import { DatabaseModule } from '@crm/database';
+import { ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
+import { AccountsModule } from './accounts/accounts.module';
+import type { CrmCoreConfig } from './config/crm-core.config';
+import { crmDataSource } from './database/crm-data-source';
+import { UsersModule } from './users/users.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: CrmCoreConfig, kit: ServiceKitOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [ServiceKitModule.forRoot(kit), ConfigModule.forRoot(config), DatabaseModule.forRoot(() => crmDataSource(config)), AccountsModule, UsersModule],
+    };
+  }
+}

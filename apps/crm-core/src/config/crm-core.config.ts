@@ -1,0 +1,20 @@
+import { DatabaseBackedConfig, IntEnv } from '@crm/config';
+import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+
+export class CrmCoreConfig extends DatabaseBackedConfig {
+  /** Health and metrics only; 0 picks a free port (replicas on one host). */
+  @IntEnv() @IsInt() @Min(0) @Max(65535)
+  HTTP_PORT = 3002;
+
+  /** Overrides DATABASE_URL for the crm schema (its own database if wanted). */
+  @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'CRM_DATABASE_URL must look like postgres://user@host:5432/db' })
+  CRM_DATABASE_URL?: string;
+
+  /** Domain of the per-user BCC address that files emails into the CRM. */
+  @Matches(/^[a-z0-9.-]+$/i)
+  BCC_EMAIL_DOMAIN = 'bcc.crm.localhost';
+
+  get databaseUrl(): string {
+    return this.CRM_DATABASE_URL ?? this.DATABASE_URL;
+  }
+}

@@ -1,0 +1,20 @@
+import { createDataSource } from '@crm/database';
+import type { DataSource } from 'typeorm';
+import { AccountEntity } from '../accounts/entities/account.entity';
+import type { CrmCoreConfig } from '../config/crm-core.config';
+import { InitCrm1763800000000 } from '../migrations/1763800000000-init-crm';
+import { UserEntity } from '../users/entities/user.entity';
+
+export const CRM_SCHEMA = 'crm';
+
+/** The crm schema: every entity and migration of this bounded context. */
+export function crmDataSource(config: CrmCoreConfig): DataSource {
+  return createDataSource({
+    url: config.databaseUrl,
+    schema: CRM_SCHEMA,
+    entities: [AccountEntity, UserEntity],
+    migrations: [InitCrm1763800000000],
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: 'crm-core',
+  });
+}

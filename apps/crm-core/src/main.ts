@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '@crm/config';
+import { QueueGroups } from '@crm/contracts';
+import { runMigrations } from '@crm/database';
+import { attachNatsServer } from '@crm/messaging';
+import { createLogger, createMetricsRegistry, PinoNestLogger } from '@crm/observability';
+import { listenOn, runService, startupConfig } from '@crm/service-kit';
+import { AppModule } from './app.module';
+import { CrmCoreConfig } from './config/crm-core.config';
+import { crmDataSource } from './database/crm-data-source';
+
+const SERVICE = 'crm-core';
+const config = startupConfig(SERVICE, () => loadConfig(CrmCoreConfig));
+const logger = createLogger(SERVICE, config.LOG_LEVEL);
+
+void runService({
+  service: SERVICE,
+  logger,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  migrate: () => runMigrations(crmDataSource(config), (msg) => logger.info(msg)).then(() => undefined),
+  createApp: async () => {
+    const registry = createMetricsRegistry(SERVICE);
+    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), { logger: new PinoNestLogger(logger) });
+    await attachNatsServer(app, { service: SERVICE, url: config.NATS_URL, namespace: config.CRM_NAMESPACE, queue: QueueGroups.crmCore, logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+    return app;
+  },
+  listen: (app) => listenOn(app, config.HTTP_PORT),
+});

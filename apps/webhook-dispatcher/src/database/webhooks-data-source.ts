@@ -1,0 +1,18 @@
+import { createDataSource } from '@crm/database';
+import type { DataSource } from 'typeorm';
+import type { DispatcherConfig } from '../config/dispatcher.config';
+import { InitWebhooks1763800000000 } from '../migrations/1763800000000-init-webhooks';
+import { WebhookEntity } from '../webhooks/entities/webhook.entity';
+
+export const WEBHOOKS_SCHEMA = 'webhooks';
+
+export function webhooksDataSource(config: DispatcherConfig): DataSource {
+  return createDataSource({
+    url: config.databaseUrl,
+    schema: WEBHOOKS_SCHEMA,
+    entities: [WebhookEntity],
+    migrations: [InitWebhooks1763800000000],
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: 'webhook-dispatcher',
+  });
+}

@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '@crm/config';
+import { runMigrations } from '@crm/database';
+import { createLogger, createMetricsRegistry, PinoNestLogger } from '@crm/observability';
+import { listenOn, runService, startupConfig } from '@crm/service-kit';
+import { AppModule } from './app.module';
+import { DispatcherConfig } from './config/dispatcher.config';
+import { webhooksDataSource } from './database/webhooks-data-source';
+
+const SERVICE = 'webhook-dispatcher';
+const config = startupConfig(SERVICE, () => loadConfig(DispatcherConfig));
+const logger = createLogger(SERVICE, config.LOG_LEVEL);
+
+void runService({
+  service: SERVICE,
+  logger,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  migrate: () => runMigrations(webhooksDataSource(config), (msg) => logger.info(msg)).then(() => undefined),
+  createApp: async () => {
+    const registry = createMetricsRegistry(SERVICE);
+    return NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), { logger: new PinoNestLogger(logger) });
+  },
+  listen: (app) => listenOn(app, config.HTTP_PORT),
+});

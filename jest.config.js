@@ -1,0 +1,48 @@
+// Three tiers (STYLE.md): unit beside the code, integration against real PostgreSQL/Redis/NATS,
+// end-to-end against the four services started as processes. `npm test` runs all three.
+const swcOptions = require('./tools/swc-options.cjs')();
+
+const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcOptions, swcrc: false }] };
+const moduleNameMapper = {
+  '^@crm/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+};
+// NestJS 12, jose and oauth4webapi ship ESM only; on Node 22 jest cannot require(esm), so SWC
+// compiles them to CommonJS.
+const ESM_PACKAGES = '@nestjs|jose|oauth4webapi';
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES})/)`];
+const common = {
+  transform: { ...transform, [`^.+/node_modules/(${ESM_PACKAGES})/.+\\.js$`]: ['@swc/jest', { ...swcOptions, swcrc: false, jsc: { ...swcOptions.jsc, parser: { syntax: 'ecmascript', decorators: true } } }] },
+  transformIgnorePatterns,
+  moduleNameMapper,
+  setupFiles: ['reflect-metadata'],
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+};
+const ignore = ['/node_modules/', '/dist/'];
+
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs,deploy,tools}/**/*.spec.ts'],
+      testPathIgnorePatterns: ignore,
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'],
+      testPathIgnorePatterns: ignore,
+      globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+      testTimeout: 60000,
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ignore,
+      globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+      testTimeout: 120000,
+    },
+  ],
+};

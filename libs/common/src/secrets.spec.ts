@@ -1,0 +1,31 @@
+import { generateApiKey, hashApiKey, hashPassword, safeEqual, verifyPassword } from './secrets';
+
+describe('API keys', () => {
+  it('are long random url-safe strings', () => {
+    const a = generateApiKey();
+    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(generateApiKey()).not.toBe(a);
+  });
+
+  it('hash with the pepper: same key and pepper agree, another pepper differs', () => {
+    expect(hashApiKey('pepper-1', 'k')).toBe(hashApiKey('pepper-1', 'k'));
+    expect(hashApiKey('pepper-1', 'k')).not.toBe(hashApiKey('pepper-2', 'k'));
+    expect(hashApiKey('pepper-1', 'k')).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('compare in constant time and reject different lengths', () => {
+    expect(safeEqual('abc', 'abc')).toBe(true);
+    expect(safeEqual('abc', 'abd')).toBe(false);
+    expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+});
+
+describe('passwords', () => {
+  it('verify only the password that was hashed', async () => {
+    const stored = await hashPassword('correct horse');
+    expect(stored.startsWith('scrypt$')).toBe(true);
+    await expect(verifyPassword('correct horse', stored)).resolves.toBe(true);
+    await expect(verifyPassword('wrong horse', stored)).resolves.toBe(false);
+    await expect(verifyPassword('x', 'garbage')).resolves.toBe(false);
+  });
+});

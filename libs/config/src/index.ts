@@ -1,0 +1,3 @@
+export * from './base.config';
+export * from './load-config';
+export * from './config.module';

@@ -1,0 +1,1 @@
+export * from './provision-account.message';

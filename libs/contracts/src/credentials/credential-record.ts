@@ -1,0 +1,40 @@
+import { IsString, MaxLength } from 'class-validator';
+import type { Role } from '../rpc/caller';
+
+export type BillingStatus = 'active' | 'trial_expired' | 'subscription_canceled';
+
+/**
+ * What the gateway needs to authenticate an API key, as cached in Redis by the auth-server and
+ * returned by auth.credentials.resolve.v1. `found: false` marks an unknown (or not yet usable)
+ * user id, cached briefly so unknown ids do not reach the auth-server on every request.
+ */
+export type CredentialRecord =
+  | {
+      found: true;
+      user_id: string;
+      account_id: string;
+      role: Role;
+      /** Keyed SHA-256 of the current API key; null when the user has no key. */
+      api_key_hash: string | null;
+      billing_status: BillingStatus;
+    }
+  | { found: false; user_id: string };
+
+export class ResolveCredentialsRequest {
+  @IsString() @MaxLength(64) user_id: string;
+}
+
+export class TokenStatusRequest {
+  @IsString() @MaxLength(64) user_id: string;
+  @IsString() @MaxLength(200) grant_id: string;
+}
+
+/** The user's credential record and whether the token's grant (family) was revoked. */
+export interface TokenStatusReply {
+  record: CredentialRecord;
+  revoked: boolean;
+}
+
+export interface ChangeAuthKeyReply {
+  auth_key: string;
+}

@@ -1,0 +1,35 @@
+import { Transform } from 'class-transformer';
+import { IsInt, Min } from 'class-validator';
+
+export const MAX_PER_PAGE = 100;
+export const DEFAULT_PER_PAGE = 10;
+
+function toInteger({ value }: { value: unknown }): unknown {
+  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value.trim());
+  return value;
+}
+
+/** `page` from 1 (default 1); `per_page` from 1 (default 10), above 100 clamped to 100. */
+export class PagingRequest {
+  @Transform(toInteger)
+  @IsInt({ message: 'page must be an integer of at least 1' })
+  @Min(1, { message: 'page must be an integer of at least 1' })
+  page: number = 1;
+
+  @Transform(toInteger)
+  @Transform(({ value }) => (typeof value === 'number' && value > MAX_PER_PAGE ? MAX_PER_PAGE : value))
+  @IsInt({ message: 'per_page must be an integer of at least 1' })
+  @Min(1, { message: 'per_page must be an integer of at least 1' })
+  per_page: number = DEFAULT_PER_PAGE;
+}
+
+export interface PageInfo {
+  total_count: number;
+  page: number;
+  per_page: number;
+  max_page: number;
+}
+
+export function pageInfo(totalCount: number, page: number, perPage: number): PageInfo {
+  return { total_count: totalCount, page, per_page: perPage, max_page: Math.ceil(totalCount / perPage) };
+}

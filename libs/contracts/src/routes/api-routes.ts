@@ -1,0 +1,47 @@
+import { Subjects } from '../rpc/subjects';
+import { GetUserRequest } from '../users/get-user.request';
+import { ListUsersRequest } from '../users/list-users.request';
+import type { RouteDeclaration } from './route-declaration';
+
+/** Routes whose request has no fields. */
+export class EmptyRequest {}
+
+/** Every API v3 route. Adding an endpoint: declare it here, handle its subject in one service. */
+export const API_ROUTES: readonly RouteDeclaration[] = [
+  {
+    operationId: 'listUsers',
+    method: 'GET',
+    path: '/users',
+    subject: Subjects.UsersList,
+    access: 'read',
+    request: ListUsersRequest,
+    successStatus: 200,
+    summary: "List the users of the caller's account",
+    tag: 'Users',
+  },
+  {
+    operationId: 'getUser',
+    method: 'GET',
+    path: '/users/{user_id}',
+    subject: Subjects.UsersGet,
+    access: 'read',
+    request: GetUserRequest,
+    successStatus: 200,
+    summary: 'Get a user; bcc_email and google_contacts_email only for the caller\'s own id',
+    tag: 'Users',
+  },
+  {
+    operationId: 'changeAuthKey',
+    method: 'POST',
+    path: '/change_auth_key',
+    subject: Subjects.ApiKeyRotate,
+    access: 'write',
+    apiKeyOnly: 'unauthorized',
+    request: EmptyRequest,
+    successStatus: 201,
+    summary: "Replace the caller's API key (returned once); the old key stops working at once and every OAuth grant of the user is revoked",
+    tag: 'Users',
+  },
+];
+
+export const API_PREFIX = '/api/v3';

@@ -1,0 +1,2 @@
+export * from './api-routes';
+export * from './route-declaration';

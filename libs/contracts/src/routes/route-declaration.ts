@@ -1,0 +1,34 @@
+import type { ClassConstructor } from 'class-transformer';
+import type { Subject } from '../rpc/subjects';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * An API v3 endpoint, declared once beside its NATS subject and request class. The gateway
+ * registers routes, validates input and builds OpenAPI from these; the handling service
+ * subscribes to the same subject.
+ */
+export interface RouteDeclaration {
+  /** Stable operation id, also the OpenAPI operationId. */
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** Path relative to /api/v3 with `{name}` parameters, without the optional `.json` suffix. */
+  readonly path: string;
+  readonly subject: Subject;
+  /** `read` needs crm.readonly, crm or mcp; `write` needs crm (or mcp where `mcpWrite`). */
+  readonly access: 'read' | 'write';
+  readonly mcpWrite?: boolean;
+  /**
+   * Endpoints not available for OAuth applications (API key only): `unauthorized` answers a
+   * bearer token 401 invalid_auth_token, `forbidden` 403 (decisions.md's table).
+   */
+  readonly apiKeyOnly?: 'unauthorized' | 'forbidden';
+  /**
+   * Validated request: path parameters, body fields and query parameters merged into one
+   * object (path parameters win over body fields, body fields over query parameters).
+   */
+  readonly request: ClassConstructor<object>;
+  readonly successStatus: 200 | 201;
+  readonly summary: string;
+  readonly tag: string;
+}

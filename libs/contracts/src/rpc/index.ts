@@ -1,0 +1,3 @@
+export * from './caller';
+export * from './rpc-message';
+export * from './subjects';

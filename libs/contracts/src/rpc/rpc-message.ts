@@ -1,0 +1,30 @@
+import type { ErrorData } from '../errors/api-error';
+import type { Caller } from './caller';
+
+/** Request body of every caller-scoped NATS request. */
+export interface RpcRequest<P = unknown> {
+  caller: Caller;
+  payload: P;
+}
+
+export interface RpcSuccess<D = unknown> {
+  ok: true;
+  data: D;
+  /** HTTP status the gateway answers with (200 when absent; 201 for creates). */
+  http_status?: number;
+  /** Top-level summary blocks that sit beside `data` in the envelope. */
+  summary?: Record<string, unknown>;
+}
+
+export interface RpcFailure {
+  ok: false;
+  error: ErrorData;
+}
+
+/** Every NATS reply: errors cross as data, never as thrown stack traces. */
+export type RpcReply<D = unknown> = RpcSuccess<D> | RpcFailure;
+
+/** Header names carried on NATS messages. */
+export const RpcHeaders = {
+  requestId: 'X-Request-Id',
+} as const;

@@ -1,0 +1,37 @@
+import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
+
+export interface SchemaDatabaseOptions {
+  url: string;
+  /** The bounded context's own PostgreSQL schema (auth, crm, webhooks). */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function>;
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/**
+ * TypeORM options of one bounded context: its own schema, its own migrations table inside that
+ * schema, never `synchronize` (the schema is changed by migrations only).
+ */
+export function dataSourceOptions(options: SchemaDatabaseOptions): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    poolSize: options.poolSize ?? 10,
+    applicationName: options.applicationName,
+    extra: { connectionTimeoutMillis: 5000, statement_timeout: 30000, idle_in_transaction_session_timeout: 60000 },
+  };
+}
+
+export function createDataSource(options: SchemaDatabaseOptions): DataSource {
+  return new DataSource(dataSourceOptions(options));
+}

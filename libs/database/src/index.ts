@@ -1,0 +1,3 @@
+export * from './database-options';
+export * from './migrate';
+export * from './database.module';

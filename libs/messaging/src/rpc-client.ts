@@ -1,0 +1,57 @@
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { ApiError, ErrorName, namespacedSubject, RpcHeaders, type RpcReply } from '@crm/contracts';
+import { currentRequestId } from '@crm/observability';
+import type { Logger } from 'pino';
+import { decodeResponse, encodeRequest } from './nats-wire';
+
+export interface RpcClientOptions {
+  namespace: string;
+  timeoutMs: number;
+  logger: Logger;
+  /** Called with the outcome of every call, for metrics. */
+  observe?: (subject: string, outcome: 'ok' | 'error' | 'unavailable', seconds: number) => void;
+}
+
+/**
+ * Request/reply over NATS to a Nest message handler. A missing responder (no replica running),
+ * a timeout or a lost connection becomes 503 service_unavailable within `timeoutMs`; a reply
+ * that carries an error comes back as data.
+ */
+export class RpcClient {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly options: RpcClientOptions,
+  ) {}
+
+  async call<D = unknown>(subject: string, body: unknown, timeoutMs = this.options.timeoutMs): Promise<RpcReply<D>> {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    const headers = natsHeaders();
+    const requestId = currentRequestId();
+    if (requestId) headers.set(RpcHeaders.requestId, requestId);
+    let reply: RpcReply<D>;
+    try {
+      const msg = await this.nc.request(namespacedSubject(this.options.namespace, subject), encodeRequest(subject, body), { timeout: timeoutMs, headers });
+      const packet = decodeResponse(msg.data);
+      if (packet.err !== undefined && packet.err !== null) {
+        this.options.logger.error({ subject, err: packet.err }, 'RPC handler failed without a reply');
+        reply = { ok: false, error: new ApiError(ErrorName.InternalServerError).toData() };
+      } else {
+        reply = packet.response as RpcReply<D>;
+      }
+    } catch (error) {
+      this.options.observe?.(subject, 'unavailable', seconds());
+      this.options.logger.warn({ subject, reason: (error as Error).name, detail: (error as Error).message }, 'RPC call failed: no reply');
+      throw new ApiError(ErrorName.ServiceUnavailable, 'The service did not answer in time; retry shortly');
+    }
+    this.options.observe?.(subject, reply.ok ? 'ok' : 'error', seconds());
+    return reply;
+  }
+
+  /** Like {@link call} but returns the data or throws the reply's error. */
+  async request<D = unknown>(subject: string, body: unknown, timeoutMs?: number): Promise<D> {
+    const reply = await this.call<D>(subject, body, timeoutMs);
+    if (!reply.ok) throw ApiError.fromData(reply.error);
+    return reply.data;
+  }
+}

@@ -1,0 +1,112 @@
+import 'reflect-metadata';
+import { Controller, Module, UseInterceptors, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { ApiError, ErrorName } from '@crm/contracts';
+import { createLogger, currentRequestId, createMetricsRegistry, runWithRequestId } from '@crm/observability';
+import { ServiceKitModule } from '@crm/service-kit';
+import { uniqueNamespace } from '@crm/testing';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { attachNatsServer } from './attach-nats-server';
+import { RpcClient } from './rpc-client';
+import { RpcReplyInterceptor } from './rpc-reply.interceptor';
+
+const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const logger = createLogger('rpc-test', 'silent');
+
+let release: () => void = () => undefined;
+
+@Controller()
+@UseInterceptors(RpcReplyInterceptor)
+class EchoHandler {
+  @MessagePattern('test.echo.v1')
+  echo(@Payload() body: { value: number }) {
+    return { value: body.value, requestId: currentRequestId(), pid: process.pid };
+  }
+
+  @MessagePattern('test.fail.v1')
+  fail() {
+    throw new ApiError(ErrorName.ResourceNotFound, 'nothing here');
+  }
+
+  @MessagePattern('test.crash.v1')
+  crash() {
+    throw new Error('secret internals');
+  }
+
+  @MessagePattern('test.slow.v1')
+  slow() {
+    return new Promise((resolve) => (release = () => resolve({ done: true })));
+  }
+}
+
+@Module({ imports: [ServiceKitModule.forRoot({ service: 'rpc-test', logger, registry: createMetricsRegistry('rpc-test') })], controllers: [EchoHandler] })
+class EchoModule {}
+
+async function startReplica(namespace: string): Promise<INestApplication> {
+  const app = await NestFactory.create(EchoModule, { logger: false });
+  await attachNatsServer(app, { service: 'rpc-test', url: natsUrl, namespace, queue: 'rpc-test', logger, shutdownTimeoutMs: 5000 });
+  await app.init();
+  return app;
+}
+
+describe('RPC over NATS (real NATS)', () => {
+  const namespace = uniqueNamespace('rpc');
+  let nc: NatsConnection;
+  let client: RpcClient;
+  let replica: INestApplication;
+
+  beforeAll(async () => {
+    nc = await connect({ servers: natsUrl });
+    client = new RpcClient(nc, { namespace, timeoutMs: 2000, logger });
+    replica = await startReplica(namespace);
+  });
+
+  afterAll(async () => {
+    await replica?.close().catch(() => undefined);
+    await nc?.drain();
+  });
+
+  it('delivers the payload and carries the request id in headers', async () => {
+    const reply = await runWithRequestId('req-42', () => client.call<{ value: number; requestId: string }>('test.echo.v1', { value: 7 }));
+    expect(reply).toEqual({ ok: true, data: expect.objectContaining({ value: 7, requestId: 'req-42' }) });
+  });
+
+  it('returns an ApiError as data, and an unexpected error as internal_server_error without details', async () => {
+    const failed = await client.call('test.fail.v1', {});
+    expect(failed).toEqual({ ok: false, error: { error_name: 'resource_not_found', error_message: 'nothing here', errors: {} } });
+    const crashed = await client.call('test.crash.v1', {});
+    expect(crashed.ok).toBe(false);
+    expect(JSON.stringify(crashed)).not.toContain('secret internals');
+    expect(!crashed.ok && crashed.error.error_name).toBe('internal_server_error');
+  });
+
+  it('answers 503 at once when no replica listens', async () => {
+    const started = Date.now();
+    await expect(new RpcClient(nc, { namespace: uniqueNamespace('none'), timeoutMs: 5000, logger }).call('test.echo.v1', {})).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('answers 503 after the timeout when the handler is too slow', async () => {
+    await expect(client.call('test.slow.v1', {}, 300)).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
+    release();
+  });
+
+  it('on close stops taking requests but finishes the one in flight', async () => {
+    const ns = uniqueNamespace('drain');
+    const app = await startReplica(ns);
+    const drainClient = new RpcClient(nc, { namespace: ns, timeoutMs: 5000, logger });
+    const slow = drainClient.call('test.slow.v1', {});
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    let closed = false;
+    const closing = app.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(closed).toBe(false);
+    // A new request during the drain is not taken: no responder left.
+    await expect(drainClient.call('test.echo.v1', { value: 1 }, 500)).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
+    release();
+    await expect(slow).resolves.toEqual({ ok: true, data: { done: true } });
+    await closing;
+    expect(closed).toBe(true);
+  });
+});

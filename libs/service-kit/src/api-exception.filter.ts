@@ -1,0 +1,46 @@
+import { ArgumentsHost, Catch, HttpException, Inject, type ExceptionFilter } from '@nestjs/common';
+import { ApiError, ErrorName, errorEnvelope } from '@crm/contracts';
+import type { Response } from 'express';
+import type { Logger } from 'pino';
+import { LOGGER } from './tokens';
+
+/** Maps a framework or body-parser error to the platform's error. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const status = error instanceof HttpException ? error.getStatus() : ((error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode);
+  // Nest wraps body-parser errors in an HttpException whose cause carries the parser's type.
+  const type = (error as { type?: string })?.type ?? ((error as { cause?: { type?: string } })?.cause?.type);
+  if (type === 'entity.too.large' || status === 413) return ApiError.invalid({ body: 'must not exceed 1 MiB' }, 'The request body is too large (at most 1 MiB)');
+  if (type === 'entity.parse.failed') return ApiError.invalid({ body: 'must be valid JSON' }, 'The request body is not valid JSON');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return ApiError.invalid({ body: 'unsupported encoding' });
+  if (status === 404) return new ApiError(ErrorName.ResourceNotFound, 'No such route');
+  if (status === 405) return new ApiError(ErrorName.MethodNotAllowed);
+  if (status === 401) return new ApiError(ErrorName.AuthorizationDataNotFound);
+  if (status === 403) return new ApiError(ErrorName.NoPermission);
+  if (typeof status === 'number' && status >= 400 && status < 500) return ApiError.invalid({});
+  return new ApiError(ErrorName.InternalServerError);
+}
+
+/**
+ * Every error an HTTP service answers goes out in the spec's error envelope; an unexpected one
+ * is logged with its stack here and never sent to the client.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  constructor(@Inject(LOGGER) private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const error = toApiError(exception);
+    if (error.errorName === ErrorName.InternalServerError && !(exception instanceof ApiError)) {
+      this.logger.error({ err: exception }, 'unhandled error');
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const { http, body } = errorEnvelope(error);
+    if (error.errorName === ErrorName.ServiceUnavailable) res.setHeader('Retry-After', '1');
+    res.status(http).json(body);
+  }
+}

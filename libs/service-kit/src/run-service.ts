@@ -1,0 +1,87 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { ReadinessRegistry } from './readiness.registry';
+
+export interface RunServiceOptions {
+  service: string;
+  logger: Logger;
+  shutdownTimeoutMs: number;
+  /** Builds the Nest application (not yet listening). */
+  createApp: () => Promise<INestApplication>;
+  /** Starts listening; returns the bound port. */
+  listen: (app: INestApplication) => Promise<number>;
+  /** `main.js migrate`: run this service's migrations and exit. */
+  migrate?: () => Promise<void>;
+}
+
+/**
+ * The life of a service process: `migrate` mode, start, and a graceful stop on SIGTERM/SIGINT —
+ * readiness goes false first, then HTTP stops accepting and finishes in-flight requests, NATS
+ * subscriptions drain, connections close, and the process exits 0 (1 if the stop overran
+ * SHUTDOWN_TIMEOUT_MS or start-up failed).
+ */
+export async function runService(options: RunServiceOptions): Promise<void> {
+  const { logger } = options;
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception: exiting');
+    process.exit(1);
+  });
+
+  if (process.argv[2] === 'migrate') {
+    if (!options.migrate) {
+      logger.error(`${options.service} has no database: nothing to migrate`);
+      process.exit(2);
+    }
+    try {
+      await options.migrate();
+      process.exit(0);
+    } catch (error) {
+      logger.fatal({ err: error }, 'migration failed: check DATABASE_URL and that PostgreSQL is running (bash scripts/up.sh starts it)');
+      process.exit(1);
+    }
+  }
+
+  let app: INestApplication;
+  try {
+    app = await options.createApp();
+    const port = await options.listen(app);
+    logger.info({ port }, `${options.service} listening`);
+  } catch (error) {
+    logger.fatal({ err: error }, `${options.service} failed to start`);
+    process.exit(1);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining');
+    const timer = setTimeout(() => {
+      logger.error({ timeoutMs: options.shutdownTimeoutMs }, 'graceful shutdown overran its time: exiting');
+      process.exit(1);
+    }, options.shutdownTimeoutMs + 2000);
+    timer.unref();
+    try {
+      app.get(ReadinessRegistry).startDraining();
+      await app.close();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Loads configuration at start-up; on a bad setting prints every problem and exits 1. */
+export function startupConfig<T>(service: string, load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    process.stderr.write(`${JSON.stringify({ level: 'fatal', service, msg: (error as Error).message })}\n`);
+    process.exit(1);
+  }
+}

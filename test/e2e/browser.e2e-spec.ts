@@ -1,0 +1,103 @@
+import { createAccount, startServices, type ServicesHandle } from '@crm/testing';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** The authorization code flow as a person does it: Debian's Chromium driven by playwright-core. */
+describe('login and consent in a real browser (e2e)', () => {
+  let services: ServicesHandle;
+  let browser: Browser;
+  let callbackServer: http.Server;
+  let redirectUri: string;
+  const received: URL[] = [];
+  const password = 'browser test password';
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium package (scripts/test.sh does it as root) or set CHROMIUM_PATH`);
+    callbackServer = http.createServer((req, res) => {
+      received.push(new URL(req.url ?? '/', 'http://127.0.0.1'));
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Done</title><p>Signed in</p>');
+    });
+    await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
+    redirectUri = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
+    services = await startServices({ crmCoreReplicas: 1 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await services?.stopAll();
+    callbackServer?.close();
+  });
+
+  async function start(scope: string) {
+    const account = await createAccount(services, { password });
+    const res = await fetch(`${services.authUrl}/operator/clients`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Browser Test App', redirect_uris: [redirectUri], scope, token_endpoint_auth_method: 'none' }),
+    });
+    const { client_id } = (await res.json()) as { client_id: string };
+    const verifier = randomBytes(32).toString('base64url');
+    const state = randomBytes(8).toString('hex');
+    const url = new URL(`${services.authUrl}/oauth/authorize`);
+    url.search = new URLSearchParams({ response_type: 'code', client_id, redirect_uri: redirectUri, state, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' }).toString();
+    return { account, client_id, verifier, state, url };
+  }
+
+  it('signs in, shows a clear error for a wrong password, approves, and returns code, state and iss', async () => {
+    const { account, client_id, verifier, state, url } = await start('crm crm.readonly');
+    const page = await browser.newPage();
+    await page.goto(url.href);
+    await page.getByLabel('Email').fill(account.user.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('not correct');
+
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: /wants access/ }).waitFor();
+    expect(await page.content()).toContain('crm.readonly');
+    mkdirSync(path.join('test-results'), { recursive: true });
+    await page.screenshot({ path: path.join('test-results', 'oauth-consent.png') });
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((u) => u.href.startsWith(redirectUri));
+
+    const callback = received.at(-1)!;
+    expect(callback.searchParams.get('state')).toBe(state);
+    expect(callback.searchParams.get('iss')).toBe(services.authUrl);
+    const token = await fetch(`${services.authUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier, client_id }),
+    });
+    expect(token.status).toBe(200);
+    const body = await token.json();
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'crm crm.readonly', aud: account.account.base_url });
+    await page.close();
+  });
+
+  it('sends access_denied back to the app when the user declines', async () => {
+    const { account, state, url } = await start('crm');
+    const page = await browser.newPage();
+    await page.goto(url.href);
+    await page.getByLabel('Email').fill(account.user.email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.waitForURL((u) => u.href.startsWith(redirectUri));
+    const callback = received.at(-1)!;
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('state')).toBe(state);
+    await page.close();
+  });
+});

@@ -1,0 +1,241 @@
+#!/usr/bin/env node
+// Runs the four services from dist/ for local development (used by `npm start` / scripts/up.sh).
+//
+//   node tools/dev-run.mjs [--crm-core-replicas N] [--dist DIR]
+//
+// - Each service gets its own port: api-gateway PORT (3000), auth-server AUTH_PORT (3001),
+//   crm-core HTTP_PORT = CRM_CORE_PORT (3002; replica i gets 3002 + 10*i), webhook-dispatcher
+//   HTTP_PORT = WEBHOOK_DISPATCHER_PORT (3003). An HTTP_PORT in our own env is never passed on.
+// - Every output line is prefixed with a padded, colored service name; the line itself is kept
+//   intact after the prefix, so JSON log lines stay parseable (`cut -d'|' -f2-`).
+// - Nothing is restarted. SIGINT/SIGTERM/SIGHUP are forwarded to every child as SIGTERM (a second
+//   signal more than 2 s later, or no exit within DEV_RUN_KILL_TIMEOUT_MS (20000), sends SIGKILL).
+//   If a service exits on its own, the others are stopped and the exit code is 1. Exit code 0
+//   only after a requested, clean stop.
+// - Must run on the project's Node 22 (npm run / npx / node_modules/.bin/node): children are
+//   started with the same node binary (process.execPath).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function usage(message) {
+  if (message) console.error(`[dev-run] ${message}`);
+  console.error('usage: node tools/dev-run.mjs [--crm-core-replicas N] [--dist DIR]');
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const opts = { replicas: 1, dist: path.join(root, 'dist') };
+  for (let i = 0; i < argv.length; i += 1) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const value = () => (inline !== undefined ? inline : argv[++i]);
+    switch (flag) {
+      case '--crm-core-replicas': {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n < 1 || n > 20) usage('--crm-core-replicas needs an integer between 1 and 20');
+        opts.replicas = n;
+        break;
+      }
+      case '--dist': {
+        const dir = value();
+        if (!dir) usage('--dist needs a directory');
+        opts.dist = path.resolve(dir);
+        break;
+      }
+      case '-h':
+      case '--help':
+        usage();
+        break;
+      default:
+        usage(`unknown argument: ${argv[i]}`);
+    }
+  }
+  return opts;
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const env = process.env;
+const port = (name, fallback) => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) usage(`${name}=${raw} is not a valid port`);
+  return n;
+};
+
+const gatewayPort = port('PORT', 3000);
+const authPort = port('AUTH_PORT', 3001);
+const crmCorePort = port('CRM_CORE_PORT', 3002);
+const dispatcherPort = port('WEBHOOK_DISPATCHER_PORT', 3003);
+
+// Shared env: everything we were given, minus the ambiguous port variables, plus dev defaults.
+const base = { ...env };
+delete base.HTTP_PORT;
+delete base.PORT;
+delete base.AUTH_PORT;
+base.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/crm';
+base.REDIS_URL ??= 'redis://127.0.0.1:6379';
+base.NATS_URL ??= 'nats://127.0.0.1:4222';
+base.WEBHOOK_ALLOW_PRIVATE ??= 'true';
+
+const missingSecrets = ['OPERATOR_TOKEN', 'API_KEY_PEPPER'].filter((k) => !base[k]);
+if (missingSecrets.length > 0) {
+  console.error(`[dev-run] ${missingSecrets.join(' and ')} not set: start everything with \`npm start\` (scripts/up.sh), which creates them in .local/`);
+  process.exit(2);
+}
+
+const main = (app) => path.join(opts.dist, 'apps', app, 'src', 'main.js');
+const specs = [
+  { name: 'api-gateway', app: 'api-gateway', env: { PORT: String(gatewayPort) } },
+  { name: 'auth-server', app: 'auth-server', env: { AUTH_PORT: String(authPort) } },
+];
+for (let i = 0; i < opts.replicas; i += 1) {
+  specs.push({
+    name: opts.replicas === 1 ? 'crm-core' : `crm-core-${i + 1}`,
+    app: 'crm-core',
+    env: { HTTP_PORT: String(crmCorePort + 10 * i) },
+  });
+}
+specs.push({ name: 'webhook-dispatcher', app: 'webhook-dispatcher', env: { HTTP_PORT: String(dispatcherPort) } });
+
+const missingBuilds = specs.filter((s) => !existsSync(main(s.app)));
+if (missingBuilds.length > 0) {
+  for (const s of missingBuilds) console.error(`[dev-run] ${path.relative(process.cwd(), main(s.app))} not found`);
+  console.error('[dev-run] run `npm run build` first (npm start does it for you)');
+  process.exit(2);
+}
+
+// ---- output -------------------------------------------------------------------------------
+const useColor = (process.stdout.isTTY && !env.NO_COLOR) || Boolean(env.FORCE_COLOR && env.FORCE_COLOR !== '0');
+const palette = [36, 35, 33, 32, 34, 96, 95, 93, 92, 94];
+const width = Math.max(...specs.map((s) => s.name.length), 'dev-run'.length);
+const paint = (code, text) => (useColor ? `\x1b[${code}m${text}\x1b[0m` : text);
+const prefixFor = (name, color) => `${paint(color, name.padEnd(width))} | `;
+const selfPrefix = prefixFor('dev-run', 1);
+const say = (msg) => process.stdout.write(`${selfPrefix}${msg}\n`);
+const shout = (msg) => process.stderr.write(`${selfPrefix}${paint(31, msg)}\n`);
+
+// EPIPE when our reader goes away (e.g. `| head`) must not crash us while children still run.
+process.stdout.on('error', () => {});
+process.stderr.on('error', () => {});
+
+function pipeLines(stream, prefix, out) {
+  const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
+  rl.on('line', (line) => out.write(`${prefix}${line}\n`));
+  return new Promise((resolve) => rl.once('close', resolve));
+}
+
+// ---- processes ----------------------------------------------------------------------------
+const children = new Map(); // name -> { child, port, done: Promise }
+let stopping = false;
+let stopReason = null; // 'signal' | 'crash'
+let exitCode = 0;
+let killTimer = null;
+
+function describeExit(code, signal) {
+  return signal ? `signal ${signal}` : `exit code ${code}`;
+}
+
+function start(spec, index) {
+  const color = palette[index % palette.length];
+  const prefix = prefixFor(spec.name, color);
+  const childEnv = { ...base, ...spec.env };
+  // detached: own process group, so a terminal Ctrl-C reaches only us and we stop children in order.
+  const child = spawn(process.execPath, [main(spec.app)], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const streams = Promise.all([pipeLines(child.stdout, prefix, process.stdout), pipeLines(child.stderr, prefix, process.stderr)]);
+  const portInfo = Object.entries(spec.env).find(([k]) => /PORT$/.test(k));
+  say(`started ${spec.name} (pid ${child.pid}, ${portInfo[0]}=${portInfo[1]})`);
+
+  const done = new Promise((resolve) => {
+    let settled = false;
+    const finish = async (code, signal, error) => {
+      if (settled) return;
+      settled = true;
+      await streams.catch(() => {});
+      children.delete(spec.name);
+      const requested = stopping && stopReason !== null;
+      if (error) {
+        shout(`${spec.name} could not be started: ${error.message}`);
+        exitCode = 1;
+      } else if (!requested) {
+        shout(`${spec.name} exited unexpectedly (${describeExit(code, signal)}); stopping the other services`);
+        exitCode = 1;
+      } else if (code === 0 || signal === 'SIGTERM') {
+        say(`${spec.name} stopped`);
+      } else {
+        shout(`${spec.name} stopped with ${describeExit(code, signal)}`);
+        exitCode = 1;
+      }
+      if (!stopping) stopAll('crash');
+      resolve();
+    };
+    child.once('error', (e) => finish(null, null, e));
+    child.once('exit', (code, signal) => finish(code, signal));
+  });
+  children.set(spec.name, { child, done });
+}
+
+function signalChild(child, signal) {
+  try {
+    child.kill(signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+function stopAll(reason) {
+  if (stopping) return;
+  stopping = true;
+  stopReason = reason;
+  const names = [...children.keys()];
+  if (names.length > 0) say(`stopping ${names.join(', ')} (SIGTERM)`);
+  for (const { child } of children.values()) signalChild(child, 'SIGTERM');
+  const timeoutMs = Number(env.DEV_RUN_KILL_TIMEOUT_MS) || 20000;
+  killTimer = setTimeout(() => killAll(`still running after ${timeoutMs} ms`), timeoutMs);
+  killTimer.unref();
+}
+
+function killAll(why) {
+  if (children.size === 0) return;
+  shout(`${[...children.keys()].join(', ')} ${why}: sending SIGKILL`);
+  exitCode = 1;
+  for (const { child } of children.values()) signalChild(child, 'SIGKILL');
+}
+
+// A terminal Ctrl-C reaches us directly and, forwarded as SIGTERM, via scripts/up.sh (and npm) as
+// well: signals within DUPLICATE_WINDOW_MS of the first one count as the same request. A signal
+// after that (Ctrl-C pressed again) kills what is still running.
+const DUPLICATE_WINDOW_MS = 2000;
+let firstSignalAt = 0;
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    const now = Date.now();
+    if (firstSignalAt === 0) {
+      firstSignalAt = now;
+      say(`received ${sig}`);
+      stopAll('signal');
+    } else if (now - firstSignalAt > DUPLICATE_WINDOW_MS) {
+      killAll(`received ${sig} again`);
+    }
+  });
+}
+
+// Never leave orphans behind, whatever happens to us.
+process.on('exit', () => {
+  for (const { child } of children.values()) signalChild(child, 'SIGKILL');
+});
+
+specs.forEach(start);
+
+// Wait until every child has exited (the set can only shrink once all are started).
+while (children.size > 0) {
+  await Promise.all([...children.values()].map((c) => c.done));
+}
+if (killTimer) clearTimeout(killTimer);
+if (stopReason === 'crash' && exitCode === 0) exitCode = 1;
+say(exitCode === 0 ? 'all services stopped' : `all services stopped (exit code ${exitCode})`);
+process.exitCode = exitCode;
