@@ -85,9 +85,15 @@ ensure_node_modules() {
     have npm || die "npm is not installed" "install Node.js and npm (any Node >= 18 with npm works; the project brings its own Node 22), then re-run"
     log "installing dependencies with npm ci ($reason)"
     if ! (cd "$ROOT_DIR" && npm ci --no-audit --no-fund); then
-      die "npm ci failed" \
-        "check access to the npm registry and the messages above, then re-run" \
-        "if it persists: rm -rf node_modules && npm ci"
+      # Registries that mirror only some platforms' optional binaries (e.g. no @swc/core-darwin-*)
+      # produce lock files npm ci calls "out of sync". npm install --no-save installs from the same
+      # lock file without rewriting it.
+      warn "npm ci failed; retrying with npm install --no-save (same package-lock.json, not rewritten)"
+      if ! (cd "$ROOT_DIR" && npm install --no-save --no-audit --no-fund); then
+        die "npm install failed" \
+          "check access to the npm registry and the messages above, then re-run" \
+          "if it persists: rm -rf node_modules && npm install"
+      fi
     fi
   else
     log "dependencies are up to date (node_modules)"
