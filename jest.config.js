@@ -34,6 +34,7 @@ module.exports = {
       testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'],
       testPathIgnorePatterns: ignore,
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+      globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
       testTimeout: 60000,
     },
     {
@@ -42,6 +43,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       testPathIgnorePatterns: ignore,
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+      globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
       testTimeout: 120000,
     },
   ],

@@ -1,0 +1,261 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from './database';
+import { getFreePort, resolveTestInfra, uniqueNamespace } from './infra';
+
+/** Repository root (libs/testing/src -> ../../..). */
+export const REPO_ROOT = path.resolve(__dirname, '../../..');
+export const E2E_LOG_DIR = path.join(REPO_ROOT, 'test-results', 'e2e-logs');
+
+export type AppName = 'api-gateway' | 'auth-server' | 'crm-core' | 'webhook-dispatcher';
+const MIGRATED_APPS: AppName[] = ['auth-server', 'crm-core', 'webhook-dispatcher'];
+
+export interface ServiceProcess {
+  app: AppName;
+  /** Name in logs: the app, with "-<n>" for crm-core replicas. */
+  name: string;
+  port: number;
+  pid: number;
+  logFile: string;
+  /** Resolves with the exit code (or the signal's name) once the process has exited. */
+  exited: Promise<number | string>;
+  /** Sends the signal (SIGTERM by default) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export interface ServicesHandle {
+  /** http://127.0.0.1:<port> of the api-gateway (the API is under /api/v3). */
+  gatewayUrl: string;
+  /** http://127.0.0.1:<port> of the auth-server (also its issuer). */
+  authUrl: string;
+  operatorToken: string;
+  namespace: string;
+  database: TestDatabase;
+  processes: ServiceProcess[];
+  /** SIGTERM to every process still running; resolves with each one's exit code; drops the database. */
+  stopAll(): Promise<Array<{ name: string; code: number | string }>>;
+}
+
+export interface StartServicesOptions {
+  crmCoreReplicas?: number;
+  /** Extra environment for every service (e.g. ENABLE_TEST_CLOCK). */
+  env?: Record<string, string>;
+  /** Seconds to wait for each /readyz. */
+  readyTimeoutSeconds?: number;
+}
+
+function distMain(app: AppName): string {
+  const main = path.join(REPO_ROOT, 'dist', 'apps', app, 'src', 'main.js');
+  if (!existsSync(main)) throw new Error(`${main} not found: run npm run build first (the e2e global setup does it)`);
+  return main;
+}
+
+function tail(file: string, lines = 40): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+function runToExit(child: ChildProcess): Promise<number | string> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    if (child.signalCode !== null) return resolve(child.signalCode);
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
+  });
+}
+
+async function waitReady(proc: ServiceProcess, timeoutSeconds: number): Promise<void> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let exited: number | string | undefined;
+  void proc.exited.then((code) => (exited = code));
+  let last = '';
+  while (Date.now() < deadline) {
+    if (exited !== undefined) throw new Error(`${proc.name} exited with ${exited} before it was ready; last log lines:\n${tail(proc.logFile)}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${proc.port}/readyz`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+      last = `${res.status} ${await res.text()}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`${proc.name} not ready on port ${proc.port} after ${timeoutSeconds}s (last answer: ${last}); log ${proc.logFile}:\n${tail(proc.logFile)}`);
+}
+
+/**
+ * Starts the four services from dist/ as separate processes on free ports, against a private
+ * database and a private NATS/Redis namespace: migrations first (as a deployment would), then the
+ * services, then waits until every /readyz answers 200.
+ */
+export async function startServices(options: StartServicesOptions = {}): Promise<ServicesHandle> {
+  const replicas = options.crmCoreReplicas ?? 1;
+  const infra = resolveTestInfra();
+  const namespace = uniqueNamespace('e2e');
+  const database = await createTestDatabase('e2e');
+  const [gatewayPort, authPort, dispatcherPort, ...crmPorts] = await Promise.all(Array.from({ length: 3 + replicas }, () => getFreePort()));
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const authUrl = `http://127.0.0.1:${authPort}`;
+  const operatorToken = randomBytes(24).toString('hex');
+  mkdirSync(E2E_LOG_DIR, { recursive: true });
+
+  const baseEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'info',
+    DATABASE_URL: database.url,
+    REDIS_URL: infra.redisUrl,
+    NATS_URL: infra.natsUrl,
+    CRM_NAMESPACE: namespace,
+    API_KEY_PEPPER: randomBytes(24).toString('hex'),
+    OPERATOR_TOKEN: operatorToken,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    AUTH_ISSUER: authUrl,
+    AUTH_URL: authUrl,
+    PUBLIC_URL: gatewayUrl,
+    PUBLIC_AUTH_URL: authUrl,
+    REGION_BASE_URLS: `us=${gatewayUrl}/api/v3,eu=http://eu.localhost:${gatewayPort}/api/v3`,
+    DEFAULT_REGION: 'us',
+    PORT: String(gatewayPort),
+    AUTH_PORT: String(authPort),
+    ...options.env,
+  };
+
+  const processes: ServiceProcess[] = [];
+  const spawnApp = (app: AppName, name: string, port: number, args: string[] = []): ServiceProcess => {
+    const logFile = path.join(E2E_LOG_DIR, `${namespace}-${name}${args.length ? `-${args.join('-')}` : ''}.log`);
+    const out = createWriteStream(logFile);
+    const env = { ...baseEnv, HTTP_PORT: String(port), SERVICE_INSTANCE: name };
+    const child = spawn(process.execPath, [distMain(app), ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.pipe(out, { end: false });
+    child.stderr?.pipe(out, { end: false });
+    const exited = runToExit(child).then((code) => {
+      out.end();
+      return code;
+    });
+    return {
+      app,
+      name,
+      port,
+      pid: child.pid ?? -1,
+      logFile,
+      exited,
+      stop: (signal: NodeJS.Signals = 'SIGTERM') => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        return exited;
+      },
+    };
+  };
+
+  try {
+    for (const app of MIGRATED_APPS) {
+      const migration = spawnApp(app, app, 0, ['migrate']);
+      const code = await Promise.race([migration.exited, new Promise<string>((r) => setTimeout(() => r('timeout'), 60_000))]);
+      if (code !== 0) {
+        await migration.stop('SIGKILL');
+        throw new Error(`migration of ${app} failed (${code}); log ${migration.logFile}:\n${tail(migration.logFile)}`);
+      }
+    }
+    processes.push(spawnApp('auth-server', 'auth-server', authPort));
+    crmPorts.forEach((port, i) => processes.push(spawnApp('crm-core', replicas > 1 ? `crm-core-${i + 1}` : 'crm-core', port)));
+    processes.push(spawnApp('webhook-dispatcher', 'webhook-dispatcher', dispatcherPort));
+    processes.push(spawnApp('api-gateway', 'api-gateway', gatewayPort));
+    await Promise.all(processes.map((p) => waitReady(p, options.readyTimeoutSeconds ?? 60)));
+  } catch (error) {
+    await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+    await database.drop().catch(() => undefined);
+    throw error;
+  }
+
+  let stopped: Promise<Array<{ name: string; code: number | string }>> | undefined;
+  return {
+    gatewayUrl,
+    authUrl,
+    operatorToken,
+    namespace,
+    database,
+    processes,
+    stopAll: () =>
+      (stopped ??= (async () => {
+        const codes = await Promise.all(
+          processes.map(async (p) => {
+            const killer = setTimeout(() => void p.stop('SIGKILL'), 20_000);
+            const code = await p.stop('SIGTERM');
+            clearTimeout(killer);
+            return { name: p.name, code };
+          }),
+        );
+        await database.drop().catch(() => undefined);
+        return codes;
+      })()),
+  };
+}
+
+export interface CreatedAccount {
+  account: { id: string; name: string; region: string; base_url: string };
+  user: { id: string; email: string; api_key: string };
+}
+
+/** POST {auth_url}/operator/accounts with a unique admin email; returns the 201 body. */
+export async function createAccount(
+  services: Pick<ServicesHandle, 'authUrl' | 'operatorToken'>,
+  options: { name?: string; region?: string; password?: string; email?: string } = {},
+): Promise<CreatedAccount> {
+  const email = options.email ?? `admin-${randomBytes(6).toString('hex')}@example.test`;
+  const res = await fetch(`${services.authUrl}/operator/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: options.name ?? 'Acme Inc.',
+      ...(options.region ? { region: options.region } : {}),
+      admin: { first_name: 'Ada', last_name: 'Admin', email, password: options.password ?? 'correct horse battery staple' },
+    }),
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`POST /operator/accounts answered ${res.status}: ${text}`);
+  return JSON.parse(text) as CreatedAccount;
+}
+
+export function basicAuth(userId: string, apiKey: string): string {
+  return `Basic ${Buffer.from(`${userId}:${apiKey}`).toString('base64')}`;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/**
+ * A small client for /api/v3 with an account's Basic credentials: api(services, account)('GET', '/users/1').
+ * The body is parsed as JSON when it is JSON; `text` keeps the raw answer.
+ */
+export function api(services: Pick<ServicesHandle, 'gatewayUrl'>, account?: CreatedAccount) {
+  return async <T = Record<string, unknown>>(method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> => {
+    const res = await fetch(`${services.gatewayUrl}/api/v3${pathname}`, {
+      method,
+      headers: {
+        ...(account ? { authorization: basicAuth(account.user.id, account.user.api_key) } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json')) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  };
+}
