@@ -1,6 +1,9 @@
 // Three tiers (STYLE.md): unit beside the code, integration against real PostgreSQL/Redis/NATS,
 // end-to-end against the four services started as processes. `npm test` runs all three.
-const swcOptions = require('./tools/swc-options.cjs')();
+const buildOptions = require('./tools/swc-options.cjs')();
+// jest's module registry cannot run native import() without --experimental-vm-modules: in tests,
+// dynamic imports (e.g. Nest's lazy package loader) become require(), everything else is as built.
+const swcOptions = { ...buildOptions, module: { ...buildOptions.module, ignoreDynamic: false } };
 
 const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcOptions, swcrc: false }] };
 const moduleNameMapper = {

@@ -24,8 +24,10 @@ export async function ensureDatabase(url: string): Promise<boolean> {
       await client.query(`CREATE DATABASE ${quoteIdent(name)}`);
       return true;
     } catch (error) {
-      // Another replica created it at the same moment.
-      if ((error as { code?: string }).code === '42P04') return false;
+      // Another replica created it at the same moment: duplicate_database, or a unique violation
+      // on pg_database when both CREATEs ran concurrently.
+      const code = (error as { code?: string }).code;
+      if (code === '42P04' || code === '23505') return false;
       throw error;
     }
   } finally {

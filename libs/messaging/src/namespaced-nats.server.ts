@@ -15,6 +15,7 @@ export interface NamespacedNatsServerOptions {
 }
 
 interface NatsMsgLike {
+  reply?: string;
   headers?: { get(name: string): string };
 }
 
@@ -27,6 +28,7 @@ interface NatsMsgLike {
 export class NamespacedNatsServer extends ServerNats {
   private readonly subs: Array<{ drain(): Promise<void> }> = [];
   private inFlight = 0;
+  private readonly pending = new WeakMap<object, true>();
   private idle: (() => void) | null = null;
 
   constructor(private readonly settings: NamespacedNatsServerOptions) {
@@ -47,15 +49,40 @@ export class NamespacedNatsServer extends ServerNats {
     }
   }
 
+  /**
+   * A request counts as in flight from receipt until its final reply is published: Nest runs the
+   * handler lazily (when the reply stream is subscribed), after handleMessage has resolved.
+   */
   override async handleMessage(channel: string, natsMsg: NatsMsgLike & Parameters<ServerNats['handleMessage']>[1]): Promise<unknown> {
     this.inFlight += 1;
+    this.pending.set(natsMsg, true);
     const requestId = acceptRequestId(natsMsg.headers?.get(RpcHeaders.requestId) || undefined);
     try {
       return await runWithRequestId(requestId, () => super.handleMessage(channel, natsMsg));
+    } catch (error) {
+      this.settle(natsMsg);
+      throw error;
     } finally {
-      this.inFlight -= 1;
-      if (this.inFlight === 0 && this.idle) this.idle();
+      if (!natsMsg.reply) this.settle(natsMsg);
     }
+  }
+
+  override getPublisher(natsMsg: Parameters<ServerNats['getPublisher']>[0], id: string, ctx: Parameters<ServerNats['getPublisher']>[2]): (packet: unknown) => unknown {
+    const publish = super.getPublisher(natsMsg, id, ctx);
+    return async (packet: unknown) => {
+      const final = typeof packet === 'object' && packet !== null && ((packet as { isDisposed?: boolean }).isDisposed || (packet as { err?: unknown }).err !== undefined);
+      try {
+        return await publish(packet);
+      } finally {
+        if (final) this.settle(natsMsg);
+      }
+    };
+  }
+
+  private settle(natsMsg: object): void {
+    if (!this.pending.delete(natsMsg)) return;
+    this.inFlight -= 1;
+    if (this.inFlight === 0 && this.idle) this.idle();
   }
 
   override async close(): Promise<void> {

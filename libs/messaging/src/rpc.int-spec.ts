@@ -97,6 +97,7 @@ describe('RPC over NATS (real NATS)', () => {
     const app = await startReplica(ns);
     const drainClient = new RpcClient(nc, { namespace: ns, timeoutMs: 5000, logger });
     const slow = drainClient.call('test.slow.v1', {});
+    slow.catch(() => undefined); // asserted below; never an unhandled rejection if an earlier expect fails
     await new Promise((resolve) => setTimeout(resolve, 150));
     let closed = false;
     const closing = app.close().then(() => (closed = true));
