@@ -38,7 +38,7 @@ module.exports = {
       testPathIgnorePatterns: ignore,
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
-      testTimeout: 60000,
+      setupFilesAfterEnv: ['<rootDir>/libs/testing/src/jest-setup.ts'],
     },
     {
       ...common,
@@ -47,7 +47,7 @@ module.exports = {
       testPathIgnorePatterns: ignore,
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
-      testTimeout: 120000,
+      setupFilesAfterEnv: ['<rootDir>/test/e2e/jest-setup.ts'],
     },
   ],
 };

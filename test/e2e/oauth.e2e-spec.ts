@@ -343,6 +343,7 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     const idle = await refresh(58 + 31);
     expect((await idle.json()).error).toBe('invalid_grant');
 
+    await setClock(0);
     const second = await obtainTokens(client_id, oauth.ClientSecretPost(client_secret!));
     const use = (d: number) => setClock(d * 86400).then(() => tokenRequest({ grant_type: 'refresh_token', refresh_token: second.tokens.refresh_token!, client_id, client_secret: client_secret! }));
     for (let d = 25; d <= 350; d += 25) expect((await use(d)).status).toBe(200);

@@ -7,6 +7,7 @@ import { IdentityRepository } from '../identity/identity.repository';
 import { LoginThrottleService } from './login-throttle.service';
 import { OIDC_PROVIDER } from './oauth.tokens';
 import { OidcKeysRepository } from './oidc-keys.repository';
+import { contentSecurityPolicy } from './security-headers';
 import { renderConsentPage, renderLoginPage, renderOAuthErrorPage } from './views/pages';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -31,10 +32,10 @@ export class InteractionController {
     if (!details) return;
     const clientName = await this.clientName(details);
     if (details.prompt.name === 'login') {
-      this.html(res, 200, renderLoginPage({ uid, csrf: await this.csrf(uid), clientName }));
+      this.html(res, 200, renderLoginPage({ uid, csrf: await this.csrf(uid), clientName }), details);
       return;
     }
-    this.html(res, 200, renderConsentPage({ uid, csrf: await this.csrf(uid), clientName, scopes: String(details.params.scope ?? '').split(' ').filter(Boolean) }));
+    this.html(res, 200, renderConsentPage({ uid, csrf: await this.csrf(uid), clientName, scopes: String(details.params.scope ?? '').split(' ').filter(Boolean) }), details);
   }
 
   @Post(':uid/login')
@@ -45,7 +46,7 @@ export class InteractionController {
     const password = String(req.body?.password ?? '');
     const ip = req.ip ?? 'unknown';
     const clientName = await this.clientName(details);
-    const again = async (status: number, error: string) => this.html(res, status, renderLoginPage({ uid, csrf: await this.csrf(uid), clientName, email, error }));
+    const again = async (status: number, error: string) => this.html(res, status, renderLoginPage({ uid, csrf: await this.csrf(uid), clientName, email, error }), details);
     if (!email || !password) return again(400, 'Enter your email and password.');
     if (await this.throttle.isBlocked('login', email, ip)) return again(429, 'Too many failed attempts. Wait 15 minutes and try again.');
     const user = await this.identity.verifyLogin(email, password);
@@ -109,7 +110,23 @@ export class InteractionController {
     return false;
   }
 
-  private html(res: Response, status: number, body: string): void {
+  /**
+   * Pages of an interaction allow their forms to end at the client's (already validated)
+   * redirect URI: browsers apply form-action to every redirect that follows a form submission.
+   */
+  private html(res: Response, status: number, body: string, details?: Details): void {
+    const redirectOrigin = details ? originOf(details.params.redirect_uri) : null;
+    if (redirectOrigin) res.setHeader('Content-Security-Policy', contentSecurityPolicy([`'self'`, redirectOrigin]));
     res.status(status).type('html').send(body);
+  }
+}
+
+function originOf(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    const { origin } = new URL(value);
+    return /^https?:\/\//.test(origin) ? origin : null;
+  } catch {
+    return null;
   }
 }

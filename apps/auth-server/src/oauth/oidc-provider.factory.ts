@@ -213,7 +213,7 @@ async function afterToken(ctx: KoaContextWithOIDC, Adapter: ReturnType<typeof cr
     }
     return;
   }
-  if (ctx.status === 400 && body.error === 'invalid_request' && typeof body.error_description === 'string' && /grant_type/.test(body.error_description) && /not allowed|unauthorized/.test(body.error_description)) {
+  if (ctx.status === 400 && body.error === 'invalid_request' && typeof body.error_description === 'string' && /grant[ _]type is not allowed for this client/.test(body.error_description)) {
     ctx.body = { ...body, error: 'unauthorized_client' };
   }
 }
