@@ -3,6 +3,25 @@ import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+// Production code: an app never imports another app; libs only reach lower layers.
+const depConstraints = [
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:infra'] },
+  { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:infra'] },
+  { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
+  { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:infra', 'type:testing'] },
+  // Each bounded context (schema) is reached only by its own app.
+  { sourceTag: 'scope:gateway', notDependOnLibsWithTags: ['scope:crm', 'scope:auth', 'scope:webhooks'] },
+  { sourceTag: 'scope:crm', notDependOnLibsWithTags: ['scope:gateway', 'scope:auth', 'scope:webhooks'] },
+  { sourceTag: 'scope:auth', notDependOnLibsWithTags: ['scope:gateway', 'scope:crm', 'scope:webhooks'] },
+  { sourceTag: 'scope:webhooks', notDependOnLibsWithTags: ['scope:gateway', 'scope:crm', 'scope:auth'] },
+];
+// Test files may also use the test harness (@crm/testing); never another app.
+const withTesting = (tags) => [...tags, 'type:testing'];
+const testDepConstraints = depConstraints.map((c) => (c.onlyDependOnLibsWithTags && c.sourceTag !== 'type:testing' ? { ...c, onlyDependOnLibsWithTags: withTesting(c.onlyDependOnLibsWithTags) } : c));
+const boundaries = (constraints) => ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints: constraints }];
+const TEST_FILES = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts', 'test/**/*.ts'];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.nx/**', '**/*.js', '**/*.cjs', '**/*.mjs', 'test-results/**'] },
   ...tseslint.configs.recommended,
@@ -15,31 +34,12 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            // An app never imports another app: services know each other only through contracts.
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:infra'] },
-            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:infra'] },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:infra', 'type:testing'] },
-            // Each bounded context (schema) is reached only by its own app.
-            { sourceTag: 'scope:gateway', notDependOnLibsWithTags: ['scope:crm', 'scope:auth', 'scope:webhooks'] },
-            { sourceTag: 'scope:crm', notDependOnLibsWithTags: ['scope:gateway', 'scope:auth', 'scope:webhooks'] },
-            { sourceTag: 'scope:auth', notDependOnLibsWithTags: ['scope:gateway', 'scope:crm', 'scope:webhooks'] },
-            { sourceTag: 'scope:webhooks', notDependOnLibsWithTags: ['scope:gateway', 'scope:crm', 'scope:auth'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': boundaries(depConstraints),
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts', 'test/**/*.ts'],
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+    files: TEST_FILES,
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@nx/enforce-module-boundaries': boundaries(testDepConstraints) },
   },
   prettier,
 );

@@ -91,7 +91,7 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
   const setClock = (offsetSeconds: number) => operator('/operator/test/clock', { offset_seconds: offsetSeconds });
 
   beforeAll(async () => {
-    services = await startServices({ crmCoreReplicas: 1, env: { ENABLE_TEST_CLOCK: 'true' } });
+    services = await startServices({ crmCoreReplicas: 1, env: { ENABLE_TEST_CLOCK: 'true', SIGNING_KEY_CHECK_INTERVAL_MS: '300', JWKS_REFETCH_COOLDOWN_MS: '500' } });
     account = await createAccount(services, { password });
     secretsSeen.push(account.user.api_key, services.operatorToken);
     as = await oauth.processDiscoveryResponse(new URL(services.authUrl), await oauth.discoveryRequest(new URL(services.authUrl), { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true }));
@@ -348,6 +348,53 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     const use = (d: number) => setClock(d * 86400).then(() => tokenRequest({ grant_type: 'refresh_token', refresh_token: second.tokens.refresh_token!, client_id, client_secret: client_secret! }));
     for (let d = 25; d <= 350; d += 25) expect((await use(d)).status).toBe(200);
     expect((await (await use(366)).json()).error).toBe('invalid_grant');
+  });
+
+  it('rotates the signing key: the successor is published before it signs, the old key stays until its tokens expired', async () => {
+    const { client_id } = await registerClient('none');
+    const jwks = async () => ((await (await fetch(`${services.authUrl}/oauth/jwks`)).json()) as { keys: Array<{ kid: string; d?: string }> }).keys;
+    const kidOf = (jwt: string) => (JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString('utf8')) as { kid: string }).kid;
+    const waitFor = async (what: string, check: () => Promise<boolean>) => {
+      for (let i = 0; i < 60; i += 1) {
+        if (await check()) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      throw new Error(`${what}: not within 12 s`);
+    };
+    const { tokens } = await obtainTokens(client_id, oauth.None());
+    let refreshToken = tokens.refresh_token!;
+    const refreshAccessToken = async () => {
+      const res = await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { access_token: string; refresh_token: string };
+      secretsSeen.push(body.access_token, body.refresh_token);
+      refreshToken = body.refresh_token;
+      return body.access_token;
+    };
+    const oldKid = kidOf(tokens.access_token);
+
+    const rotated = await operator('/operator/signing-keys/rotate', { activate_in_seconds: 3600 });
+    expect(rotated.status).toBe(201);
+    const { kid: newKid, activates_at: activatesAt } = (await rotated.json()) as { kid: string; activates_at: number };
+    expect(newKid).not.toBe(oldKid);
+    expect(activatesAt - Math.floor(Date.now() / 1000)).toBeGreaterThan(3500);
+    const published = await jwks();
+    expect(published.map((k) => k.kid)).toEqual(expect.arrayContaining([oldKid, newKid]));
+    expect(published.some((k) => k.d !== undefined)).toBe(false);
+    expect(kidOf(await refreshAccessToken())).toBe(oldKid);
+    const listed = (await (await fetch(`${services.authUrl}/operator/signing-keys`, { headers: { authorization: `Bearer ${services.operatorToken}` } })).json()) as { keys: Array<{ kid: string; status: string }> };
+    expect(listed.keys).toEqual(expect.arrayContaining([expect.objectContaining({ kid: oldKid, status: 'active' }), expect.objectContaining({ kid: newKid, status: 'next' })]));
+
+    await setClock(3600 + 5);
+    let fresh = '';
+    await waitFor('the successor signs', async () => kidOf((fresh = await refreshAccessToken())) === newKid);
+    expect((await api(`/users/${account.user.id}`, fresh)).status).toBe(200);
+    expect((await api(`/users/${account.user.id}`, tokens.access_token)).status).toBe(200);
+    expect((await jwks()).map((k) => k.kid)).toContain(oldKid);
+
+    await setClock(3600 + 3600 + 600 + 5);
+    await waitFor('the old key is retired', async () => !(await jwks()).some((k) => k.kid === oldKid));
+    expect((await operator('/operator/signing-keys/rotate', { activate_in_seconds: -1 })).status).toBe(400);
   });
 
   it('revokes every OAuth grant of a user when the API key changes', async () => {

@@ -7,7 +7,7 @@ import { attachNatsServer } from '@crm/messaging';
 import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger } from '@crm/observability';
 import { listenOn, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
 import { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
-import type Provider from 'oidc-provider';
+import type { OidcProviderHolder } from './oauth/oidc-provider.holder';
 import { AppModule } from './app.module';
 import { AuthServerConfig } from './config/auth-server.config';
 import { authDataSource } from './database/auth-data-source';
@@ -40,8 +40,8 @@ void runService({
     // (for the client-secret pre-check, which oidc-provider then reuses) are parsed here.
     app.use('/oauth/interaction', urlencoded({ extended: false, limit: '16kb' }));
     app.use('/oauth/token', urlencoded({ extended: false, limit: '56kb' }), app.get(TokenEndpointPrecheck).handler());
-    const oidc = app.get<Provider>(OIDC_PROVIDER).callback();
-    app.use((req: Request, res: Response, next: NextFunction) => (OIDC_PATHS.some((p) => req.path === p || req.path.startsWith(`${p}/`)) ? oidc(req, res) : next()));
+    const oidc = app.get<OidcProviderHolder>(OIDC_PROVIDER);
+    app.use((req: Request, res: Response, next: NextFunction) => (OIDC_PATHS.some((p) => req.path === p || req.path.startsWith(`${p}/`)) ? oidc.handle(req, res) : next()));
     await attachNatsServer(app, { service: SERVICE, url: config.NATS_URL, namespace: config.CRM_NAMESPACE, queue: QueueGroups.authServer, logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
     return app;
   },

@@ -1,4 +1,4 @@
-import { ApiError, type Caller, type Scope } from '@crm/contracts';
+import { type ApiError, type Caller, type Scope } from '@crm/contracts';
 import { assertScope } from './api.service';
 
 const caller = (scopes: Scope[]): Caller => ({ account_id: 'a', user_id: 'u', role: 'user', auth_method: 'oauth', scopes });

@@ -33,7 +33,7 @@ export class BearerTokenVerifier {
     private readonly rpc: RpcClient,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.jwks = createRemoteJWKSet(new URL(`${config.AUTH_URL}/oauth/jwks`), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 3000 });
+    this.jwks = createRemoteJWKSet(new URL(`${config.AUTH_URL}/oauth/jwks`), { cacheMaxAge: 10 * 60_000, cooldownDuration: config.JWKS_REFETCH_COOLDOWN_MS, timeoutDuration: 3000 });
     this.audiences = [...config.regionBaseUrls.values()];
   }
 

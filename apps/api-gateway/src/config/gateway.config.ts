@@ -19,6 +19,10 @@ export class GatewayConfig extends BaseConfig {
   @Matches(/^https?:\/\/.+/, { message: 'AUTH_URL must be an http(s) URL' })
   AUTH_URL = 'http://127.0.0.1:3001';
 
+  /** Shortest pause between two JWKS fetches triggered by an unknown kid (keys are published ahead of use). */
+  @IntEnv() @IsInt() @Min(0) @Max(600000)
+  JWKS_REFETCH_COOLDOWN_MS = 30000;
+
   /** Public origin of the API, used in the OpenAPI document. */
   @Matches(/^https?:\/\/[^/]+$/, { message: 'PUBLIC_URL must be an origin like https://api.example.com' })
   PUBLIC_URL = 'http://localhost:3000';

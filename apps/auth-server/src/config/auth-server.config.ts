@@ -36,6 +36,18 @@ export class AuthServerConfig extends DatabaseBackedConfig {
   @IntEnv() @IsInt() @Min(100) @Max(60000)
   RPC_TIMEOUT_MS = 5000;
 
+  /** Days a signing key signs before a successor is published (then used SIGNING_KEY_PUBLISH_AHEAD_SECONDS later). */
+  @IntEnv() @IsInt() @Min(1) @Max(3650)
+  SIGNING_KEY_ROTATION_DAYS = 30;
+
+  /** Seconds a new signing key is in the JWKS before it signs (longer than any verifier's JWKS cache). */
+  @IntEnv() @IsInt() @Min(0) @Max(7 * 86400)
+  SIGNING_KEY_PUBLISH_AHEAD_SECONDS = 3600;
+
+  /** How often each replica reloads the signing keys (rotation, new keys of other replicas). */
+  @IntEnv() @IsInt() @Min(100) @Max(3600000)
+  SIGNING_KEY_CHECK_INTERVAL_MS = 60000;
+
   /** Tests only: lets the operator shift this process's clock. Refused in production. */
   @BoolEnv() @IsBoolean()
   ENABLE_TEST_CLOCK = false;

@@ -6,7 +6,7 @@ import type Provider from 'oidc-provider';
 import { IdentityRepository } from '../identity/identity.repository';
 import { LoginThrottleService } from './login-throttle.service';
 import { OIDC_PROVIDER } from './oauth.tokens';
-import { OidcKeysRepository } from './oidc-keys.repository';
+import type { OidcProviderHolder } from './oidc-provider.holder';
 import { contentSecurityPolicy } from './security-headers';
 import { renderConsentPage, renderLoginPage, renderOAuthErrorPage } from './views/pages';
 
@@ -15,15 +15,14 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 /** The login and consent pages of the authorization flow (server-rendered, no external assets). */
 @Controller('oauth/interaction')
 export class InteractionController {
-  private csrfKey: Promise<string>;
-
   constructor(
-    @Inject(OIDC_PROVIDER) private readonly provider: Provider,
+    @Inject(OIDC_PROVIDER) private readonly holder: OidcProviderHolder,
     private readonly identity: IdentityRepository,
     private readonly throttle: LoginThrottleService,
-    keys: OidcKeysRepository,
-  ) {
-    this.csrfKey = keys.load().then((k) => k.cookieKeys[0]);
+  ) {}
+
+  private get provider(): Provider {
+    return this.holder.current;
   }
 
   @Get(':uid')
@@ -99,7 +98,7 @@ export class InteractionController {
   }
 
   private async csrf(uid: string): Promise<string> {
-    return createHmac('sha256', await this.csrfKey).update(`interaction:${uid}`).digest('base64url');
+    return createHmac('sha256', this.holder.cookieKey).update(`interaction:${uid}`).digest('base64url');
   }
 
   /** The form's token must be the one bound to this interaction (the interaction cookie binds the browser). */

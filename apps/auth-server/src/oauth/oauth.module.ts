@@ -13,15 +13,16 @@ import { LoginThrottleService } from './login-throttle.service';
 import { OAuthClientsRepository } from './oauth-clients.repository';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OIDC_PROVIDER } from './oauth.tokens';
-import { createOidcProvider } from './oidc-provider.factory';
+import { OidcProviderHolder } from './oidc-provider.holder';
 import { OidcKeysRepository } from './oidc-keys.repository';
 import { OperatorClientsController } from './operator-clients.controller';
+import { SigningKeysController } from './signing-keys.controller';
 import { TokenEndpointPrecheck } from './token-endpoint.precheck';
 
 /** The OAuth 2.1 authorization server (oidc-provider) with our storage, pages and policies. */
 @Module({
   imports: [IdentityModule],
-  controllers: [InteractionController, OperatorClientsController],
+  controllers: [InteractionController, OperatorClientsController, SigningKeysController],
   providers: [
     OAuthClientsRepository,
     OAuthClientsService,
@@ -33,8 +34,13 @@ import { TokenEndpointPrecheck } from './token-endpoint.precheck';
     {
       provide: OIDC_PROVIDER,
       inject: [AuthServerConfig, DataSource, REDIS, OAuthClientsRepository, IdentityRepository, GrantRevocationService, OidcKeysRepository, LOGGER],
-      useFactory: async (config: AuthServerConfig, dataSource: DataSource, redis: Redis, clients: OAuthClientsRepository, identity: IdentityRepository, revocations: GrantRevocationService, keys: OidcKeysRepository, logger: Logger) =>
-        createOidcProvider({ config, dataSource, redis, clients, identity, revocations, keys: await keys.load(), logger }),
+      useFactory: (config: AuthServerConfig, dataSource: DataSource, redis: Redis, clients: OAuthClientsRepository, identity: IdentityRepository, revocations: GrantRevocationService, keys: OidcKeysRepository, logger: Logger) =>
+        OidcProviderHolder.create(
+          { config, dataSource, redis, clients, identity, revocations, logger },
+          keys,
+          { rotationSeconds: config.SIGNING_KEY_ROTATION_DAYS * 86400, publishAheadSeconds: config.SIGNING_KEY_PUBLISH_AHEAD_SECONDS },
+          config.SIGNING_KEY_CHECK_INTERVAL_MS,
+        ),
     },
   ],
   exports: [OIDC_PROVIDER, TokenEndpointPrecheck, GrantRevocationService],

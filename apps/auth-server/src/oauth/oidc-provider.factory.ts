@@ -110,7 +110,8 @@ export async function createOidcProvider(deps: OidcProviderDeps): Promise<Provid
             audience: await baseUrlOfUser(userId),
             accessTokenTTL: OAUTH_TTL.accessToken,
             accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'ES256' } },
+            // The active key signs; the others are published only (successor ahead of use, predecessor until its tokens expired).
+            jwt: { sign: { alg: 'ES256', kid: deps.keys.signingKid } },
           };
         },
       },
