@@ -5,6 +5,8 @@ import { ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
 import { AccountsModule } from './accounts/accounts.module';
 import type { CrmCoreConfig } from './config/crm-core.config';
 import { crmDataSource } from './database/crm-data-source';
+import { FieldsModule } from './fields/fields.module';
+import { RelationshipTypesModule } from './relationship-types/relationship-types.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -12,7 +14,7 @@ export class AppModule {
   static forRoot(config: CrmCoreConfig, kit: ServiceKitOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [ServiceKitModule.forRoot(kit), ConfigModule.forRoot(config), DatabaseModule.forRoot(() => crmDataSource(config)), AccountsModule, UsersModule],
+      imports: [ServiceKitModule.forRoot(kit), ConfigModule.forRoot(config), DatabaseModule.forRoot(() => crmDataSource(config)), AccountsModule, UsersModule, FieldsModule, RelationshipTypesModule],
     };
   }
 }

@@ -12,8 +12,17 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
   return createDataSource({
     url: config.databaseUrl,
     schema: CRM_SCHEMA,
-    entities: [AccountEntity, UserEntity],
-    migrations: [InitCrm1763800000000],
+    entities: [
+      AccountEntity,
+      UserEntity,
+      // fields (issue 4)
+      // relationship types, predefined actions (issue 4)
+    ],
+    migrations: [
+      InitCrm1763800000000,
+      // fields (issue 4): 1764000000000
+      // relationship types, predefined actions (issue 4): 1764000100000
+    ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',
   });

@@ -1,3 +1,5 @@
+import { FIELD_ROUTES } from '../fields/field.routes';
+import { RELATIONSHIP_TYPE_ROUTES } from '../relationship-types/relationship-type.routes';
 import { Subjects } from '../rpc/subjects';
 import { GetUserRequest } from '../users/get-user.request';
 import { ListUsersRequest } from '../users/list-users.request';
@@ -42,6 +44,8 @@ export const API_ROUTES: readonly RouteDeclaration[] = [
     summary: "Replace the caller's API key (returned once); the old key stops working at once and every OAuth grant of the user is revoked",
     tag: 'Users',
   },
+  ...FIELD_ROUTES,
+  ...RELATIONSHIP_TYPE_ROUTES,
 ];
 
 export const API_PREFIX = '/api/v3';

@@ -18,6 +18,8 @@ export const Subjects = {
   TokenStatus: 'auth.tokens.status.v1',
   /** gateway -> auth-server: POST /change_auth_key. */
   ApiKeyRotate: 'auth.api-keys.rotate.v1',
+  // --- custom, company and deal fields (issue 4) ---
+  // --- relationship types, predefined actions and groups (issue 4) ---
 } as const;
 
 export type Subject = (typeof Subjects)[keyof typeof Subjects];
