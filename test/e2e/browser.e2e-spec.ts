@@ -20,7 +20,9 @@ describe('login and consent in a real browser (e2e)', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium package (scripts/test.sh does it as root) or set CHROMIUM_PATH`);
     callbackServer = http.createServer((req, res) => {
-      received.push(new URL(req.url ?? '/', 'http://127.0.0.1'));
+      // Only the OAuth callback counts (browsers also ask for /favicon.ico).
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (url.pathname === '/callback') received.push(url);
       res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Done</title><p>Signed in</p>');
     });
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
