@@ -332,6 +332,7 @@ describe('Foundation (e2e)', () => {
       expectError(unknown, 404, 'resource_not_found', 404);
       expect(unknown.body).toEqual(foreign.body);
       expectError(await getUser(a, 'not-an-id'), 404, 'resource_not_found', 404);
+      expectError(await getUser(a, 'f'.repeat(200)), 404, 'resource_not_found', 404);
     });
   });
 
@@ -341,6 +342,13 @@ describe('Foundation (e2e)', () => {
         expectError(await gw(path), 404, 'resource_not_found', 404);
         expectError(await gw(path, { headers: asUser(a) }), 404, 'resource_not_found', 404);
       }
+    });
+
+    it('HEAD on a GET route answers like GET, without a body', async () => {
+      const res = await fetch(`${services.gatewayUrl}/api/v3/users/${a.user.id}`, { method: 'HEAD', headers: asUser(a) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.text()).toBe('');
     });
 
     it('a known path with a wrong method is 405 method_not_allowed with an Allow header, even without credentials', async () => {

@@ -155,7 +155,9 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   try {
     for (const app of MIGRATED_APPS) {
       const migration = spawnApp(app, app, 0, ['migrate']);
-      const code = await Promise.race([migration.exited, new Promise<string>((r) => setTimeout(() => r('timeout'), 60_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([migration.exited, new Promise<string>((r) => (timer = setTimeout(() => r('timeout'), 60_000)))]);
+      clearTimeout(timer);
       if (code !== 0) {
         await migration.stop('SIGKILL');
         throw new Error(`migration of ${app} failed (${code}); log ${migration.logFile}:\n${tail(migration.logFile)}`);
@@ -185,6 +187,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
         const codes = await Promise.all(
           processes.map(async (p) => {
             const killer = setTimeout(() => void p.stop('SIGKILL'), 20_000);
+            killer.unref();
             const code = await p.stop('SIGTERM');
             clearTimeout(killer);
             return { name: p.name, code };

@@ -38,6 +38,11 @@ describe('RouteTable', () => {
     expect(table.resolve('GET', '/contacts/a/b')).toEqual({ kind: 'not_found' });
   });
 
+  it('answers HEAD like GET, and never matches HEAD to another method', () => {
+    expect(table.resolve('HEAD', '/contacts/abc')).toMatchObject({ kind: 'match', route: { method: 'GET' }, params: { contact_id: 'abc' } });
+    expect(table.resolve('HEAD', '/contacts/c1/assign_tag/x')).toEqual({ kind: 'method_not_allowed', allowed: ['PUT'] });
+  });
+
   it('ignores a trailing slash and method case', () => {
     expect(table.resolve('get', '/contacts/')).toMatchObject({ kind: 'match' });
   });

@@ -39,10 +39,12 @@ export class RouteTable {
   resolve(method: string, path: string): RouteResolution {
     const normalized = (path.length > 1 ? path.replace(/\/+$/, '') : path).replace(/\.json$/, '');
     const allowed: HttpMethod[] = [];
+    // HEAD is GET without a body (RFC 9110 9.3.2); Node's HTTP server drops the body itself.
+    const wanted = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
     for (const { route, pattern, names } of this.routes) {
       const match = pattern.exec(normalized);
       if (!match) continue;
-      if (route.method !== method.toUpperCase()) {
+      if (route.method !== wanted) {
         allowed.push(route.method);
         continue;
       }

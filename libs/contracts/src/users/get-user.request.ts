@@ -1,9 +1,8 @@
-import { IsString, MaxLength } from 'class-validator';
+import { IsString } from 'class-validator';
 
 export class GetUserRequest {
   /** Any string: an id that names no user of the caller's account is 404, not 400. */
   @IsString()
-  @MaxLength(64)
   user_id: string;
 }
 
