@@ -3,6 +3,8 @@ import { PassportModule } from '@nestjs/passport';
 import { ApiCredentialsStrategy } from '../auth/api-credentials.strategy';
 import { BearerTokenVerifier } from '../auth/bearer-token.verifier';
 import { CredentialsVerifier } from '../auth/credentials.verifier';
+import { IdempotencyStore } from '../limits/idempotency';
+import { RateLimiter } from '../limits/rate-limiter';
 import { ApiRouteMiddleware } from '../routing/api-route.middleware';
 import { RouteTable } from '../routing/route-table';
 import { DocsController } from '../openapi/docs.controller';
@@ -13,7 +15,7 @@ import { ApiService } from './api.service';
   imports: [PassportModule],
   // DocsController first: its public paths win over the API catch-all.
   controllers: [DocsController, ApiController],
-  providers: [ApiService, CredentialsVerifier, BearerTokenVerifier, ApiCredentialsStrategy, { provide: RouteTable, useValue: new RouteTable() }],
+  providers: [ApiService, RateLimiter, IdempotencyStore, CredentialsVerifier, BearerTokenVerifier, ApiCredentialsStrategy, { provide: RouteTable, useValue: new RouteTable() }],
 })
 export class ApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -27,6 +27,14 @@ export class GatewayConfig extends BaseConfig {
   @Matches(/^https?:\/\/[^/]+$/, { message: 'PUBLIC_URL must be an origin like https://api.example.com' })
   PUBLIC_URL = 'http://localhost:3000';
 
+  /** Requests per user per minute (decisions.md default 6000); past it: 403 Rate Limit Exceeded. */
+  @IntEnv() @IsInt() @Min(1) @Max(1_000_000)
+  RATE_LIMIT_PER_MINUTE = 6000;
+
+  /** Requests of one user running at once (decisions.md default 20); past it: 429 Too Many Requests. */
+  @IntEnv() @IsInt() @Min(1) @Max(10_000)
+  RATE_LIMIT_CONCURRENT = 20;
+
   /** Public origin of the auth-server, used in the OpenAPI document. */
   @Matches(/^https?:\/\/[^/]+$/, { message: 'PUBLIC_AUTH_URL must be an origin like https://auth.example.com' })
   PUBLIC_AUTH_URL = 'http://localhost:3001';

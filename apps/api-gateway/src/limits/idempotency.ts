@@ -1,0 +1,121 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { ApiError, ErrorName } from '@crm/contracts';
+import { REDIS } from '@crm/service-kit';
+import type { Redis } from 'ioredis';
+import { GatewayConfig } from '../config/gateway.config';
+
+/** decisions.md "Beyond the spec": a repeat within 24 hours returns the first response. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/** How long a repeat waits for the first request with its key to finish. */
+const WAIT_FOR_FIRST_MS = 15_000;
+const POLL_MS = 50;
+
+interface PendingRecord {
+  state: 'pending';
+  fingerprint: string;
+  owner: string;
+}
+interface DoneRecord {
+  state: 'done';
+  fingerprint: string;
+  status: number;
+  body: unknown;
+}
+type StoredRecord = PendingRecord | DoneRecord;
+
+export interface IdempotentOutcome {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+/** Ends a pending record only if it is still the one this request wrote. */
+const FINISH = `
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local ok, record = pcall(cjson.decode, current)
+if not ok or record.owner ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
+return 1
+`;
+
+export function validIdempotencyKey(key: string): boolean {
+  return /^[\x21-\x7e]{1,255}$/.test(key);
+}
+
+/** Same route, same path, same query and body (key order aside): the same request. */
+export function requestFingerprint(operationId: string, params: Record<string, string>, query: unknown, body: unknown): string {
+  return createHash('sha256').update(canonicalJson({ operationId, params, query, body })).digest('base64url');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * `Idempotency-Key` on POST, per user, in Redis (shared by every gateway replica). The first
+ * request with a key runs; a repeat with the same request waits for it and gets its response; a
+ * repeat with another request is 409 `conflict`. Two identical requests at the same moment: one
+ * runs, the other gets the same response. A first request that fails (4xx/5xx) leaves nothing
+ * behind, so the client may retry with the same key. Without Redis the request is refused with
+ * 503 rather than risking a duplicate: the client asked for exactly-once.
+ */
+@Injectable()
+export class IdempotencyStore {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly config: GatewayConfig,
+  ) {
+    this.redis.defineCommand('crmIdempotencyFinish', { numberOfKeys: 1, lua: FINISH });
+  }
+
+  async run(userId: string, key: string, fingerprint: string, execute: () => Promise<{ status: number; body: unknown }>): Promise<IdempotentOutcome> {
+    if (!validIdempotencyKey(key)) throw ApiError.invalid({ 'Idempotency-Key': 'must be 1 to 255 visible ASCII characters' });
+    const redisKey = `${this.config.CRM_NAMESPACE}:gw:idem:${userId}:${createHash('sha256').update(key).digest('base64url')}`;
+    const owner = randomBytes(12).toString('hex');
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (;;) {
+      const pending: PendingRecord = { state: 'pending', fingerprint, owner };
+      const claimed = await this.guard(() => this.redis.set(redisKey, JSON.stringify(pending), 'PX', IDEMPOTENCY_TTL_MS, 'NX'));
+      if (claimed === 'OK') break;
+      const raw = await this.guard(() => this.redis.get(redisKey));
+      if (raw === null) continue; // the first request failed and let go of the key: take it
+      const record = JSON.parse(raw) as StoredRecord;
+      if (record.fingerprint !== fingerprint) throw new ApiError(ErrorName.Conflict, 'This Idempotency-Key was used with a different request');
+      if (record.state === 'done') return { status: record.status, body: record.body, replayed: true };
+      if (Date.now() > deadline) throw new ApiError(ErrorName.Conflict, 'A request with this Idempotency-Key is still in progress; retry later');
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+
+    let outcome: { status: number; body: unknown };
+    try {
+      outcome = await execute();
+    } catch (error) {
+      await this.finish(redisKey, owner, '').catch(() => undefined);
+      throw error;
+    }
+    const done: DoneRecord = { state: 'done', fingerprint, status: outcome.status, body: outcome.body };
+    await this.finish(redisKey, owner, JSON.stringify(done)).catch(() => undefined);
+    return { ...outcome, replayed: false };
+  }
+
+  private finish(redisKey: string, owner: string, value: string): Promise<unknown> {
+    return (this.redis as Redis & { crmIdempotencyFinish(...args: string[]): Promise<number> }).crmIdempotencyFinish(redisKey, owner, value);
+  }
+
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch {
+      throw new ApiError(ErrorName.ServiceUnavailable, 'Idempotency keys cannot be checked right now; retry shortly');
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import { ErrorName } from '@crm/contracts';
+import { createLogger, createMetricsRegistry } from '@crm/observability';
+import { createRedis } from '@crm/service-kit';
+import { uniqueNamespace } from '@crm/testing';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import { GatewayConfig } from '../config/gateway.config';
+import { IdempotencyStore, requestFingerprint } from './idempotency';
+import { RateLimiter, type RateVerdict } from './rate-limiter';
+
+const logger = createLogger('limits-test', 'silent');
+const config = (overrides: Partial<GatewayConfig> = {}) => Object.assign(new GatewayConfig(), { CRM_NAMESPACE: uniqueNamespace('lim'), RATE_LIMIT_PER_MINUTE: 5, RATE_LIMIT_CONCURRENT: 2, ...overrides });
+const counter = async (registry: Registry, result: string) => (await registry.getSingleMetric('gateway_rate_limit_decisions_total')!.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
+
+describe('per-user limits and idempotency keys (real Redis)', () => {
+  let redis: Redis;
+  let deadRedis: Redis;
+
+  beforeAll(async () => {
+    redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', logger);
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    // Nothing listens on port 1: every command fails at once.
+    deadRedis = createRedis('redis://127.0.0.1:1', logger);
+  });
+
+  afterAll(() => {
+    redis.disconnect();
+    deadRedis.disconnect();
+  });
+
+  describe('RateLimiter', () => {
+    it('refuses the request past the per-minute limit with 403 headers, per user', async () => {
+      const limiter = new RateLimiter(redis, config(), logger, createMetricsRegistry('t'));
+      const seen: RateVerdict[] = [];
+      for (let i = 0; i < 6; i += 1) {
+        const verdict = await limiter.acquire('user-a');
+        if (verdict.kind === 'allowed') verdict.release();
+        seen.push(verdict);
+      }
+      expect(seen.slice(0, 5).map((v) => v.kind)).toEqual(['allowed', 'allowed', 'allowed', 'allowed', 'allowed']);
+      expect(seen.map((v) => v.headers['X-RateLimit-Remaining'])).toEqual(['4', '3', '2', '1', '0', '0']);
+      expect(seen[5].kind).toBe('rate_limited');
+      expect(seen[5].headers['X-RateLimit-Limit']).toBe('5');
+      const reset = Number(seen[5].headers['X-RateLimit-Reset']);
+      expect(reset).toBeGreaterThan(Date.now() / 1000);
+      expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+      expect((await limiter.acquire('user-b')).kind).toBe('allowed');
+    });
+
+    it('refuses more concurrent requests than the ceiling with 429, without using up the rate', async () => {
+      const registry = createMetricsRegistry('t');
+      const limiter = new RateLimiter(redis, config({ RATE_LIMIT_PER_MINUTE: 100 }), logger, registry);
+      const first = await limiter.acquire('u');
+      const second = await limiter.acquire('u');
+      const third = await limiter.acquire('u');
+      expect([first.kind, second.kind, third.kind]).toEqual(['allowed', 'allowed', 'too_many_concurrent']);
+      expect(third.headers['Retry-After']).toBe('1');
+      expect(third.headers['X-RateLimit-Remaining']).toBe('98');
+      if (first.kind === 'allowed') first.release();
+      await new Promise((r) => setTimeout(r, 50));
+      const fourth = await limiter.acquire('u');
+      expect(fourth.kind).toBe('allowed');
+      expect(await counter(registry, 'too_many_concurrent')).toBe(1);
+    });
+
+    it('fails open when Redis cannot answer, and counts it', async () => {
+      const registry = createMetricsRegistry('t');
+      const limiter = new RateLimiter(deadRedis, config(), logger, registry);
+      const verdict = await limiter.acquire('u');
+      expect(verdict.kind).toBe('allowed');
+      expect(verdict.headers).toEqual({});
+      expect(await counter(registry, 'fail_open')).toBe(1);
+    });
+  });
+
+  describe('IdempotencyStore', () => {
+    const fp = (body: unknown) => requestFingerprint('createThing', {}, {}, body);
+
+    it('runs two identical concurrent requests once; both get the first response', async () => {
+      const store = new IdempotencyStore(redis, config());
+      let runs = 0;
+      const execute = async () => {
+        runs += 1;
+        await new Promise((r) => setTimeout(r, 200));
+        return { status: 201, body: { data: { id: runs } } };
+      };
+      const [a, b] = await Promise.all([store.run('u', 'key-1', fp({ x: 1 }), execute), store.run('u', 'key-1', fp({ x: 1 }), execute)]);
+      expect(runs).toBe(1);
+      expect(a.body).toEqual({ data: { id: 1 } });
+      expect(b.body).toEqual(a.body);
+      expect([a.replayed, b.replayed].sort()).toEqual([false, true]);
+      const later = await store.run('u', 'key-1', fp({ x: 1 }), execute);
+      expect(later).toEqual({ status: 201, body: { data: { id: 1 } }, replayed: true });
+      expect(runs).toBe(1);
+    });
+
+    it('answers 409 for the same key with another request, and keys are per user', async () => {
+      const store = new IdempotencyStore(redis, config());
+      await store.run('u', 'k', fp({ x: 1 }), async () => ({ status: 201, body: 1 }));
+      await expect(store.run('u', 'k', fp({ x: 2 }), async () => ({ status: 201, body: 2 }))).rejects.toMatchObject({ errorName: ErrorName.Conflict });
+      expect(await store.run('other-user', 'k', fp({ x: 2 }), async () => ({ status: 201, body: 2 }))).toMatchObject({ body: 2, replayed: false });
+    });
+
+    it('key order in the body does not change the fingerprint; a value does', () => {
+      expect(fp({ a: 1, b: { c: 2, d: 3 } })).toBe(fp({ b: { d: 3, c: 2 }, a: 1 }));
+      expect(fp({ a: 1 })).not.toBe(fp({ a: 2 }));
+    });
+
+    it('lets a retry run again after the first attempt failed', async () => {
+      const store = new IdempotencyStore(redis, config());
+      await expect(store.run('u', 'k2', fp({}), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+      expect(await store.run('u', 'k2', fp({}), async () => ({ status: 201, body: 'second' }))).toEqual({ status: 201, body: 'second', replayed: false });
+    });
+
+    it('refuses malformed keys with 400 naming the header, and fails closed (503) without Redis', async () => {
+      const store = new IdempotencyStore(redis, config());
+      await expect(store.run('u', 'x'.repeat(256), fp({}), async () => ({ status: 201, body: 1 }))).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { 'Idempotency-Key': expect.any(String) } });
+      await expect(store.run('u', 'has space', fp({}), async () => ({ status: 201, body: 1 }))).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData });
+      let ran = false;
+      await expect(new IdempotencyStore(deadRedis, config()).run('u', 'k', fp({}), async () => ((ran = true), { status: 201, body: 1 }))).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
+      expect(ran).toBe(false);
+    });
+  });
+});
