@@ -2,7 +2,9 @@ import { createDataSource } from '@crm/database';
 import type { DataSource } from 'typeorm';
 import { AccountEntity } from '../accounts/entities/account.entity';
 import type { CrmCoreConfig } from '../config/crm-core.config';
+import { FieldEntity } from '../fields/entities/field.entity';
 import { InitCrm1763800000000 } from '../migrations/1763800000000-init-crm';
+import { Fields1764000000000 } from '../migrations/1764000000000-fields';
 import { UserEntity } from '../users/entities/user.entity';
 
 export const CRM_SCHEMA = 'crm';
@@ -16,11 +18,13 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       AccountEntity,
       UserEntity,
       // fields (issue 4)
+      FieldEntity,
       // relationship types, predefined actions (issue 4)
     ],
     migrations: [
       InitCrm1763800000000,
       // fields (issue 4): 1764000000000
+      Fields1764000000000,
       // relationship types, predefined actions (issue 4): 1764000100000
     ],
     poolSize: config.DATABASE_POOL_SIZE,

@@ -1,1 +1,3 @@
+export * from './field.dto';
+export * from './field.requests';
 export * from './field.routes';
