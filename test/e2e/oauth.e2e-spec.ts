@@ -167,6 +167,26 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     expect(location.searchParams.get('state')).toBe(wide.state);
   });
 
+  it('lets crm.readonly and mcp tokens read but not write (403 naming scope crm); crm tokens write', async () => {
+    const body = JSON.stringify({ name: `Scope probe ${Date.now()}`, type: 'text' });
+    const post = (token: string) => api('/custom_fields', token, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    for (const scope of ['crm.readonly', 'mcp']) {
+      const { client_id } = await registerClient('none', scope);
+      const { tokens } = await obtainTokens(client_id, oauth.None());
+      expect((await api('/custom_fields', tokens.access_token)).status).toBe(200);
+      const refused = await post(tokens.access_token);
+      expect(refused.status).toBe(403);
+      const error = await refused.json();
+      expect(error).toMatchObject({ status: 403, error_name: 'no_permission_to_complete_action' });
+      expect(error.error_message).toMatch(/\bcrm\b/);
+    }
+    const { client_id } = await registerClient('none', 'crm');
+    const { tokens } = await obtainTokens(client_id, oauth.None());
+    const created = await post(tokens.access_token);
+    expect(created.status).toBe(201);
+    expect((await created.json()).data.custom_field).toMatchObject({ type: 'text' });
+  });
+
   it('rotates public refresh tokens and revokes the whole family on replay', async () => {
     const { client_id } = await registerClient('none');
     const { tokens } = await obtainTokens(client_id, oauth.None());

@@ -1,0 +1,60 @@
+import { api, createAccount, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+
+/** Idempotency-Key on POST through the gateway (decisions.md "Beyond the spec"). */
+describe('Idempotency-Key (e2e)', () => {
+  let services: ServicesHandle;
+  let account: CreatedAccount;
+  let other: CreatedAccount;
+
+  beforeAll(async () => {
+    services = await startServices({ crmCoreReplicas: 2 });
+    [account, other] = await Promise.all([createAccount(services), createAccount(services)]);
+  });
+
+  afterAll(async () => {
+    await services?.stopAll();
+  });
+
+  const list = async (who: CreatedAccount) => (await api(services, who)<{ data: { custom_fields: Array<{ custom_field: { id: string; name: string } }> } }>('GET', '/custom_fields?per_page=100')).body.data.custom_fields.map((f) => f.custom_field);
+
+  it('two identical requests at the same moment create one record and get the same response', async () => {
+    const post = api(services, account);
+    const body = { name: 'Budget', type: 'number' };
+    const [a, b] = await Promise.all([post('POST', '/custom_fields', body, { 'idempotency-key': 'create-budget' }), post('POST', '/custom_fields', body, { 'idempotency-key': 'create-budget' })]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.body).toEqual(a.body);
+    expect([a.headers.get('idempotent-replayed'), b.headers.get('idempotent-replayed')].sort()).toEqual(['true', null].sort());
+    expect((await list(account)).filter((f) => f.name === 'Budget')).toHaveLength(1);
+
+    const later = await post('POST', '/custom_fields', { type: 'number', name: 'Budget' }, { 'idempotency-key': 'create-budget' });
+    expect(later.status).toBe(201);
+    expect(later.body).toEqual(a.body);
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('answers 409 conflict for the same key with another body', async () => {
+    const post = api(services, account);
+    expect((await post('POST', '/custom_fields', { name: 'Region', type: 'text' }, { 'idempotency-key': 'k-region' })).status).toBe(201);
+    const reused = await post('POST', '/custom_fields', { name: 'Region 2', type: 'text' }, { 'idempotency-key': 'k-region' });
+    expect(reused.status).toBe(409);
+    expect(reused.body).toMatchObject({ status: 409, error_name: 'conflict' });
+    expect((await list(account)).some((f) => f.name === 'Region 2')).toBe(false);
+  });
+
+  it('keeps keys per user, lets a failed first attempt be retried, and refuses malformed keys', async () => {
+    const mine = await api(services, other)('POST', '/custom_fields', { name: 'Budget', type: 'number' }, { 'idempotency-key': 'create-budget' });
+    expect(mine.status).toBe(201);
+    expect(mine.headers.get('idempotent-replayed')).toBeNull();
+
+    const post = api(services, account);
+    const invalid = await post('POST', '/custom_fields', { name: 'Stage', type: 'select_box' }, { 'idempotency-key': 'k-stage' });
+    expect(invalid.status).toBe(400);
+    const fixedBody = await post('POST', '/custom_fields', { name: 'Stage', type: 'select_box' }, { 'idempotency-key': 'k-stage' });
+    expect(fixedBody.status).toBe(400);
+    expect(fixedBody.headers.get('idempotent-replayed')).toBeNull();
+
+    const malformed = await post('POST', '/custom_fields', { name: 'X', type: 'text' }, { 'idempotency-key': 'x'.repeat(300) });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ error_name: 'invalid_request_data', errors: { 'Idempotency-Key': expect.any(String) } });
+  });
+});
