@@ -1,4 +1,4 @@
-import { LOGGER } from '@crm/service-kit';
+import { isTransientDependencyError, LOGGER } from '@crm/service-kit';
 import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { ApiError, ErrorName, type RpcReply } from '@crm/contracts';
 import type { Logger } from 'pino';
@@ -28,6 +28,10 @@ export class RpcReplyInterceptor implements NestInterceptor {
       map((result: unknown) => (isRpcReply(result) ? result : { ok: true as const, data: result })),
       catchError((error: unknown) => {
         if (error instanceof ApiError) return of<RpcReply>({ ok: false, error: error.toData() });
+        if (isTransientDependencyError(error)) {
+          this.logger.warn({ subject: pattern, detail: (error as Error).message }, 'dependency unavailable: replying service_unavailable');
+          return of<RpcReply>({ ok: false, error: new ApiError(ErrorName.ServiceUnavailable, 'A backing service is unavailable for the moment; retry shortly').toData() });
+        }
         this.logger.error({ err: error, subject: pattern }, 'unhandled error in message handler');
         return of<RpcReply>({ ok: false, error: new ApiError(ErrorName.InternalServerError).toData() });
       }),

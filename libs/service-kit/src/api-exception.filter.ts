@@ -3,6 +3,7 @@ import { ApiError, ErrorName, errorEnvelope } from '@crm/contracts';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { LOGGER } from './tokens';
+import { isTransientDependencyError } from './transient-errors';
 
 /** Maps a framework or body-parser error to the platform's error. */
 export function toApiError(error: unknown): ApiError {
@@ -18,6 +19,7 @@ export function toApiError(error: unknown): ApiError {
   if (status === 401) return new ApiError(ErrorName.AuthorizationDataNotFound);
   if (status === 403) return new ApiError(ErrorName.NoPermission);
   if (typeof status === 'number' && status >= 400 && status < 500) return ApiError.invalid({});
+  if (isTransientDependencyError(error)) return new ApiError(ErrorName.ServiceUnavailable, 'A backing service is unavailable for the moment; retry shortly');
   return new ApiError(ErrorName.InternalServerError);
 }
 
@@ -34,6 +36,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const error = toApiError(exception);
     if (error.errorName === ErrorName.InternalServerError && !(exception instanceof ApiError)) {
       this.logger.error({ err: exception }, 'unhandled error');
+    } else if (error.errorName === ErrorName.ServiceUnavailable && !(exception instanceof ApiError)) {
+      this.logger.warn({ detail: (exception as Error)?.message }, 'dependency unavailable: answered 503');
     }
     if (res.headersSent) {
       res.end();

@@ -7,3 +7,4 @@ export * from './tokens';
 export * from './redis.module';
 export * from './api-exception.filter';
 export * from './listen';
+export * from './transient-errors';
