@@ -18,6 +18,8 @@ export async function attachNatsServer(app: INestApplication, options: AttachNat
   app.connectMicroservice({ strategy: server });
   app.get(ReadinessRegistry).register('nats-server', () => {
     if (!server.isConnected()) throw new Error('not connected');
+    // A round trip to the server: false while the connection is down and reconnecting.
+    return server.ping();
   });
   await app.startAllMicroservices();
   return server;

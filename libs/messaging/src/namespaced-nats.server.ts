@@ -40,6 +40,12 @@ export class NamespacedNatsServer extends ServerNats {
     return !!client && !client.isClosed() && !client.isDraining();
   }
 
+  /** Resolves when the server answered a PING (waits while reconnecting). */
+  ping(): Promise<void> {
+    const client = this.unwrap<{ flush(): Promise<void> } | null>();
+    return client ? client.flush() : Promise.reject(new Error('not connected'));
+  }
+
   override bindEvents(client: Parameters<ServerNats['bindEvents']>[0]): void {
     for (const channel of this.messageHandlers.keys()) {
       const subject = namespacedSubject(this.settings.namespace, channel);

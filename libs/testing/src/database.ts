@@ -10,14 +10,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-function adminUrl(): URL {
-  const url = new URL(resolveTestInfra().databaseUrl);
+function adminUrl(base = resolveTestInfra().databaseUrl): URL {
+  const url = new URL(base);
   url.pathname = '/postgres';
   return url;
 }
 
-async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: adminUrl().href });
+async function withAdmin<T>(base: string | undefined, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: adminUrl(base).href });
   await client.connect();
   try {
     return await fn(client);
@@ -30,16 +30,16 @@ async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
  * A private database on the shared PostgreSQL server, so a test can run migrations and write
  * freely without touching the developer's data or another test's.
  */
-export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
+export async function createTestDatabase(prefix: string, serverUrl?: string): Promise<TestDatabase> {
   const name = `test_${uniqueNamespace(prefix)}`.slice(0, 63);
-  await withAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
-  const url = adminUrl();
+  await withAdmin(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
+  const url = adminUrl(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.href,
     name,
     drop: () =>
-      withAdmin(async (client) => {
+      withAdmin(serverUrl, async (client) => {
         await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       }),
   };

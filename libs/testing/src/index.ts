@@ -1,4 +1,5 @@
 export * from './database';
 export * from './infra';
+export * from './private-servers';
 export * from './services';
 export { ensureTestInfra, stopTestContainers } from './infra-setup';

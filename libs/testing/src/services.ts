@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from './database';
-import { getFreePort, resolveTestInfra, uniqueNamespace } from './infra';
+import { getFreePort, resolveTestInfra, uniqueNamespace, type TestInfra } from './infra';
 
 /** Repository root (libs/testing/src -> ../../..). */
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -44,6 +44,8 @@ export interface StartServicesOptions {
   env?: Record<string, string>;
   /** Seconds to wait for each /readyz. */
   readyTimeoutSeconds?: number;
+  /** Servers to use instead of the configured ones (e.g. private instances a test restarts). */
+  infra?: Partial<TestInfra>;
 }
 
 function distMain(app: AppName): string {
@@ -94,9 +96,9 @@ async function waitReady(proc: ServiceProcess, timeoutSeconds: number): Promise<
  */
 export async function startServices(options: StartServicesOptions = {}): Promise<ServicesHandle> {
   const replicas = options.crmCoreReplicas ?? 1;
-  const infra = resolveTestInfra();
+  const infra = { ...resolveTestInfra(), ...options.infra };
   const namespace = uniqueNamespace('e2e');
-  const database = await createTestDatabase('e2e');
+  const database = await createTestDatabase('e2e', infra.databaseUrl);
   const [gatewayPort, authPort, dispatcherPort, ...crmPorts] = await Promise.all(Array.from({ length: 3 + replicas }, () => getFreePort()));
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const authUrl = `http://127.0.0.1:${authPort}`;

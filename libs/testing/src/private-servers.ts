@@ -1,0 +1,124 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { getFreePort, isReachable } from './infra';
+
+/**
+ * A private PostgreSQL, Redis or NATS server on a spare port, for tests that stop and restart
+ * their dependencies. The machine's shared servers are never touched.
+ */
+export interface PrivateServer {
+  name: string;
+  url: string;
+  port: number;
+  /** Starts the server (again); resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Stops the server (data on disk survives for PostgreSQL and NATS JetStream). */
+  stop(): Promise<void>;
+  /** Stops it and removes its files. */
+  destroy(): Promise<void>;
+}
+
+const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+function asPostgresUser(command: string, args: string[]): [string, string[]] {
+  // PostgreSQL refuses to run as root: run it as the postgres system user then.
+  return isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+async function waitFor(name: string, port: number, child: () => ChildProcess | undefined, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const proc = child();
+    if (proc && proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode} while starting`);
+    if (await isReachable(`tcp://127.0.0.1:${port}`, port, 500)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${name} did not accept connections on port ${port} within ${timeoutMs} ms`);
+}
+
+function managed(name: string, port: number, url: string, launch: () => ChildProcess, cleanup: () => void, requestStop: (proc: ChildProcess) => void = (proc) => proc.kill('SIGTERM')): PrivateServer {
+  let child: ChildProcess | undefined;
+  const stop = async () => {
+    const proc = child;
+    child = undefined;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    requestStop(proc);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return {
+    name,
+    url,
+    port,
+    start: async () => {
+      if (child && child.exitCode === null) return;
+      child = launch();
+      await waitFor(name, port, () => child);
+    },
+    stop,
+    destroy: async () => {
+      await stop();
+      cleanup();
+    },
+  };
+}
+
+export async function startPrivatePostgres(): Promise<PrivateServer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'crm-pg-'));
+  const data = path.join(dir, 'data');
+  if (isRoot()) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres']).stdout.toString().trim()), Number(spawnSync('id', ['-g', 'postgres']).stdout.toString().trim()));
+  const [cmd, args] = asPostgresUser(path.join(PG_BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const init = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (init.status !== 0 || !existsSync(data)) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+  const port = await getFreePort();
+  const server = managed(
+    'postgres',
+    port,
+    `postgres://postgres@127.0.0.1:${port}/postgres`,
+    () => {
+      const [c, a] = asPostgresUser(path.join(PG_BIN, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200']);
+      return spawn(c, a, { stdio: 'ignore' });
+    },
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => {
+      // Fast shutdown (open sessions are terminated, as in a restart), via pg_ctl: a signal to
+      // runuser would not reach the postmaster.
+      const [c, a] = asPostgresUser(path.join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+      spawnSync(c, a, { stdio: 'ignore' });
+    },
+  );
+  await server.start();
+  return server;
+}
+
+export async function startPrivateRedis(): Promise<PrivateServer> {
+  const port = await getFreePort();
+  const server = managed(
+    'redis',
+    port,
+    `redis://127.0.0.1:${port}`,
+    () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
+    () => undefined,
+  );
+  await server.start();
+  return server;
+}
+
+export async function startPrivateNats(): Promise<PrivateServer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'crm-nats-'));
+  const port = await getFreePort();
+  const server = managed(
+    'nats',
+    port,
+    `nats://127.0.0.1:${port}`,
+    () => spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' }),
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
+  await server.start();
+  return server;
+}
