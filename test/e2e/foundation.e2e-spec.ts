@@ -86,7 +86,8 @@ describe('Foundation (e2e)', () => {
   const crmCores = (): ServiceProcess[] => services.processes.filter((p) => p.app === 'crm-core');
 
   beforeAll(async () => {
-    services = await startServices({ crmCoreReplicas: 2 });
+    // The replica tests send bursts of parallel requests as one user: above the default concurrent ceiling (20).
+    services = await startServices({ crmCoreReplicas: 2, env: { RATE_LIMIT_CONCURRENT: '200' } });
     [a, b, c] = await Promise.all([createAccount(services, { name: 'Alpha Ltd' }), createAccount(services, { name: 'Beta LLC' }), createAccount(services, { name: 'Gamma GmbH' })]);
   });
 
