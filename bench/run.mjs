@@ -5,65 +5,20 @@
 // prints requests per second and latency percentiles, and writes a report to bench/results/.
 //
 //   npm run bench [-- --seconds 10 --connections 32]
-import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { machineDescription, parseArgs, root, startSystem } from './lib.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((a) => a.trim().split(/\s+/)));
+const args = parseArgs(process.argv.slice(2));
 const SECONDS = Number(args.seconds ?? 10);
 const CONNECTIONS = Number(args.connections ?? 32);
-const node = process.execPath;
 const log = (msg) => console.log(`[bench] ${msg}`);
 
 const ports = { gateway: 3400, auth: 3401, core: 3402, dispatcher: 3403 };
-const baseDb = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/crm';
-const dbUrl = new URL(baseDb);
-dbUrl.pathname = `/crm_bench_${randomBytes(4).toString('hex')}`;
-const env = {
-  ...process.env,
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  DATABASE_URL: dbUrl.toString(),
-  CRM_NAMESPACE: `bench-${randomBytes(4).toString('hex')}`,
-  OPERATOR_TOKEN: randomBytes(32).toString('base64url'),
-  API_KEY_PEPPER: randomBytes(32).toString('base64url'),
-  PORT: String(ports.gateway),
-  AUTH_PORT: String(ports.auth),
-  CRM_CORE_PORT: String(ports.core),
-  WEBHOOK_DISPATCHER_PORT: String(ports.dispatcher),
-  AUTH_ISSUER: `http://127.0.0.1:${ports.auth}`,
-  AUTH_URL: `http://127.0.0.1:${ports.auth}`,
-  REGION_BASE_URLS: `us=http://127.0.0.1:${ports.gateway}/api/v3`,
-  WEBHOOK_ALLOW_PRIVATE: 'true',
-  // The per-user limits run on every request (one Redis script each); only their ceilings are
-  // raised, since the whole benchmark is one user at 32 connections.
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  RATE_LIMIT_CONCURRENT: '1000',
-};
-const gateway = `http://127.0.0.1:${ports.gateway}`;
-const auth = `http://127.0.0.1:${ports.auth}`;
-
-function run(cmd, argv, extraEnv = {}) {
-  const result = spawnSync(cmd, argv, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed (exit ${result.status}): ${result.stdout}`);
-}
-
-async function waitReady(url, ms = 60_000) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} not ready after ${ms} ms`);
-}
+let gateway;
+let auth;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -147,15 +102,10 @@ async function authorize(client, email, password, scope = 'crm') {
 }
 
 async function main() {
-  log('building');
-  run('npm', ['run', 'build', '--silent']);
-  log(`migrating a fresh database ${dbUrl.pathname.slice(1)}`);
-  for (const app of ['auth-server', 'crm-core', 'webhook-dispatcher']) run(node, [`dist/apps/${app}/src/main.js`, 'migrate']);
-  log('starting the four services');
-  const services = spawn(node, ['tools/dev-run.mjs'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const system = await startSystem({ ports, log });
+  ({ gateway, auth } = system.urls);
   try {
-    await Promise.all([waitReady(`${gateway}/readyz`), waitReady(`${auth}/readyz`), waitReady(`http://127.0.0.1:${ports.core}/readyz`)]);
-    const op = { authorization: `Bearer ${env.OPERATOR_TOKEN}`, 'content-type': 'application/json' };
+    const op = system.operatorHeaders;
     const password = 'bench password 1';
     const email = `bench-${Date.now()}@example.com`;
     const account = await (await fetch(`${auth}/operator/accounts`, { method: 'POST', headers: op, body: JSON.stringify({ name: 'Bench', admin: { first_name: 'Bench', last_name: 'Admin', email, password } }) })).json();
@@ -179,7 +129,7 @@ async function main() {
     const overhead = ((basicRow.rps / bearerRow.rps - 1) * 100).toFixed(1);
     log(`bearer verification costs ${overhead}% of a request's throughput relative to HTTP Basic (target < 10%)`);
 
-    const machine = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+    const machine = machineDescription();
     const report = [
       `# Benchmark ${new Date().toISOString()}`,
       '',
@@ -197,12 +147,7 @@ async function main() {
     writeFileSync(file, report);
     log(`report written to ${path.relative(root, file)}`);
   } finally {
-    process.kill(-services.pid, 'SIGTERM');
-    await new Promise((r) => services.once('exit', r));
-    const admin = new pg.Client({ connectionString: baseDb.replace(/\/[^/]*$/, '/postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
-    await admin.end();
+    await system.stop();
     agent.destroy();
   }
 }

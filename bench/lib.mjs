@@ -1,0 +1,93 @@
+// Shared by the benchmarks: a private, production-like system (fresh build, own database and
+// namespace, NODE_ENV=production) so a running development system is untouched.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const node = process.execPath;
+
+export function parseArgs(argv) {
+  return Object.fromEntries(argv.join(' ').split('--').filter(Boolean).map((a) => a.trim().split(/\s+/)));
+}
+
+export function machineDescription() {
+  return `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+export async function waitReady(url, ms = 60_000) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} not ready after ${ms} ms`);
+}
+
+/**
+ * Builds, migrates a fresh database and starts the four services (tools/dev-run.mjs) on `ports`.
+ * Returns the URLs, the operator headers and stop() (SIGTERM, then drops the database).
+ */
+export async function startSystem({ ports, log, extraEnv = {} }) {
+  const baseDb = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/crm';
+  const dbUrl = new URL(baseDb);
+  dbUrl.pathname = `/crm_bench_${randomBytes(4).toString('hex')}`;
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: dbUrl.toString(),
+    CRM_NAMESPACE: `bench-${randomBytes(4).toString('hex')}`,
+    OPERATOR_TOKEN: randomBytes(32).toString('base64url'),
+    API_KEY_PEPPER: randomBytes(32).toString('base64url'),
+    PORT: String(ports.gateway),
+    AUTH_PORT: String(ports.auth),
+    CRM_CORE_PORT: String(ports.core),
+    WEBHOOK_DISPATCHER_PORT: String(ports.dispatcher),
+    AUTH_ISSUER: `http://127.0.0.1:${ports.auth}`,
+    AUTH_URL: `http://127.0.0.1:${ports.auth}`,
+    REGION_BASE_URLS: `us=http://127.0.0.1:${ports.gateway}/api/v3`,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    // The per-user limits run on every request (one Redis script each); only their ceilings are
+    // raised, since a benchmark is one user at many connections.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_CONCURRENT: '1000',
+    ...extraEnv,
+  };
+  const run = (cmd, argv) => {
+    const result = spawnSync(cmd, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed (exit ${result.status}): ${result.stdout}`);
+  };
+  log('building');
+  run('npm', ['run', 'build', '--silent']);
+  log(`migrating a fresh database ${dbUrl.pathname.slice(1)}`);
+  for (const app of ['auth-server', 'crm-core', 'webhook-dispatcher']) run(node, [`dist/apps/${app}/src/main.js`, 'migrate']);
+  log('starting the four services');
+  const services = spawn(node, ['tools/dev-run.mjs'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const urls = {
+    gateway: `http://127.0.0.1:${ports.gateway}`,
+    auth: `http://127.0.0.1:${ports.auth}`,
+    core: `http://127.0.0.1:${ports.core}`,
+    dispatcher: `http://127.0.0.1:${ports.dispatcher}`,
+  };
+  const stop = async () => {
+    process.kill(-services.pid, 'SIGTERM');
+    await new Promise((r) => services.once('exit', r));
+    const admin = new pg.Client({ connectionString: baseDb.replace(/\/[^/]*$/, '/postgres') });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
+    await admin.end();
+  };
+  try {
+    await Promise.all(Object.values(urls).map((u) => waitReady(`${u}/readyz`)));
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  return { env, urls, operatorHeaders: { authorization: `Bearer ${env.OPERATOR_TOKEN}`, 'content-type': 'application/json' }, stop };
+}
