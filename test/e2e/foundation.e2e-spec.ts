@@ -1,4 +1,5 @@
-import { api, basicAuth, createAccount, startServices, type CreatedAccount, type ServiceProcess, type ServicesHandle } from '@crm/testing';
+import { api, basicAuth, createAccount, DEFAULT_TEST_PASSWORD, startServices, type CreatedAccount, type ServiceProcess, type ServicesHandle } from '@crm/testing';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -548,6 +549,13 @@ describe('Foundation (e2e)', () => {
       expect(codes.map((entry) => entry.name).sort()).toEqual(['api-gateway', 'auth-server', 'crm-core-1', 'crm-core-2', 'webhook-dispatcher']);
       expect(codes.filter((entry) => entry.code !== 0)).toEqual([]);
       for (const p of services.processes) expect(await p.exited).toBe(0);
+    });
+
+    it('no log line of the whole run holds an API key, password, the operator token or the pepper', () => {
+      const logs = services.processes.map((p) => readFileSync(p.logFile, 'utf8')).join('\n');
+      expect(logs).toContain('"request_id"');
+      const secrets = [a, b, c].map((x) => x.user.api_key).concat(services.operatorToken, services.apiKeyPepper, DEFAULT_TEST_PASSWORD, 'a long enough password', 'another long password');
+      for (const secret of secrets) expect(logs.includes(secret)).toBe(false);
     });
   });
 });

@@ -31,6 +31,8 @@ export interface ServicesHandle {
   /** http://127.0.0.1:<port> of the auth-server (also its issuer). */
   authUrl: string;
   operatorToken: string;
+  /** The API_KEY_PEPPER the services were given (tests check it never reaches a log). */
+  apiKeyPepper: string;
   namespace: string;
   database: TestDatabase;
   processes: ServiceProcess[];
@@ -103,6 +105,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const authUrl = `http://127.0.0.1:${authPort}`;
   const operatorToken = randomBytes(24).toString('hex');
+  const apiKeyPepper = randomBytes(24).toString('hex');
   mkdirSync(E2E_LOG_DIR, { recursive: true });
 
   const baseEnv: Record<string, string> = {
@@ -114,7 +117,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     REDIS_URL: infra.redisUrl,
     NATS_URL: infra.natsUrl,
     CRM_NAMESPACE: namespace,
-    API_KEY_PEPPER: randomBytes(24).toString('hex'),
+    API_KEY_PEPPER: apiKeyPepper,
     OPERATOR_TOKEN: operatorToken,
     WEBHOOK_ALLOW_PRIVATE: 'true',
     AUTH_ISSUER: authUrl,
@@ -181,6 +184,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     gatewayUrl,
     authUrl,
     operatorToken,
+    apiKeyPepper,
     namespace,
     database,
     processes,
@@ -201,6 +205,9 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   };
 }
 
+/** Password of the admins createAccount makes when none is given. */
+export const DEFAULT_TEST_PASSWORD = 'correct horse battery staple';
+
 export interface CreatedAccount {
   account: { id: string; name: string; region: string; base_url: string };
   user: { id: string; email: string; api_key: string };
@@ -218,7 +225,7 @@ export async function createAccount(
     body: JSON.stringify({
       name: options.name ?? 'Acme Inc.',
       ...(options.region ? { region: options.region } : {}),
-      admin: { first_name: 'Ada', last_name: 'Admin', email, password: options.password ?? 'correct horse battery staple' },
+      admin: { first_name: 'Ada', last_name: 'Admin', email, password: options.password ?? DEFAULT_TEST_PASSWORD },
     }),
   });
   const text = await res.text();
