@@ -462,6 +462,25 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     expect(forged.status).toBe(403);
   });
 
+  it('serves the login page with strict security headers (CSP, no framing, no sniffing, no caching)', async () => {
+    const { client_id } = await registerClient('none');
+    const { url } = await authorizationUrl(client_id);
+    const b = browser();
+    const start = await b.go(url.href);
+    const page = await b.go(start.headers.get('location')!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Sign in');
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain(`form-action 'self' ${new URL(redirectUri).origin}`);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('cache-control')).toContain('no-store');
+    expect(page.headers.get('x-powered-by')).toBeNull();
+  });
+
   it('never writes tokens, keys or secrets to the logs', () => {
     const dir = path.join(process.cwd(), 'test-results', 'e2e-logs');
     const logs = readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
