@@ -4,6 +4,7 @@ import { AccountEntity } from '../accounts/entities/account.entity';
 import type { CrmCoreConfig } from '../config/crm-core.config';
 import { FieldEntity } from '../fields/entities/field.entity';
 import { InitCrm1763800000000 } from '../migrations/1763800000000-init-crm';
+import { RelationshipTypes1764000100000 } from '../migrations/1764000100000-relationship-types';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
 import { UserEntity } from '../users/entities/user.entity';
 
@@ -25,7 +26,7 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       InitCrm1763800000000,
       // fields (issue 4): 1764000000000
       Fields1764000000000,
-      // relationship types, predefined actions (issue 4): 1764000100000
+      RelationshipTypes1764000100000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

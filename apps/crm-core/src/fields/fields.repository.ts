@@ -14,13 +14,7 @@ export interface FieldListQuery {
   perPage: number;
 }
 
-/** True when the error is PostgreSQL's unique violation on the given constraint or index. */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const e = error as { code?: unknown; constraint?: unknown; driverError?: { code?: unknown; constraint?: unknown } } | null;
-  const code = e?.driverError?.code ?? e?.code;
-  const name = e?.driverError?.constraint ?? e?.constraint;
-  return code === '23505' && name === constraint;
-}
+export { isUniqueViolation } from '../common/unique-violation';
 
 /** Every query is scoped by account and set: another account's field is simply not found. */
 @Injectable()

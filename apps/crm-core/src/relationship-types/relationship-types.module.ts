@@ -1,5 +1,10 @@
 import { Module } from '@nestjs/common';
+import { RelationshipTypesHandler } from './relationship-types.handler';
+import { RelationshipTypesService } from './relationship-types.service';
 
-/** Relationship types, predefined actions and predefined action groups (issue 4). */
-@Module({})
+/** Relationship types (issue 4); relationships between contacts arrive with contacts. */
+@Module({
+  controllers: [RelationshipTypesHandler],
+  providers: [RelationshipTypesService],
+})
 export class RelationshipTypesModule {}

@@ -1,1 +1,3 @@
+export * from './relationship-type.dto';
+export * from './relationship-type.requests';
 export * from './relationship-type.routes';

@@ -1,4 +1,44 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
+import { Subjects } from '../rpc/subjects';
+import { CreateRelationshipTypeRequest, ListRelationshipTypesRequest, RelationshipTypeIdRequest, UpdateRelationshipTypeRequest } from './relationship-type.requests';
 
-/** /relationship_types, /predefined_actions, /predefined_action_groups (issue 4). */
-export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [];
+const tag = 'Relationship types';
+
+/** /relationship_types (issue 4; decisions.md "Configuration and users"). */
+export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
+  { operationId: 'listRelationshipTypes', method: 'GET', path: '/relationship_types', subject: Subjects.RelationshipTypesList, access: 'read', request: ListRelationshipTypesRequest, successStatus: 200, summary: "List the account's relationship types", tag },
+  {
+    operationId: 'createRelationshipType',
+    method: 'POST',
+    path: '/relationship_types',
+    subject: Subjects.RelationshipTypesCreate,
+    access: 'write',
+    request: CreateRelationshipTypeRequest,
+    successStatus: 201,
+    summary: 'Create a relationship type (admin only): one variant = symmetrical (both contacts get the label), two = directional (one label per end)',
+    tag,
+  },
+  { operationId: 'getRelationshipType', method: 'GET', path: '/relationship_types/{relationship_type_id}', subject: Subjects.RelationshipTypesGet, access: 'read', request: RelationshipTypeIdRequest, successStatus: 200, summary: 'Get a relationship type', tag },
+  {
+    operationId: 'updateRelationshipType',
+    method: 'PUT',
+    path: '/relationship_types/{relationship_type_id}',
+    subject: Subjects.RelationshipTypesUpdate,
+    access: 'write',
+    request: UpdateRelationshipTypeRequest,
+    successStatus: 200,
+    summary: 'Rename the variants of a relationship type (admin only): the complete set of existing variant ids with new names; variants cannot be added or removed',
+    tag,
+  },
+  {
+    operationId: 'deleteRelationshipType',
+    method: 'DELETE',
+    path: '/relationship_types/{relationship_type_id}',
+    subject: Subjects.RelationshipTypesDelete,
+    access: 'write',
+    request: RelationshipTypeIdRequest,
+    successStatus: 200,
+    summary: 'Delete a relationship type and, permanently, every relationship using it (soft-deleted ones included); admin only',
+    tag,
+  },
+];

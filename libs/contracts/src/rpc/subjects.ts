@@ -41,6 +41,11 @@ export const Subjects = {
   DealFieldsPatch: 'crm.deal-fields.patch.v1',
   DealFieldsDelete: 'crm.deal-fields.delete.v1',
   // --- relationship types, predefined actions and groups (issue 4) ---
+  RelationshipTypesList: 'crm.relationship-types.list.v1',
+  RelationshipTypesCreate: 'crm.relationship-types.create.v1',
+  RelationshipTypesGet: 'crm.relationship-types.get.v1',
+  RelationshipTypesUpdate: 'crm.relationship-types.update.v1',
+  RelationshipTypesDelete: 'crm.relationship-types.delete.v1',
 } as const;
 
 export type Subject = (typeof Subjects)[keyof typeof Subjects];

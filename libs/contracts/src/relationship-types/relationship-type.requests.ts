@@ -1,0 +1,52 @@
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsString, Length, ValidateNested } from 'class-validator';
+import { PagingRequest } from '../paging/paging.request';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class ListRelationshipTypesRequest extends PagingRequest {}
+
+export class RelationshipTypeIdRequest {
+  /** Any string: an id that names no type of the caller's account is 404, not 400. */
+  @IsString()
+  relationship_type_id: string;
+}
+
+export class NewVariant {
+  @Transform(trim)
+  @IsString({ message: 'name must be a string' })
+  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  name: string;
+}
+
+/** POST /relationship_types: one variant = symmetrical, two = directional (decisions.md). */
+export class CreateRelationshipTypeRequest {
+  @IsDefined({ message: 'variants is required' })
+  @IsArray({ message: 'variants must be an array of { name }' })
+  @ArrayMinSize(1, { message: 'variants must hold one (symmetrical) or two (directional) variants' })
+  @ArrayMaxSize(2, { message: 'variants must hold one (symmetrical) or two (directional) variants' })
+  @ValidateNested({ each: true })
+  @Type(() => NewVariant)
+  variants: NewVariant[];
+}
+
+export class RenamedVariant {
+  @IsString({ message: 'id must be a string' })
+  id: string;
+
+  @Transform(trim)
+  @IsString({ message: 'name must be a string' })
+  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  name: string;
+}
+
+/** PUT /relationship_types/{id}: every existing variant id with its new name, nothing else. */
+export class UpdateRelationshipTypeRequest extends RelationshipTypeIdRequest {
+  @IsDefined({ message: 'variants is required' })
+  @IsArray({ message: 'variants must be an array of { id, name }' })
+  @ArrayMinSize(1, { message: 'variants must list every variant of the type' })
+  @ArrayMaxSize(2, { message: 'variants must list every variant of the type' })
+  @ValidateNested({ each: true })
+  @Type(() => RenamedVariant)
+  variants: RenamedVariant[];
+}
