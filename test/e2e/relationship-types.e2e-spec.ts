@@ -1,5 +1,4 @@
-import { api, createAccount, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
-import { randomBytes } from 'node:crypto';
+import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
 
 type TypeBody = { data: { relationship_type: { id: string; symmetrical: boolean; relationship_variants: Array<{ id: string; name: string }>; created_at: string; modified_at: string } } };
 
@@ -13,13 +12,7 @@ describe('relationship types (e2e)', () => {
   beforeAll(async () => {
     services = await startServices();
     [admin, stranger] = await Promise.all([createAccount(services), createAccount(services)]);
-    const res = await fetch(`${services.authUrl}/operator/accounts/${admin.account.id}/users`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ first_name: 'Uma', last_name: 'User', email: `uma-${randomBytes(4).toString('hex')}@example.test`, password: 'another long password', role: 'user' }),
-    });
-    expect(res.status).toBe(201);
-    member = { account: admin.account, user: (await res.json()).user };
+    member = await createUser(services, admin);
   });
 
   afterAll(async () => {

@@ -5,6 +5,7 @@ export * from './envelope/envelope';
 export * from './errors';
 export * from './fields';
 export * from './paging/paging.request';
+export * from './predefined-actions';
 export * from './relationship-types';
 export * from './routes';
 export * from './rpc';

@@ -233,6 +233,18 @@ export async function createAccount(
   return JSON.parse(text) as CreatedAccount;
 }
 
+/** POST /operator/accounts/{id}/users: another user of the account (a plain `user` by default). */
+export async function createUser(services: Pick<ServicesHandle, 'authUrl' | 'operatorToken'>, account: CreatedAccount, options: { role?: 'admin' | 'user'; password?: string } = {}): Promise<CreatedAccount> {
+  const res = await fetch(`${services.authUrl}/operator/accounts/${account.account.id}/users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ first_name: 'Uma', last_name: 'User', email: `user-${randomBytes(6).toString('hex')}@example.test`, password: options.password ?? DEFAULT_TEST_PASSWORD, role: options.role ?? 'user' }),
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`POST /operator/accounts/{id}/users answered ${res.status}: ${text}`);
+  return { account: account.account, user: (JSON.parse(text) as Pick<CreatedAccount, 'user'>).user };
+}
+
 export function basicAuth(userId: string, apiKey: string): string {
   return `Basic ${Buffer.from(`${userId}:${apiKey}`).toString('base64')}`;
 }

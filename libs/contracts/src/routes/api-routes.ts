@@ -1,4 +1,5 @@
 import { FIELD_ROUTES } from '../fields/field.routes';
+import { PREDEFINED_ACTION_ROUTES } from '../predefined-actions/predefined-action.routes';
 import { RELATIONSHIP_TYPE_ROUTES } from '../relationship-types/relationship-type.routes';
 import { Subjects } from '../rpc/subjects';
 import { GetUserRequest } from '../users/get-user.request';
@@ -46,6 +47,7 @@ export const API_ROUTES: readonly RouteDeclaration[] = [
   },
   ...FIELD_ROUTES,
   ...RELATIONSHIP_TYPE_ROUTES,
+  ...PREDEFINED_ACTION_ROUTES,
 ];
 
 export const API_PREFIX = '/api/v3';

@@ -46,6 +46,14 @@ export const Subjects = {
   RelationshipTypesGet: 'crm.relationship-types.get.v1',
   RelationshipTypesUpdate: 'crm.relationship-types.update.v1',
   RelationshipTypesDelete: 'crm.relationship-types.delete.v1',
+  PredefinedActionsList: 'crm.predefined-actions.list.v1',
+  PredefinedActionsCreate: 'crm.predefined-actions.create.v1',
+  PredefinedActionsGet: 'crm.predefined-actions.get.v1',
+  PredefinedActionsDelete: 'crm.predefined-actions.delete.v1',
+  PredefinedActionGroupsList: 'crm.predefined-action-groups.list.v1',
+  PredefinedActionGroupsCreate: 'crm.predefined-action-groups.create.v1',
+  PredefinedActionGroupsGet: 'crm.predefined-action-groups.get.v1',
+  PredefinedActionGroupsDelete: 'crm.predefined-action-groups.delete.v1',
 } as const;
 
 export type Subject = (typeof Subjects)[keyof typeof Subjects];

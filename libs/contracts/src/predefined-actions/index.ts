@@ -1,0 +1,3 @@
+export * from './predefined-action.dto';
+export * from './predefined-action.requests';
+export * from './predefined-action.routes';

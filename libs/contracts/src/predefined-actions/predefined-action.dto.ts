@@ -1,0 +1,37 @@
+import type { PageInfo } from '../paging/paging.request';
+import type { PredefinedActionStatus } from './predefined-action.requests';
+
+export interface PredefinedActionDto {
+  id: string;
+  text: string;
+  status: PredefinedActionStatus;
+  days_after: number;
+  time: string | null;
+  predefined_action_group_id: string | null;
+  created_at: string;
+  modified_at: string;
+}
+
+export interface PredefinedActionGroupDto {
+  id: string;
+  name: string;
+  predefined_action_ids: string[];
+  created_at: string;
+  modified_at: string;
+}
+
+export interface PredefinedActionReply {
+  predefined_action: PredefinedActionDto;
+}
+
+export interface ListPredefinedActionsReply extends PageInfo {
+  predefined_actions: PredefinedActionReply[];
+}
+
+export interface PredefinedActionGroupReply {
+  predefined_action_group: PredefinedActionGroupDto;
+}
+
+export interface ListPredefinedActionGroupsReply extends PageInfo {
+  predefined_action_groups: PredefinedActionGroupReply[];
+}

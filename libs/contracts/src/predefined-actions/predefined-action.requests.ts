@@ -1,0 +1,62 @@
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { PagingRequest } from '../paging/paging.request';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** Statuses a template may give the action it makes (the next-action kinds of the spec's Action). */
+export const PREDEFINED_ACTION_STATUSES = ['date', 'date_time', 'waiting'] as const;
+export type PredefinedActionStatus = (typeof PREDEFINED_ACTION_STATUSES)[number];
+
+export class ListPredefinedActionsRequest extends PagingRequest {}
+
+export class PredefinedActionIdRequest {
+  /** Any string: an id that names no template of the caller's account is 404, not 400. */
+  @IsString()
+  predefined_action_id: string;
+}
+
+/** POST /predefined_actions: a template for actions (docs/decisions.md "Predefined actions"). */
+export class CreatePredefinedActionRequest {
+  @Transform(trim)
+  @IsString({ message: 'text must be a string' })
+  @Length(1, 2000, { message: 'text must be 1 to 2000 characters' })
+  text: string;
+
+  @IsOptional()
+  @IsIn(PREDEFINED_ACTION_STATUSES, { message: `status must be one of: ${PREDEFINED_ACTION_STATUSES.join(', ')}` })
+  status: PredefinedActionStatus = 'date';
+
+  /** Days from the day the template is applied to the action's date (date and date_time). */
+  @IsOptional()
+  @IsInt({ message: 'days_after must be an integer from 0 to 3650' })
+  @Min(0, { message: 'days_after must be an integer from 0 to 3650' })
+  @Max(3650, { message: 'days_after must be an integer from 0 to 3650' })
+  days_after: number = 0;
+
+  /** Local time of day `HH:MM`, required for date_time and refused otherwise. */
+  @IsOptional()
+  @Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'time must be HH:MM (00:00 to 23:59)' })
+  time?: string;
+}
+
+export class ListPredefinedActionGroupsRequest extends PagingRequest {}
+
+export class PredefinedActionGroupIdRequest {
+  @IsString()
+  predefined_action_group_id: string;
+}
+
+/** POST /predefined_action_groups: a named, ordered set of at least two templates. */
+export class CreatePredefinedActionGroupRequest {
+  @Transform(trim)
+  @IsString({ message: 'name must be a string' })
+  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  name: string;
+
+  @IsArray({ message: 'predefined_action_ids must be an array of ids' })
+  @ArrayMinSize(2, { message: 'a group needs at least two predefined actions' })
+  @ArrayMaxSize(100, { message: 'a group holds at most 100 predefined actions' })
+  @IsString({ each: true, message: 'predefined_action_ids must hold id strings' })
+  predefined_action_ids: string[];
+}
