@@ -462,6 +462,16 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     expect(forged.status).toBe(403);
   });
 
+  it('refuses webhook management to OAuth applications with 403 (API key only)', async () => {
+    const { client_id } = await registerClient('none', 'crm');
+    const { tokens } = await obtainTokens(client_id, oauth.None());
+    for (const [method, body] of [['GET', undefined], ['POST', JSON.stringify({ name: 'x', hook_url: 'https://x.example' })]] as const) {
+      const res = await api('/webhooks', tokens.access_token, { method, body, headers: body ? { 'content-type': 'application/json' } : {} });
+      expect(res.status).toBe(403);
+      expect(await res.json()).toMatchObject({ status: 403, error_name: 'no_permission_to_complete_action', error_message: 'This endpoint is not available for OAuth applications' });
+    }
+  });
+
   it('serves the login page with strict security headers (CSP, no framing, no sniffing, no caching)', async () => {
     const { client_id } = await registerClient('none');
     const { url } = await authorizationUrl(client_id);

@@ -5,6 +5,7 @@ import { NatsClientModule } from '@crm/messaging';
 import { ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
 import type { DispatcherConfig } from './config/dispatcher.config';
 import { webhooksDataSource } from './database/webhooks-data-source';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -16,6 +17,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(() => webhooksDataSource(config)),
         NatsClientModule.forRoot({ url: config.NATS_URL, name: `webhook-dispatcher-${process.pid}`, namespace: config.CRM_NAMESPACE, timeoutMs: 5000 }),
+        WebhooksModule,
       ],
     };
   }

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@crm/config';
+import { QueueGroups } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
+import { attachNatsServer } from '@crm/messaging';
 import { createLogger, createMetricsRegistry, PinoNestLogger } from '@crm/observability';
 import { listenOn, runService, startupConfig } from '@crm/service-kit';
 import { AppModule } from './app.module';
@@ -19,7 +21,9 @@ void runService({
   migrate: () => runMigrations(webhooksDataSource(config), (msg) => logger.info(msg)).then(() => undefined),
   createApp: async () => {
     const registry = createMetricsRegistry(SERVICE);
-    return NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), { logger: new PinoNestLogger(logger) });
+    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), { logger: new PinoNestLogger(logger) });
+    await attachNatsServer(app, { service: SERVICE, url: config.NATS_URL, namespace: config.CRM_NAMESPACE, queue: QueueGroups.webhookDispatcher, logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+    return app;
   },
   listen: (app) => listenOn(app, config.HTTP_PORT),
 });

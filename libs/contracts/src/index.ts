@@ -11,3 +11,4 @@ export * from './routes';
 export * from './rpc';
 export * from './users';
 export * from './validation/parse-contract';
+export * from './webhooks';

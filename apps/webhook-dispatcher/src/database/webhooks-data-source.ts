@@ -2,6 +2,7 @@ import { createDataSource } from '@crm/database';
 import type { DataSource } from 'typeorm';
 import type { DispatcherConfig } from '../config/dispatcher.config';
 import { InitWebhooks1763800000000 } from '../migrations/1763800000000-init-webhooks';
+import { WebhookSigning1764000300000 } from '../migrations/1764000300000-webhook-signing';
 import { WebhookEntity } from '../webhooks/entities/webhook.entity';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
@@ -11,7 +12,7 @@ export function webhooksDataSource(config: DispatcherConfig): DataSource {
     url: config.databaseUrl,
     schema: WEBHOOKS_SCHEMA,
     entities: [WebhookEntity],
-    migrations: [InitWebhooks1763800000000],
+    migrations: [InitWebhooks1763800000000, WebhookSigning1764000300000],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'webhook-dispatcher',
   });

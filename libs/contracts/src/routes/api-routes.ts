@@ -2,6 +2,7 @@ import { FIELD_ROUTES } from '../fields/field.routes';
 import { PREDEFINED_ACTION_ROUTES } from '../predefined-actions/predefined-action.routes';
 import { RELATIONSHIP_TYPE_ROUTES } from '../relationship-types/relationship-type.routes';
 import { Subjects } from '../rpc/subjects';
+import { WEBHOOK_ROUTES } from '../webhooks/webhook.routes';
 import { GetUserRequest } from '../users/get-user.request';
 import { ListUsersRequest } from '../users/list-users.request';
 import type { RouteDeclaration } from './route-declaration';
@@ -48,6 +49,7 @@ export const API_ROUTES: readonly RouteDeclaration[] = [
   ...FIELD_ROUTES,
   ...RELATIONSHIP_TYPE_ROUTES,
   ...PREDEFINED_ACTION_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
 
 export const API_PREFIX = '/api/v3';

@@ -1,3 +1,6 @@
+import { ApiError } from '../errors/api-error';
+import { ErrorName } from '../errors/error-name';
+
 /** How the caller authenticated at the gateway. */
 export type AuthMethod = 'api_key' | 'oauth';
 
@@ -18,4 +21,9 @@ export interface Caller {
   scopes: Scope[];
   /** OAuth client id when auth_method is oauth. */
   client_id?: string;
+}
+
+/** Writes to account configuration (and webhook management) are admin only (decisions.md). */
+export function assertAdmin(caller: Caller, message = 'Only account administrators can change the account configuration'): void {
+  if (caller.role !== 'admin') throw new ApiError(ErrorName.NoPermission, message);
 }

@@ -54,6 +54,13 @@ export const Subjects = {
   PredefinedActionGroupsCreate: 'crm.predefined-action-groups.create.v1',
   PredefinedActionGroupsGet: 'crm.predefined-action-groups.get.v1',
   PredefinedActionGroupsDelete: 'crm.predefined-action-groups.delete.v1',
+  // --- webhook registrations (issue 7): gateway -> webhook-dispatcher ---
+  WebhooksList: 'webhooks.registrations.list.v1',
+  WebhooksCreate: 'webhooks.registrations.create.v1',
+  WebhooksGet: 'webhooks.registrations.get.v1',
+  WebhooksUpdate: 'webhooks.registrations.update.v1',
+  WebhooksDelete: 'webhooks.registrations.delete.v1',
+  WebhooksRotateSecret: 'webhooks.registrations.rotate-secret.v1',
 } as const;
 
 export type Subject = (typeof Subjects)[keyof typeof Subjects];
@@ -62,6 +69,7 @@ export type Subject = (typeof Subjects)[keyof typeof Subjects];
 export const QueueGroups = {
   crmCore: 'crm-core',
   authServer: 'auth-server',
+  webhookDispatcher: 'webhook-dispatcher',
 } as const;
 
 export function namespacedSubject(namespace: string, subject: string): string {

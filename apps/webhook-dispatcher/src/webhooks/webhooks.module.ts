@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { WebhooksHandler } from './webhooks.handler';
+import { WebhooksService } from './webhooks.service';
+
+/** Webhook registrations, served to the gateway over NATS. */
+@Module({
+  controllers: [WebhooksHandler],
+  providers: [WebhooksService],
+})
+export class WebhooksModule {}

@@ -1,0 +1,3 @@
+export * from './webhook.dto';
+export * from './webhook.requests';
+export * from './webhook.routes';
