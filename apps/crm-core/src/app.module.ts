@@ -6,6 +6,7 @@ import { AccountsModule } from './accounts/accounts.module';
 import type { CrmCoreConfig } from './config/crm-core.config';
 import { crmDataSource } from './database/crm-data-source';
 import { FieldsModule } from './fields/fields.module';
+import { OutboxModule } from './outbox/outbox.module';
 import { RelationshipTypesModule } from './relationship-types/relationship-types.module';
 import { UsersModule } from './users/users.module';
 
@@ -14,7 +15,7 @@ export class AppModule {
   static forRoot(config: CrmCoreConfig, kit: ServiceKitOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [ServiceKitModule.forRoot(kit), ConfigModule.forRoot(config), DatabaseModule.forRoot(() => crmDataSource(config)), AccountsModule, UsersModule, FieldsModule, RelationshipTypesModule],
+      imports: [ServiceKitModule.forRoot(kit), ConfigModule.forRoot(config), DatabaseModule.forRoot(() => crmDataSource(config)), AccountsModule, UsersModule, FieldsModule, RelationshipTypesModule, OutboxModule],
     };
   }
 }

@@ -3,6 +3,7 @@ export * from './cache';
 export * from './credentials';
 export * from './envelope/envelope';
 export * from './errors';
+export * from './events';
 export * from './fields';
 export * from './paging/paging.request';
 export * from './predefined-actions';

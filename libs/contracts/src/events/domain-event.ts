@@ -1,0 +1,37 @@
+import type { WebhookEventType } from '../webhooks/webhook.requests';
+
+/**
+ * A change of a record, written by crm-core to its outbox in the same transaction as the change
+ * and relayed to JetStream; the webhook-dispatcher turns it into the spec's webhook body.
+ */
+export interface DomainEvent {
+  /** 24-hex id; also the JetStream message id (duplicates inside the window are dropped). */
+  event_id: string;
+  account_id: string;
+  /** The spec's Events `type`. */
+  type: WebhookEventType;
+  /** `created`, `updated`, `deleted`, `completed`, `changed_to_<status>`... */
+  reason: string;
+  record_id: string;
+  /** Unix seconds of the change. */
+  timestamp: number;
+  /** The record as the API serializes it, nested under its entity key (rules 1-6 of the spec). */
+  data: Record<string, unknown>;
+}
+
+/** JetStream stream of one deployment's domain events. */
+export function eventsStreamName(namespace: string): string {
+  return `${namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_EVENTS`;
+}
+
+/** Subject of an event: `<namespace>.events.<type>.<reason>`; the stream takes `<namespace>.events.>`. */
+export function eventSubject(namespace: string, type: string, reason: string): string {
+  return `${namespace}.events.${type}.${reason}`;
+}
+
+export function eventsStreamSubjects(namespace: string): string[] {
+  return [`${namespace}.events.>`];
+}
+
+/** How long JetStream remembers message ids to drop a re-published event. */
+export const EVENTS_DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
