@@ -1,5 +1,7 @@
 export * from './accounts';
 export * from './cache';
+export * from './configuration';
+export * from './contacts';
 export * from './credentials';
 export * from './envelope/envelope';
 export * from './errors';
@@ -7,6 +9,7 @@ export * from './events';
 export * from './fields';
 export * from './paging/paging.request';
 export * from './predefined-actions';
+export * from './records';
 export * from './relationship-types';
 export * from './routes';
 export * from './rpc';

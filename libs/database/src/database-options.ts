@@ -1,4 +1,10 @@
+import pg from 'pg';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
+
+// Plain dates (`date` columns) stay 'YYYY-MM-DD' strings: the driver's default turns them into
+// local-midnight Date objects, which shift by a day in any time zone west of UTC.
+const PG_DATE_OID = 1082;
+pg.types.setTypeParser(PG_DATE_OID, (value: string) => value);
 
 export interface SchemaDatabaseOptions {
   url: string;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { UserEntity } from '../users/entities/user.entity';
+import { seedAccountDefaults } from './account-defaults';
 import { AccountEntity } from './entities/account.entity';
 
 /** Creation of an account aggregate: the account row and its first admin, in one transaction. */
@@ -32,6 +33,7 @@ export class AccountsRepository {
         .values(admin)
         .orUpdate(['first_name', 'last_name', 'email', 'role', 'account_rights', 'permissions'], ['id'])
         .execute();
+      await seedAccountDefaults(manager, account.id);
     });
   }
 }

@@ -6,6 +6,7 @@ import { FieldEntity } from '../fields/entities/field.entity';
 import { InitCrm1763800000000 } from '../migrations/1763800000000-init-crm';
 import { RelationshipTypes1764000100000 } from '../migrations/1764000100000-relationship-types';
 import { PredefinedActions1764000200000 } from '../migrations/1764000200000-predefined-actions';
+import { CrmRecords1764100000000 } from '../migrations/1764100000000-crm-records';
 import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
 import { UserEntity } from '../users/entities/user.entity';
@@ -31,6 +32,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       RelationshipTypes1764000100000,
       PredefinedActions1764000200000,
       Outbox1764000400000,
+      // contacts, companies, configuration, deals, notes, calls, meetings, actions (issues 3-5)
+      CrmRecords1764100000000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

@@ -1,3 +1,6 @@
+import { CONFIGURATION_ROUTES } from '../configuration/configuration.routes';
+import { CONTACT_ROUTES } from '../contacts/contact.routes';
+import { RECORD_ROUTES } from '../records/record.routes';
 import { FIELD_ROUTES } from '../fields/field.routes';
 import { PREDEFINED_ACTION_ROUTES } from '../predefined-actions/predefined-action.routes';
 import { RELATIONSHIP_TYPE_ROUTES } from '../relationship-types/relationship-type.routes';
@@ -50,6 +53,9 @@ export const API_ROUTES: readonly RouteDeclaration[] = [
   ...RELATIONSHIP_TYPE_ROUTES,
   ...PREDEFINED_ACTION_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...CONTACT_ROUTES,
+  ...CONFIGURATION_ROUTES,
+  ...RECORD_ROUTES,
 ];
 
 export const API_PREFIX = '/api/v3';

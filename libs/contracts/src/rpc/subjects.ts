@@ -1,3 +1,8 @@
+import { ConfigurationSubjects } from '../configuration/configuration.subjects';
+import { ContactSubjects } from '../contacts/contact.subjects';
+import { RecordSubjects } from '../records/record.subjects';
+import { WebhookSubjects } from '../webhooks/webhook.subjects';
+
 /**
  * NATS subjects: the only names services know of each other. A published subject is never
  * changed; a new version gets a `.v2` subject. At run time every subject is prefixed with the
@@ -54,13 +59,11 @@ export const Subjects = {
   PredefinedActionGroupsCreate: 'crm.predefined-action-groups.create.v1',
   PredefinedActionGroupsGet: 'crm.predefined-action-groups.get.v1',
   PredefinedActionGroupsDelete: 'crm.predefined-action-groups.delete.v1',
-  // --- webhook registrations (issue 7): gateway -> webhook-dispatcher ---
-  WebhooksList: 'webhooks.registrations.list.v1',
-  WebhooksCreate: 'webhooks.registrations.create.v1',
-  WebhooksGet: 'webhooks.registrations.get.v1',
-  WebhooksUpdate: 'webhooks.registrations.update.v1',
-  WebhooksDelete: 'webhooks.registrations.delete.v1',
-  WebhooksRotateSecret: 'webhooks.registrations.rotate-secret.v1',
+  // Each bounded context below declares its subjects in its own folder (one owner per file).
+  ...ContactSubjects,
+  ...ConfigurationSubjects,
+  ...RecordSubjects,
+  ...WebhookSubjects,
 } as const;
 
 export type Subject = (typeof Subjects)[keyof typeof Subjects];

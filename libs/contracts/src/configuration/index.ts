@@ -1,0 +1,2 @@
+export * from './configuration.subjects';
+export * from './configuration.routes';

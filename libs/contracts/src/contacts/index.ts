@@ -1,0 +1,2 @@
+export * from './contact.subjects';
+export * from './contact.routes';

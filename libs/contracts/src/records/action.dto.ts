@@ -1,0 +1,21 @@
+/** Action status values: next actions (`date`, `date_time`, `waiting`), queued (`queued_with_date`), `done`. */
+export const ACTION_STATUSES = ['date', 'date_time', 'waiting', 'queued_with_date', 'done'] as const;
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
+export const NEXT_ACTION_STATUSES: readonly ActionStatus[] = ['date', 'date_time', 'waiting'];
+
+/** The spec's Action; a completed action has no `date` key (Events rule 4). */
+export interface ActionDto {
+  id: string;
+  assignee_id: string;
+  contact_id: string;
+  text: string;
+  status: ActionStatus;
+  date?: string | null;
+  exact_time: number | null;
+  position: number;
+  done: boolean;
+  done_at: string | null;
+  externally_controlled: boolean;
+  created_at: string;
+  modified_at: string;
+}

@@ -1,0 +1,3 @@
+export * from './record.subjects';
+export * from './record.routes';
+export * from './action.dto';
