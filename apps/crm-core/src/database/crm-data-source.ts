@@ -7,6 +7,7 @@ import { InitCrm1763800000000 } from '../migrations/1763800000000-init-crm';
 import { RelationshipTypes1764000100000 } from '../migrations/1764000100000-relationship-types';
 import { PredefinedActions1764000200000 } from '../migrations/1764000200000-predefined-actions';
 import { CrmRecords1764100000000 } from '../migrations/1764100000000-crm-records';
+import { OutboxContactStatus1764100100000 } from '../migrations/1764100100000-outbox-contact-status';
 import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
 import { UserEntity } from '../users/entities/user.entity';
@@ -34,6 +35,7 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       Outbox1764000400000,
       // contacts, companies, configuration, deals, notes, calls, meetings, actions (issues 3-5)
       CrmRecords1764100000000,
+      OutboxContactStatus1764100100000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

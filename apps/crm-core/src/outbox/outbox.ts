@@ -1,5 +1,5 @@
 import { newId } from '@crm/common';
-import { eventSubject, eventsStreamName, eventsStreamSubjects, EVENTS_DUPLICATE_WINDOW_MS, type DomainEvent, type WebhookEventType } from '@crm/contracts';
+import { eventSubject, eventsStreamName, eventsStreamSubjects, EVENTS_DUPLICATE_WINDOW_MS, type DomainEvent, type DomainEventType } from '@crm/contracts';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -7,16 +7,18 @@ import type { DataSource, EntityManager } from 'typeorm';
 
 export interface NewEvent {
   account_id: string;
-  type: WebhookEventType;
+  type: DomainEventType;
   reason: string;
   record_id: string;
+  /** Status of the contact the event is about (webhooks may filter on it); omit when none. */
+  contact_status_id?: string | null;
   data: Record<string, unknown>;
 }
 
 /** Writes an event in the caller's transaction: it is relayed if and only if the change commits. */
 export async function writeEvent(manager: EntityManager, event: NewEvent): Promise<string> {
   const id = newId();
-  await manager.query('INSERT INTO crm.outbox (event_id, account_id, type, reason, record_id, data) VALUES ($1, $2, $3, $4, $5, $6)', [id, event.account_id, event.type, event.reason, event.record_id, JSON.stringify(event.data)]);
+  await manager.query('INSERT INTO crm.outbox (event_id, account_id, type, reason, record_id, contact_status_id, data) VALUES ($1, $2, $3, $4, $5, $6, $7)', [id, event.account_id, event.type, event.reason, event.record_id, event.contact_status_id ?? null, JSON.stringify(event.data)]);
   return id;
 }
 
@@ -36,9 +38,10 @@ interface OutboxRow {
   seq: string;
   event_id: string;
   account_id: string;
-  type: WebhookEventType;
+  type: DomainEventType;
   reason: string;
   record_id: string;
+  contact_status_id: string | null;
   occurred_at: Date;
   data: Record<string, unknown>;
 }
@@ -64,11 +67,11 @@ export class OutboxRelay {
   /** Relays one batch; returns how many events were published. */
   async relayBatch(limit = 100): Promise<number> {
     return this.dataSource.transaction(async (m) => {
-      const rows: OutboxRow[] = await m.query('SELECT seq, event_id, account_id, type, reason, record_id, occurred_at, data FROM crm.outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED', [limit]);
+      const rows: OutboxRow[] = await m.query('SELECT seq, event_id, account_id, type, reason, record_id, contact_status_id, occurred_at, data FROM crm.outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED', [limit]);
       const sent: string[] = [];
       try {
         for (const row of rows) {
-          const event: DomainEvent = { event_id: row.event_id, account_id: row.account_id, type: row.type, reason: row.reason, record_id: row.record_id, timestamp: Math.floor(new Date(row.occurred_at).getTime() / 1000), data: row.data };
+          const event: DomainEvent = { event_id: row.event_id, account_id: row.account_id, type: row.type, reason: row.reason, record_id: row.record_id, contact_status_id: row.contact_status_id, timestamp: Math.floor(new Date(row.occurred_at).getTime() / 1000), data: row.data };
           await this.js.publish(eventSubject(this.namespace, row.type, row.reason), JSON.stringify(event), { msgID: row.event_id });
           sent.push(row.seq);
         }

@@ -1,6 +1,13 @@
 import type { WebhookEventType } from '../webhooks/webhook.requests';
 
 /**
+ * Event types: the spec's webhook entities, plus `status` (account configuration: a deleted
+ * status, reason `deleted`, data `{ status: { id }, lead_status_id }`), which the dispatcher
+ * consumes itself (webhooks filtering on that status fall back to lead) and never delivers.
+ */
+export type DomainEventType = WebhookEventType | 'status';
+
+/**
  * A change of a record, written by crm-core to its outbox in the same transaction as the change
  * and relayed to JetStream; the webhook-dispatcher turns it into the spec's webhook body.
  */
@@ -8,11 +15,13 @@ export interface DomainEvent {
   /** 24-hex id; also the JetStream message id (duplicates inside the window are dropped). */
   event_id: string;
   account_id: string;
-  /** The spec's Events `type`. */
-  type: WebhookEventType;
+  /** The spec's Events `type` (or `status`, internal). */
+  type: DomainEventType;
   /** `created`, `updated`, `deleted`, `completed`, `changed_to_<status>`... */
   reason: string;
   record_id: string;
+  /** Status of the contact the event is about (for a webhook's status_id filter); null when none. */
+  contact_status_id: string | null;
   /** Unix seconds of the change. */
   timestamp: number;
   /** The record as the API serializes it, nested under its entity key (rules 1-6 of the spec). */
