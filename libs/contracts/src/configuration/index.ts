@@ -1,2 +1,3 @@
 export * from './configuration.subjects';
 export * from './configuration.routes';
+export * from './summary.dto';
