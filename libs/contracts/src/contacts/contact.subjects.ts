@@ -1,2 +1,23 @@
 /** Subjects of contacts and companies (issue 3): gateway -> crm-core; spread into {@link Subjects}. */
-export const ContactSubjects = {} as const;
+export const ContactSubjects = {
+  ContactsList: 'crm.contacts.list.v1',
+  ContactsCascade: 'crm.contacts.cascade.v1',
+  ContactsGet: 'crm.contacts.get.v1',
+  ContactsCreate: 'crm.contacts.create.v1',
+  /** PUT /contacts/{id} (replace; `partial=true` changes only the fields sent). */
+  ContactsUpdate: 'crm.contacts.update.v1',
+  ContactsPatch: 'crm.contacts.patch.v1',
+  /** DELETE /contacts/{id}: soft delete of one contact. */
+  ContactsDelete: 'crm.contacts.delete.v1',
+  /** DELETE /contacts/delete?ids=: soft delete of up to 100 contacts. */
+  ContactsDeleteMany: 'crm.contacts.delete-many.v1',
+  ContactsUndelete: 'crm.contacts.undelete.v1',
+  ContactsChangeStatus: 'crm.contacts.change-status.v1',
+  ContactsAssignTag: 'crm.contacts.assign-tag.v1',
+  ContactsUnassignTag: 'crm.contacts.unassign-tag.v1',
+  ContactsCloseSalesCycle: 'crm.contacts.close-sales-cycle.v1',
+  CompaniesList: 'crm.companies.list.v1',
+  CompaniesGet: 'crm.companies.get.v1',
+  CompaniesUpdate: 'crm.companies.update.v1',
+  CompaniesPatch: 'crm.companies.patch.v1',
+} as const;

@@ -1,2 +1,5 @@
 export * from './contact.subjects';
+export * from './contact.dto';
+export * from './contact.requests';
+export * from './company.requests';
 export * from './contact.routes';

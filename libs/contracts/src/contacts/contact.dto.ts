@@ -1,0 +1,190 @@
+import type { FieldType } from '../fields/field.dto';
+import type { PageInfo } from '../paging/paging.request';
+import type { ActionDto } from '../records/action.dto';
+
+/** An entry of `urls`, `phones` or `emails`. */
+export interface TypedValueDto {
+  type: string;
+  value: string;
+}
+
+/** An entry of a contact's `address_list`. */
+export interface ContactAddressDto {
+  address: string;
+  city: string;
+  state: string;
+  zip_code: string;
+  country_code: string;
+  type: string;
+}
+
+/** A company's `address` (no type). */
+export type CompanyAddressDto = Omit<ContactAddressDto, 'type'>;
+
+/** Definition of a custom or company field as shown inside a record's values. */
+export interface FieldRefDto {
+  id: string;
+  name: string;
+  type: FieldType;
+  position: number;
+  /** Only for `select_box` and `multiple_choice`. */
+  choices?: string[];
+}
+
+export interface CustomFieldValueDto {
+  custom_field: FieldRefDto;
+  value: unknown;
+}
+
+export interface CompanyFieldValueDto {
+  company_field: FieldRefDto;
+  value: unknown;
+}
+
+export interface ClosedSaleDto {
+  user_id: string;
+  /** Unix seconds. */
+  closed_at: number;
+  comment: string;
+}
+
+export interface GoogleContactsDataDto {
+  account_email: string;
+  id: string;
+  /** Unix seconds. */
+  saved_at: number;
+}
+
+/** The spec's Contact, computed fields included. */
+export interface ContactDto {
+  id: string;
+  title: string;
+  first_name: string;
+  last_name: string;
+  job_title: string;
+  starred: boolean;
+  photo_url: string;
+  /** null when the contact has no company. */
+  company_id: string | null;
+  company_name: string;
+  urls: TypedValueDto[];
+  phones: TypedValueDto[];
+  emails: TypedValueDto[];
+  address_list: ContactAddressDto[];
+  /** The status label. */
+  status: string;
+  status_id: string;
+  tags: string[];
+  /** null when none. */
+  lead_source_id: string | null;
+  /** The lead source's text; null when none. */
+  lead_source: string | null;
+  background: string;
+  owner_id: string;
+  custom_fields: CustomFieldValueDto[];
+  /** a-z, or '1' when the sort name does not start with a letter. */
+  letter: string;
+  /** The contact is the primary contact of at least one pending deal. */
+  pending_deal: boolean;
+  /** Sum of total_amount (amount x months) of its pending deals. */
+  total_pendings: number;
+  /** Deals of every status whose primary contact it is. */
+  total_deals_count: number;
+  /** Non-deleted contacts of its company (0 without a company). */
+  company_size: number;
+  sales_closed_for: string[];
+  closed_sales: ClosedSaleDto[];
+  google_contacts_data: GoogleContactsDataDto | null;
+  created_at: string;
+  modified_at: string;
+}
+
+/** `{ deal }` entries of a company's pending_deals (the Deal record belongs to issue 5). */
+export interface DealEntryDto {
+  deal: Record<string, unknown>;
+}
+
+/** The spec's Company. `contacts` is present on company responses, not inside a contact wrapper. */
+export interface CompanyDto {
+  id: string;
+  /** Data URI or "". */
+  image: string;
+  name: string;
+  description: string;
+  phone: string;
+  photo_url: string;
+  url: string;
+  address: CompanyAddressDto;
+  company_fields: CompanyFieldValueDto[];
+  syncing_status: boolean;
+  synced_status_id: string | null;
+  syncing_tags: boolean;
+  synced_tags: string[];
+  contacts_count: number;
+  won_deals_count: number;
+  pending_deals_count: number;
+  total_won_amount: number;
+  total_pending_amount: number;
+  contacts?: ContactWrapperDto[];
+  pending_deals: DealEntryDto[];
+  created_at: string;
+  modified_at: string;
+}
+
+/** The contact wrapper: every single-contact response and every list entry (decisions.md "Contacts"). */
+export interface ContactWrapperDto {
+  contact: ContactDto;
+  /** Every assignee's next action, most urgent first. */
+  next_actions: ActionDto[];
+  /** The caller's next action; null when none. */
+  next_action: ActionDto | null;
+  /** The caller's queued actions by position. */
+  queued_actions: ActionDto[];
+  /** The caller's queued actions dated before the caller's next action. */
+  next_action_conflicts: ActionDto[];
+  /** The contact's company (without its contacts); null when none. */
+  company: CompanyDto | null;
+}
+
+/** Extra arrays of `fields=<resource>(all)` beside `contact` in list entries. */
+export const CONTACT_LIST_RESOURCES = ['deals', 'notes', 'calls', 'meetings', 'pinned_attachments'] as const;
+export type ContactListResource = (typeof CONTACT_LIST_RESOURCES)[number];
+
+export type ContactListEntryDto = ContactWrapperDto & Partial<Record<ContactListResource, unknown[]>>;
+
+export interface ListContactsReply extends PageInfo {
+  contacts: ContactListEntryDto[];
+}
+
+export interface CascadeReply {
+  contacts: ContactWrapperDto[];
+  items_left: number;
+  next_set_url: string | null;
+}
+
+/** Siblings of `contact` in the data of a contact webhook event (spec Events rule 2). */
+export interface ContactEventSiblings {
+  next_actions: ActionDto[];
+  next_action: ActionDto | null;
+  queued_actions: ActionDto[];
+  most_urgent_action: ActionDto | null;
+}
+
+export interface CompanyReply {
+  company: CompanyDto;
+}
+
+export interface ListCompaniesReply extends PageInfo {
+  companies: CompanyReply[];
+}
+
+/**
+ * Where an HTTP request came in, sent by the gateway beside `caller` and `payload` so a reply can
+ * carry absolute links (the cascade's `next_set_url`).
+ */
+export interface HttpOrigin {
+  /** Public API base URL, e.g. https://api.example/api/v3. */
+  base_url: string;
+  /** The raw query string without `?` ("" when none). */
+  query: string;
+}

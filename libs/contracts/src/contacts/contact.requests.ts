@@ -1,0 +1,502 @@
+import { Transform, Type } from 'class-transformer';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../paging/paging.request';
+import { ID_PATTERN, IsTimeValue, lower, NotWith, RequiredWith, toBoolean, toInteger, toTimeString, trim } from './request-helpers';
+
+export const CONTACT_SORT_KEYS = ['created_at', 'modified_at', 'first_name', 'last_name', 'company_name', 'name'] as const;
+export type ContactSortKey = (typeof CONTACT_SORT_KEYS)[number];
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+export type SortOrder = (typeof SORT_ORDERS)[number];
+export const DATE_FILTERS = ['created_at', 'modified_at'] as const;
+export type DateFilter = (typeof DATE_FILTERS)[number];
+
+/** Limits of contact input (the spec shows none beyond the deal name). */
+export const CONTACT_LIMITS = {
+  name: 200,
+  title: 50,
+  url: 2000,
+  background: 100_000,
+  typedValues: 50,
+  typedValue: 500,
+  type: 50,
+  addresses: 20,
+  addressPart: 500,
+  tags: 100,
+  tagName: 100,
+  customFields: 500,
+  comment: 2000,
+  search: 200,
+  /** DELETE /contacts/delete and POST /contacts/undelete (decisions.md). */
+  bulkIds: 100,
+} as const;
+
+const ID_MESSAGE = (name: string) => `${name} must be a 24-character hexadecimal id`;
+const BOOL_MESSAGE = (name: string) => `${name} must be true or false (or 1 or 0)`;
+
+const FIELDS_PATTERN = /^\s*(deals|notes|calls|meetings|pinned_attachments)\(all\)\s*(,\s*(deals|notes|calls|meetings|pinned_attachments)\(all\)\s*)*$/;
+
+/**
+ * Filters shared by GET /contacts and the cascade: the spec's table, the common time filters and
+ * their mutual-exclusion rules (a forbidden combination names every parameter involved).
+ */
+export class ContactFilterRequest {
+  /** Include contacts owned by other users (default: only the caller's). */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('team') })
+  team?: boolean;
+
+  /** Contact name, company name or phone. */
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'search must be a string' })
+  @MaxLength(CONTACT_LIMITS.search, { message: `search must be at most ${CONTACT_LIMITS.search} characters` })
+  search?: string;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'phone must be a string' })
+  @MaxLength(CONTACT_LIMITS.typedValue, { message: `phone must be at most ${CONTACT_LIMITS.typedValue} characters` })
+  phone?: string;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'url must be a string' })
+  @MaxLength(CONTACT_LIMITS.typedValue, { message: `url must be at most ${CONTACT_LIMITS.typedValue} characters` })
+  url?: string;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'email must be a string' })
+  @MaxLength(CONTACT_LIMITS.typedValue, { message: `email must be at most ${CONTACT_LIMITS.typedValue} characters` })
+  email?: string;
+
+  /** Only contacts the caller has in the action stream (a next action assigned to the caller). */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('action_stream') })
+  action_stream?: boolean;
+
+  /** Owned by the caller and having open actions for any user. */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('has_actions') })
+  @NotWith(['has_actions_for_me'])
+  has_actions?: boolean;
+
+  /** Owned by the caller and having open actions for the caller. */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('has_actions_for_me') })
+  @NotWith(['has_actions'])
+  has_actions_for_me?: boolean;
+
+  /** Owned by the caller and having open actions dated today (UTC) for the caller. */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('has_actions_today') })
+  has_actions_today?: boolean;
+
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('pending_deal') })
+  pending_deal?: boolean;
+
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('starred') })
+  starred?: boolean;
+
+  /** The caller has a next action of status waiting. */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('waiting') })
+  waiting?: boolean;
+
+  /** a-z (any case), or 1 for names that do not start with a letter. */
+  @IsOptional()
+  @Transform(lower)
+  @Matches(/^[a-z1]$/, { message: 'letter must be one letter a-z, or 1' })
+  letter?: string;
+
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('custom_field_id') })
+  @RequiredWith('custom_field_value')
+  custom_field_id?: string;
+
+  @IsOptional()
+  @IsString({ message: 'custom_field_value must be a string' })
+  @MaxLength(10_000, { message: 'custom_field_value must be at most 10000 characters' })
+  @RequiredWith('custom_field_id')
+  custom_field_value?: string;
+
+  /** Lead source text (any letter case). */
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'lead_source must be a string' })
+  @MaxLength(100, { message: 'lead_source must be at most 100 characters' })
+  @NotWith(['lead_source_id'])
+  lead_source?: string;
+
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('lead_source_id') })
+  @NotWith(['lead_source'])
+  lead_source_id?: string;
+
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('status_id') })
+  status_id?: string;
+
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('owner_id') })
+  owner_id?: string;
+
+  /** Contacts not linked with this company. */
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('not_linked_with') })
+  @NotWith(['company_id'])
+  not_linked_with?: string;
+
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('company_id') })
+  @NotWith(['not_linked_with', 'tag', 'filter_id'])
+  company_id?: string;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'tag must be a string' })
+  @Length(1, CONTACT_LIMITS.tagName, { message: `tag must be 1 to ${CONTACT_LIMITS.tagName} characters` })
+  @NotWith(['company_id', 'filter_id'])
+  tag?: string;
+
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('filter_id') })
+  @NotWith(['company_id', 'tag'])
+  filter_id?: string;
+
+  /** Field of since/until: created_at (default) or modified_at. */
+  @IsOptional()
+  @Transform(lower)
+  @IsIn(DATE_FILTERS, { message: `date_filter must be one of: ${DATE_FILTERS.join(', ')}` })
+  @NotWith(['modified_since', 'unmodified_since'])
+  date_filter?: DateFilter;
+
+  @IsOptional()
+  @Transform(toTimeString)
+  @IsTimeValue()
+  since?: string;
+
+  @IsOptional()
+  @Transform(toTimeString)
+  @IsTimeValue()
+  until?: string;
+
+  @IsOptional()
+  @Transform(toTimeString)
+  @IsTimeValue()
+  @NotWith(['date_filter'])
+  modified_since?: string;
+
+  @IsOptional()
+  @Transform(toTimeString)
+  @IsTimeValue()
+  @NotWith(['date_filter'])
+  unmodified_since?: string;
+}
+
+/** GET /contacts: the filters, `fields`, sort and paging. */
+export class ListContactsRequest extends ContactFilterRequest {
+  /** `deals(all),notes(all),calls(all),meetings(all),pinned_attachments(all)`, any subset. */
+  @IsOptional()
+  @IsString({ message: 'fields must be a string' })
+  @Matches(FIELDS_PATTERN, { message: 'fields must list <resource>(all) entries separated by commas; resources: deals, notes, calls, meetings, pinned_attachments' })
+  fields?: string;
+
+  @IsOptional()
+  @Transform(lower)
+  @IsIn(CONTACT_SORT_KEYS, { message: `sort_by must be one of: ${CONTACT_SORT_KEYS.join(', ')}` })
+  sort_by?: ContactSortKey;
+
+  @IsOptional()
+  @Transform(lower)
+  @IsIn(SORT_ORDERS, { message: 'order must be asc or desc' })
+  order?: SortOrder;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'page must be an integer of at least 1' })
+  @Min(1, { message: 'page must be an integer of at least 1' })
+  page: number = 1;
+
+  @Transform(toInteger)
+  @Transform(({ value }) => (typeof value === 'number' && value > MAX_PER_PAGE ? MAX_PER_PAGE : value))
+  @IsInt({ message: 'per_page must be an integer of at least 1' })
+  @Min(1, { message: 'per_page must be an integer of at least 1' })
+  per_page: number = DEFAULT_PER_PAGE;
+}
+
+/** GET /contacts/cascade and /contacts/cascade/{last_id}: the filters of GET /contacts, keyset-paged by name. */
+export class CascadeContactsRequest extends ContactFilterRequest {
+  /** The id of the contact last received; absent or `0` for the first batch. */
+  @IsOptional()
+  @IsString({ message: 'last_id must be a string' })
+  last_id?: string;
+}
+
+export class ContactIdRequest {
+  /** Any string: an id that names no contact of the caller's account is 404, not 400. */
+  @IsString({ message: 'contact_id must be a string' })
+  contact_id: string;
+}
+
+/** `{ type, value }` of urls, phones and emails. */
+export class TypedValueInput {
+  /** e.g. work, mobile, home, other (free text, lower-cased); default other. */
+  @IsOptional()
+  @Transform(lower)
+  @IsString({ message: 'type must be a string' })
+  @MaxLength(CONTACT_LIMITS.type, { message: `type must be at most ${CONTACT_LIMITS.type} characters` })
+  type?: string;
+
+  @Transform(trim)
+  @IsString({ message: 'value must be a string' })
+  @IsNotEmpty({ message: 'value must not be empty' })
+  @MaxLength(CONTACT_LIMITS.typedValue, { message: `value must be at most ${CONTACT_LIMITS.typedValue} characters` })
+  value: string;
+}
+
+export class EmailInput extends TypedValueInput {
+  @Transform(trim)
+  @IsString({ message: 'value must be a string' })
+  @Matches(/^[^\s@]+@[^\s@]+$/, { message: 'value must be an email address' })
+  @MaxLength(CONTACT_LIMITS.typedValue, { message: `value must be at most ${CONTACT_LIMITS.typedValue} characters` })
+  declare value: string;
+}
+
+export class AddressInput {
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'address must be a string' })
+  @MaxLength(CONTACT_LIMITS.addressPart, { message: `address must be at most ${CONTACT_LIMITS.addressPart} characters` })
+  address?: string;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'city must be a string' })
+  @MaxLength(200, { message: 'city must be at most 200 characters' })
+  city?: string;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'state must be a string' })
+  @MaxLength(200, { message: 'state must be at most 200 characters' })
+  state?: string;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'zip_code must be a string' })
+  @MaxLength(50, { message: 'zip_code must be at most 50 characters' })
+  zip_code?: string;
+
+  /** ISO 3166-1 alpha-2 (any case), or empty. */
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toUpperCase() : value))
+  @Matches(/^([A-Z]{2})?$/, { message: 'country_code must be a two-letter country code' })
+  country_code?: string;
+
+  @IsOptional()
+  @Transform(lower)
+  @IsString({ message: 'type must be a string' })
+  @MaxLength(CONTACT_LIMITS.type, { message: `type must be at most ${CONTACT_LIMITS.type} characters` })
+  type?: string;
+}
+
+export class FieldIdInput {
+  @IsString({ message: 'id must be a string' })
+  id: string;
+}
+
+/** `{ custom_field: { id }, value }`: the value is checked against the field's type by crm-core. */
+export class CustomFieldValueInput {
+  @IsDefined({ message: 'custom_field is required' })
+  @IsObject({ message: 'custom_field must be an object { id }' })
+  @ValidateNested()
+  @Type(() => FieldIdInput)
+  custom_field: FieldIdInput;
+
+  @Allow()
+  value?: unknown;
+}
+
+/**
+ * Writable contact fields. Absent (undefined) means "not sent"; null clears a field. Whether
+ * absent fields are cleared (PUT) or kept (PATCH, PUT `partial=true`) is the service's call.
+ */
+export class ContactFieldsInput {
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'title must be a string' })
+  @MaxLength(CONTACT_LIMITS.title, { message: `title must be at most ${CONTACT_LIMITS.title} characters` })
+  title?: string | null;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'first_name must be a string' })
+  @MaxLength(CONTACT_LIMITS.name, { message: `first_name must be at most ${CONTACT_LIMITS.name} characters` })
+  first_name?: string | null;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'last_name must be a string' })
+  @MaxLength(CONTACT_LIMITS.name, { message: `last_name must be at most ${CONTACT_LIMITS.name} characters` })
+  last_name?: string | null;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'job_title must be a string' })
+  @MaxLength(CONTACT_LIMITS.name, { message: `job_title must be at most ${CONTACT_LIMITS.name} characters` })
+  job_title?: string | null;
+
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('starred') })
+  starred?: boolean | null;
+
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'photo_url must be a string' })
+  @MaxLength(CONTACT_LIMITS.url, { message: `photo_url must be at most ${CONTACT_LIMITS.url} characters` })
+  photo_url?: string | null;
+
+  /** Creates or matches (any letter case) the account's company of that name; "" or null: none. */
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'company_name must be a string' })
+  @MaxLength(CONTACT_LIMITS.name, { message: `company_name must be at most ${CONTACT_LIMITS.name} characters` })
+  company_name?: string | null;
+
+  /** An existing company of the account (wins over company_name). */
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('company_id') })
+  company_id?: string | null;
+
+  @IsOptional()
+  @IsArray({ message: 'urls must be an array of { type, value }' })
+  @ArrayMaxSize(CONTACT_LIMITS.typedValues, { message: `urls may hold at most ${CONTACT_LIMITS.typedValues} entries` })
+  @ValidateNested({ each: true })
+  @Type(() => TypedValueInput)
+  urls?: TypedValueInput[] | null;
+
+  @IsOptional()
+  @IsArray({ message: 'phones must be an array of { type, value }' })
+  @ArrayMaxSize(CONTACT_LIMITS.typedValues, { message: `phones may hold at most ${CONTACT_LIMITS.typedValues} entries` })
+  @ValidateNested({ each: true })
+  @Type(() => TypedValueInput)
+  phones?: TypedValueInput[] | null;
+
+  @IsOptional()
+  @IsArray({ message: 'emails must be an array of { type, value }' })
+  @ArrayMaxSize(CONTACT_LIMITS.typedValues, { message: `emails may hold at most ${CONTACT_LIMITS.typedValues} entries` })
+  @ValidateNested({ each: true })
+  @Type(() => EmailInput)
+  emails?: EmailInput[] | null;
+
+  @IsOptional()
+  @IsArray({ message: 'address_list must be an array of addresses' })
+  @ArrayMaxSize(CONTACT_LIMITS.addresses, { message: `address_list may hold at most ${CONTACT_LIMITS.addresses} entries` })
+  @ValidateNested({ each: true })
+  @Type(() => AddressInput)
+  address_list?: AddressInput[] | null;
+
+  /** One of the account's statuses (default: the lead status). */
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('status_id') })
+  status_id?: string | null;
+
+  /** Tag names; a new name creates the tag, an existing one (any letter case) is used as spelled there. */
+  @IsOptional()
+  @IsArray({ message: 'tags must be an array of tag names' })
+  @ArrayMaxSize(CONTACT_LIMITS.tags, { message: `tags may hold at most ${CONTACT_LIMITS.tags} entries` })
+  @Transform(({ value }) => (Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value))
+  @IsString({ each: true, message: 'tags must be an array of tag names' })
+  @Length(1, CONTACT_LIMITS.tagName, { each: true, message: `each tag must be 1 to ${CONTACT_LIMITS.tagName} characters` })
+  tags?: string[] | null;
+
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('lead_source_id') })
+  lead_source_id?: string | null;
+
+  @IsOptional()
+  @IsString({ message: 'background must be a string' })
+  @MaxLength(CONTACT_LIMITS.background, { message: `background must be at most ${CONTACT_LIMITS.background} characters` })
+  background?: string | null;
+
+  /** A user of the account (default: the caller). */
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('owner_id') })
+  owner_id?: string | null;
+
+  @IsOptional()
+  @IsArray({ message: 'custom_fields must be an array of { custom_field: { id }, value }' })
+  @ArrayMaxSize(CONTACT_LIMITS.customFields, { message: `custom_fields may hold at most ${CONTACT_LIMITS.customFields} entries` })
+  @ValidateNested({ each: true })
+  @Type(() => CustomFieldValueInput)
+  custom_fields?: CustomFieldValueInput[] | null;
+}
+
+/** POST /contacts: last_name or company_name is required (checked with the rest by crm-core). */
+export class CreateContactRequest extends ContactFieldsInput {}
+
+/** PUT /contacts/{id}: replaces the writable fields; `partial=true` changes only the fields sent. */
+export class UpdateContactRequest extends ContactFieldsInput {
+  @IsString({ message: 'contact_id must be a string' })
+  contact_id: string;
+
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: BOOL_MESSAGE('partial') })
+  partial?: boolean;
+}
+
+/** PATCH /contacts/{id}: changes only the fields sent. */
+export class PatchContactRequest extends ContactFieldsInput {
+  @IsString({ message: 'contact_id must be a string' })
+  contact_id: string;
+}
+
+const IDS_PATTERN = /^\s*[0-9a-fA-F]{24}\s*(,\s*[0-9a-fA-F]{24}\s*)*$/;
+const IDS_MESSAGE = `ids must be 1 to ${CONTACT_LIMITS.bulkIds} contact ids separated by commas`;
+
+/** DELETE /contacts/delete?ids= and POST /contacts/undelete?ids= (a JSON array is accepted too). */
+export class ContactIdsRequest {
+  @Transform(({ value }) => (Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join(',') : value))
+  @IsDefined({ message: IDS_MESSAGE })
+  @IsString({ message: IDS_MESSAGE })
+  @Matches(IDS_PATTERN, { message: IDS_MESSAGE })
+  ids: string;
+}
+
+export class ChangeStatusRequest extends ContactIdRequest {
+  /** Any string: a status that is not the account's is 404. */
+  @IsString({ message: 'status_id must be a string' })
+  status_id: string;
+}
+
+export class ContactTagRequest extends ContactIdRequest {
+  @Transform(trim)
+  @IsString({ message: 'tag_name must be a string' })
+  @Length(1, CONTACT_LIMITS.tagName, { message: `tag_name must be 1 to ${CONTACT_LIMITS.tagName} characters` })
+  tag_name: string;
+}
+
+export class CloseSalesCycleRequest extends ContactIdRequest {
+  @IsOptional()
+  @Transform(trim)
+  @IsString({ message: 'comment must be a string' })
+  @MaxLength(CONTACT_LIMITS.comment, { message: `comment must be at most ${CONTACT_LIMITS.comment} characters` })
+  comment?: string | null;
+}
+
+/** Splits the `ids` of a {@link ContactIdsRequest} into distinct lower-case ids. */
+export function splitIds(ids: string): string[] {
+  return [...new Set(ids.split(',').map((id) => id.trim().toLowerCase()))];
+}
