@@ -8,6 +8,7 @@ import { RelationshipTypes1764000100000 } from '../migrations/1764000100000-rela
 import { PredefinedActions1764000200000 } from '../migrations/1764000200000-predefined-actions';
 import { CrmRecords1764100000000 } from '../migrations/1764100000000-crm-records';
 import { OutboxContactStatus1764100100000 } from '../migrations/1764100100000-outbox-contact-status';
+import { RecordAttachments1764100500000 } from '../migrations/1764100500000-record-attachments';
 import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
 import { UserEntity } from '../users/entities/user.entity';
@@ -36,6 +37,7 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       // contacts, companies, configuration, deals, notes, calls, meetings, actions (issues 3-5)
       CrmRecords1764100000000,
       OutboxContactStatus1764100100000,
+      RecordAttachments1764100500000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

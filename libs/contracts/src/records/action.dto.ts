@@ -19,3 +19,27 @@ export interface ActionDto {
   created_at: string;
   modified_at: string;
 }
+
+export interface ActionReply {
+  action: ActionDto;
+}
+
+export interface ListActionsReply {
+  actions: ActionReply[];
+  total_count: number;
+  page: number;
+  per_page: number;
+  max_page: number;
+}
+
+/**
+ * The action parts of a contact wrapper, seen by one user: every next action of the contact
+ * (all assignees), the user's own next action and queued actions, and the user's date
+ * conflicts (queued actions dated before the user's next action).
+ */
+export interface ContactActionsDto {
+  next_actions: ActionDto[];
+  next_action: ActionDto | null;
+  queued_actions: ActionDto[];
+  next_action_conflicts: ActionDto[];
+}
