@@ -1,17 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, ErrorName, parseContract, successEnvelope, type Caller, type SuccessEnvelope } from '@crm/contracts';
+import { API_PREFIX, ApiError, ErrorName, parseContract, successEnvelope, type Caller, type HttpOrigin, type SuccessEnvelope } from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
+import { GatewayConfig } from '../config/gateway.config';
 import type { ResolvedRoute } from '../routing/api-route.middleware';
 
 export interface ApiInput {
   query: Record<string, unknown>;
   body: unknown;
+  /** The raw query string (without `?`), passed on so replies can link to "the same query". */
+  rawQuery?: string;
 }
 
 /** One API request: scope check, validation against the route's contract, NATS call, envelope. */
 @Injectable()
 export class ApiService {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly config: GatewayConfig,
+  ) {}
 
   async handle(caller: Caller, { route, params }: ResolvedRoute, input: ApiInput): Promise<{ status: number; body: SuccessEnvelope }> {
     if (caller.auth_method === 'oauth' && route.apiKeyOnly) {
@@ -24,7 +30,8 @@ export class ApiService {
     }
     const merged = { ...input.query, ...((input.body as object | undefined) ?? {}), ...params };
     const payload = parseContract(route.request, merged);
-    const reply = await this.rpc.call(route.subject, { caller, payload });
+    const origin: HttpOrigin = { base_url: `${this.config.PUBLIC_URL}${API_PREFIX}`, query: input.rawQuery ?? '' };
+    const reply = await this.rpc.call(route.subject, { caller, payload, origin });
     if (!reply.ok) throw ApiError.fromData(reply.error);
     return { status: reply.http_status ?? route.successStatus, body: successEnvelope(reply.data, reply.summary) };
   }
