@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CALL_RESULTS,
+  CONTACT_TITLES,
+  DEFAULT_PER_PAGE,
+  MAX_PER_PAGE,
+  SYSTEM_TAGS,
+  parseContract,
+  BootstrapRequest,
+  type BootstrapReply,
+  type Caller,
+  type PageInfo,
+} from '@crm/contracts';
+import { DataSource } from 'typeorm';
+import { toFieldDto, FieldsService } from '../fields/fields.service';
+import { FiltersService } from '../filters/filters.service';
+import { PipelinesService } from '../pipelines/pipelines.service';
+import { PredefinedActionsService } from '../predefined-actions/predefined-actions.service';
+import { RelationshipTypesService } from '../relationship-types/relationship-types.service';
+import { SummaryService } from '../summary/summary.service';
+import { UsersService } from '../users/users.service';
+
+/** Every page of a paged list method, concatenated. */
+async function everyPage<R extends PageInfo, T>(fetch: (page: number) => Promise<R>, items: (reply: R) => T[]): Promise<T[]> {
+  const out: T[] = [];
+  for (let page = 1; ; page += 1) {
+    const reply = await fetch(page);
+    out.push(...items(reply));
+    if (page >= reply.max_page) return out;
+  }
+}
+
+/**
+ * GET /bootstrap: what a client reads on connect, in one response. The reads run in one
+ * repeatable-read transaction where they can, so counts and configuration agree.
+ */
+@Injectable()
+export class BootstrapService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly users: UsersService,
+    private readonly fields: FieldsService,
+    private readonly filters: FiltersService,
+    private readonly pipelines: PipelinesService,
+    private readonly predefinedActions: PredefinedActionsService,
+    private readonly relationshipTypes: RelationshipTypesService,
+    private readonly summary: SummaryService,
+  ) {}
+
+  async get(caller: Caller, payload: unknown): Promise<BootstrapReply> {
+    parseContract(BootstrapRequest, payload);
+    const all = { per_page: MAX_PER_PAGE };
+    const [me, team, customFields, companyFields, dealFields, predefinedActions, groups, relationshipTypes] = await Promise.all([
+      this.users.get(caller, { user_id: caller.user_id }),
+      everyPage((page) => this.users.list(caller, { ...all, page }), (r) => r.users),
+      this.fields.all('custom_fields', caller.account_id),
+      this.fields.all('company_fields', caller.account_id),
+      this.fields.all('deal_fields', caller.account_id),
+      everyPage((page) => this.predefinedActions.list(caller, { ...all, page }), (r) => r.predefined_actions),
+      everyPage((page) => this.predefinedActions.listGroups(caller, { ...all, page }), (r) => r.predefined_action_groups),
+      everyPage((page) => this.relationshipTypes.list(caller, { ...all, page }), (r) => r.relationship_types),
+    ]);
+    const rest = await this.dataSource.transaction('REPEATABLE READ', async (m) => {
+      const [account] = await m.query('SELECT id, name, region FROM crm.accounts WHERE id = $1', [caller.account_id]);
+      const [lead] = await m.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [caller.account_id]);
+      const pipelines = await this.pipelines.all(m, caller.account_id);
+      const filters = await this.filters.all(m, caller.account_id);
+      const blocks = await this.summary.blocks(m, caller);
+      return { account, lead, pipelines, filters, blocks };
+    });
+    const defaultOf = (type: 'pipeline' | 'sales_pipeline') => rest.pipelines.find((p) => p.type === type && p.default)?.id ?? null;
+    return {
+      user_id: caller.user_id,
+      auth_key: null,
+      user: me,
+      team,
+      settings: {
+        account_id: rest.account.id,
+        account_name: rest.account.name,
+        region: rest.account.region,
+        lead_status_id: rest.lead.id,
+        default_pipeline_id: defaultOf('pipeline'),
+        default_sales_pipeline_id: defaultOf('sales_pipeline'),
+        role: caller.role,
+        auth_method: caller.auth_method,
+        scopes: [...caller.scopes],
+        per_page: { default: DEFAULT_PER_PAGE, max: MAX_PER_PAGE },
+        system_tags: [...SYSTEM_TAGS],
+      },
+      custom_fields: customFields.map((f) => ({ custom_field: toFieldDto(f) })),
+      company_fields: companyFields.map((f) => ({ company_field: toFieldDto(f) })),
+      deal_fields: dealFields.map((f) => ({ deal_field: toFieldDto(f) })),
+      filters: rest.filters.map((filter) => ({ filter })),
+      call_results: CALL_RESULTS.map((r) => ({ call_result: { ...r } })),
+      predefined_actions: predefinedActions,
+      predefined_action_groups: groups,
+      relationship_types: relationshipTypes,
+      contact_titles: [...CONTACT_TITLES],
+      statuses: rest.blocks.statuses,
+      lead_sources: rest.blocks.lead_sources,
+      tags: rest.blocks.tags,
+      pipelines: rest.pipelines.map((pipeline) => ({ pipeline })),
+    };
+  }
+}
