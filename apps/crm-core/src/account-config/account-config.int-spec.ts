@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { newId } from '@crm/common';
-import { emptyLetterCounts, type Caller, type LetterCounts, type ProvisionAccountMessage } from '@crm/contracts';
+import { ErrorName, emptyLetterCounts, type Caller, type LetterCounts, type ProvisionAccountMessage } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { createTestDatabase, type TestDatabase } from '@crm/testing';
 import type { DataSource } from 'typeorm';
@@ -8,7 +8,14 @@ import { AccountsRepository } from '../accounts/accounts.repository';
 import { AccountsService } from '../accounts/accounts.service';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
+import { ContactRelationshipsService } from '../contact-relationships/contact-relationships.service';
+import { savedFilterCondition } from '../filters/filter-sql';
+import { FiltersService } from '../filters/filters.service';
+import { LeadSourcesService } from '../lead-sources/lead-sources.service';
+import { RelationshipTypesService } from '../relationship-types/relationship-types.service';
+import { StatusesService } from '../statuses/statuses.service';
 import { SummaryService } from '../summary/summary.service';
+import { TagsService } from '../tags/tags.service';
 
 /**
  * Test fixtures of the account configuration integration tests (real PostgreSQL): accounts
@@ -265,6 +272,196 @@ describe('account configuration (real PostgreSQL)', () => {
         team_stream: { all: emptyLetterCounts(), users: [{ user_id: empty.user_id, counts: emptyLetterCounts() }] },
       });
       expect(none.statuses).toHaveLength(5);
+    });
+  });
+
+  describe('statuses', () => {
+    it('deletes a status: contacts (deleted ones too) and companies fall back to lead with the event, in one transaction', async () => {
+      const statuses = new StatusesService(fx.dataSource);
+      const { status } = await statuses.create(acme, { status: 'Qualified', color: '#123456' });
+      expect(status).toMatchObject({ status: 'Qualified', text: 'QU', description: '', color: '#123456', total_count: 0 });
+      const lead = await leadStatusId(fx, acme);
+      const live = await insertContact(fx, acme, { last_name: 'Live', status_id: status.id });
+      const gone = await insertContact(fx, acme, { last_name: 'Gone', status_id: status.id, deleted: true });
+      const untouched = await insertContact(fx, acme, { last_name: 'Stay' });
+      const companyId = newId();
+      await fx.dataSource.query('INSERT INTO crm.companies (id, account_id, name, syncing_status, synced_status_id) VALUES ($1, $2, $3, true, $4)', [companyId, acme.account_id, `Co ${companyId}`, status.id]);
+      const before = (await statuses.get(acme, { status_id: status.id })).status;
+      expect(before).toMatchObject({ total_count: 1, counts: expect.objectContaining({ l: 1 }) });
+
+      await expect(statuses.delete(other, { status_id: status.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(statuses.delete(bob, { status_id: status.id })).rejects.toMatchObject({ errorName: ErrorName.NoPermission });
+      await expect(statuses.delete(acme, { status_id: lead })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { status_id: expect.any(String) } });
+
+      await expect(statuses.delete(acme, { status_id: status.id.toUpperCase() })).resolves.toEqual({});
+      const rows: Array<{ id: string; status_id: string }> = await fx.dataSource.query('SELECT id, status_id FROM crm.contacts WHERE id = ANY($1)', [[live, gone, untouched]]);
+      expect(rows.every((r) => r.status_id === lead)).toBe(true);
+      const [company] = await fx.dataSource.query('SELECT synced_status_id FROM crm.companies WHERE id = $1', [companyId]);
+      expect(company.synced_status_id).toBe(lead);
+      const events = await fx.dataSource.query("SELECT type, reason, record_id, account_id, data FROM crm.outbox WHERE type = 'status' AND record_id = $1", [status.id]);
+      expect(events).toEqual([{ type: 'status', reason: 'deleted', record_id: status.id, account_id: acme.account_id, data: { status: { id: status.id }, lead_status_id: lead } }]);
+      await expect(statuses.get(acme, { status_id: status.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+    });
+
+    it('keeps names unique regardless of case, even for concurrent creates', async () => {
+      const statuses = new StatusesService(fx.dataSource);
+      await expect(statuses.create(acme, { status: 'LEAD' })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity, errors: { status: expect.any(String) } });
+      const results = await Promise.allSettled([statuses.create(acme, { status: 'Hot' }), statuses.create(acme, { status: 'hot' })]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ errorName: ErrorName.DuplicatedEntity });
+      // Another account may use the name.
+      await expect(statuses.create(other, { status: 'Hot' })).resolves.toMatchObject({ status: { status: 'Hot' } });
+    });
+  });
+
+  describe('lead sources and tags', () => {
+    it('deleting a lead source leaves its contacts without one', async () => {
+      const sources = new LeadSourcesService(fx.dataSource);
+      const { lead_source } = await sources.create(acme, { text: 'Referral' });
+      const contact = await insertContact(fx, acme, { last_name: 'Referred', lead_source_id: lead_source.id });
+      expect((await sources.get(acme, { lead_source_id: lead_source.id })).lead_source.total_count).toBe(1);
+      await expect(sources.create(acme, { text: 'referral' })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity });
+      await expect(sources.delete(other, { lead_source_id: lead_source.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await sources.delete(acme, { lead_source_id: lead_source.id });
+      const [row] = await fx.dataSource.query('SELECT lead_source_id FROM crm.contacts WHERE id = $1', [contact]);
+      expect(row.lead_source_id).toBeNull();
+    });
+
+    it('deleting a tag unlinks it from contacts and companies, in any letter case', async () => {
+      const tags = new TagsService(fx.dataSource);
+      const contact = await insertContact(fx, acme, { last_name: 'Tagged' });
+      await tagContact(fx, acme, contact, 'Trade show');
+      const companyId = newId();
+      await fx.dataSource.query("INSERT INTO crm.companies (id, account_id, name, syncing_tags, synced_tags) VALUES ($1, $2, $3, true, ARRAY['Trade Show', 'Keep'])", [companyId, acme.account_id, `Co ${companyId}`]);
+      const listed = await tags.list(acme, { per_page: 100 });
+      expect(listed.tags.find((t) => t.name === 'Trade show')).toMatchObject({ total_count: 1 });
+      await expect(tags.delete(bob, { tag_name: 'trade show' })).rejects.toMatchObject({ errorName: ErrorName.NoPermission });
+      await expect(tags.delete(other, { tag_name: 'trade show' })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await tags.delete(acme, { tag_name: 'TRADE SHOW' });
+      expect(await fx.dataSource.query('SELECT 1 FROM crm.contact_tags WHERE contact_id = $1', [contact])).toEqual([]);
+      const [company] = await fx.dataSource.query('SELECT synced_tags FROM crm.companies WHERE id = $1', [companyId]);
+      expect(company.synced_tags).toEqual(['Keep']);
+      await expect(tags.delete(acme, { tag_name: 'Trade show' })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+    });
+  });
+
+  describe('saved filters', () => {
+    it('selects exactly the contacts its conditions describe', async () => {
+      const filters = new FiltersService(fx.dataSource);
+      const account = await newAccount(fx, 'Filters');
+      const colleague = await newUser(fx, account, 'Mate');
+      const [customer] = await fx.dataSource.query("SELECT id FROM crm.statuses WHERE account_id = $1 AND status = 'Customer'", [account.account_id]);
+      const sizeField = newId();
+      const colorField = newId();
+      await fx.dataSource.query("INSERT INTO crm.fields (id, account_id, field_set, name, type, position) VALUES ($1, $2, 'custom_fields', 'Size', 'number', 1)", [sizeField, account.account_id]);
+      await fx.dataSource.query("INSERT INTO crm.fields (id, account_id, field_set, name, type, position, choices) VALUES ($1, $2, 'custom_fields', 'Colors', 'multiple_choice', 2, ARRAY['Red', 'Blue'])", [colorField, account.account_id]);
+
+      const c = {
+        ann: await insertContact(fx, account, { first_name: 'Ann', last_name: 'Smith', emails: [{ type: 'work', value: 'ann@acme.example' }], phones: [{ type: 'work', value: '+1 (555) 123-4567' }], custom_fields: { [sizeField]: 50, [colorField]: ['Red'] }, starred: true }),
+        bob: await insertContact(fx, account, { first_name: 'Bob', last_name: 'Smithers', status_id: customer.id, owner_id: colleague.user_id, custom_fields: { [sizeField]: 5, [colorField]: ['Red', 'Blue'] }, created_at: new Date('2026-01-10T12:00:00Z') }),
+        cy: await insertContact(fx, account, { first_name: 'Cy', last_name: 'Jones', company_name: '100% Pure_Co', created_at: new Date('2026-01-31T23:59:00Z') }),
+        gone: await insertContact(fx, account, { first_name: 'Del', last_name: 'Smith', deleted: true }),
+      };
+      await tagContact(fx, account, c.ann, 'VIP');
+      await tagContact(fx, account, c.ann, 'Partner');
+      await tagContact(fx, account, c.bob, 'vip');
+      await insertNextAction(fx, account, c.bob, colleague.user_id);
+      await insertDeal(fx, account, c.cy, 'pending');
+
+      const matching = async (conditions: unknown[]): Promise<string[]> => {
+        const { filter } = await filters.create(account, { name: `f-${newId()}`, conditions });
+        const condition = await savedFilterCondition(fx.dataSource.manager, account.account_id, filter.id, 3);
+        const rows: Array<{ id: string }> = await fx.dataSource.query(`SELECT c.id FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND $2::text IS NOT NULL AND ${condition.sql} ORDER BY c.sort_name`, [account.account_id, 'x', ...condition.params]);
+        return rows.map((r) => r.id);
+      };
+
+      expect(await matching([])).toEqual([c.cy, c.ann, c.bob]);
+      expect(await matching([{ field: 'last_name', operator: 'starts_with', value: 'smith' }])).toEqual([c.ann, c.bob]);
+      expect(await matching([{ field: 'last_name', operator: 'equals', value: 'SMITH' }])).toEqual([c.ann]);
+      expect(await matching([{ field: 'last_name', operator: 'not_contains', value: 'smith' }])).toEqual([c.cy]);
+      expect(await matching([{ field: 'company_name', operator: 'contains', value: '100% pure_' }])).toEqual([c.cy]);
+      expect(await matching([{ field: 'company_name', operator: 'contains', value: '1000' }])).toEqual([]);
+      expect(await matching([{ field: 'email', operator: 'contains', value: 'ACME' }])).toEqual([c.ann]);
+      expect(await matching([{ field: 'email', operator: 'is_empty' }])).toEqual([c.cy, c.bob]);
+      expect(await matching([{ field: 'phone', operator: 'contains', value: '555-123' }])).toEqual([c.ann]);
+      expect(await matching([{ field: 'status_id', operator: 'in', value: [customer.id] }])).toEqual([c.bob]);
+      expect(await matching([{ field: 'owner_id', operator: 'not_in', value: [colleague.user_id] }])).toEqual([c.cy, c.ann]);
+      expect(await matching([{ field: 'lead_source_id', operator: 'is_empty' }])).toEqual([c.cy, c.ann, c.bob]);
+      expect(await matching([{ field: 'tag', operator: 'has_any', value: ['vip'] }])).toEqual([c.ann, c.bob]);
+      expect(await matching([{ field: 'tag', operator: 'has_all', value: ['VIP', 'partner'] }])).toEqual([c.ann]);
+      expect(await matching([{ field: 'tag', operator: 'has_none', value: ['VIP'] }])).toEqual([c.cy]);
+      expect(await matching([{ field: 'starred', operator: 'is', value: true }])).toEqual([c.ann]);
+      expect(await matching([{ field: 'pending_deal', operator: 'is', value: true }])).toEqual([c.cy]);
+      expect(await matching([{ field: 'has_next_action', operator: 'is', value: true }])).toEqual([c.bob]);
+      expect(await matching([{ field: 'created_at', operator: 'since', value: '2026-01-10' }, { field: 'created_at', operator: 'until', value: '2026-01-31' }])).toEqual([c.cy, c.bob]);
+      expect(await matching([{ field: 'created_at', operator: 'until', value: Date.parse('2026-01-10T12:00:00Z') / 1000 }])).toEqual([c.bob]);
+      expect(await matching([{ field: 'custom_field', custom_field_id: sizeField, operator: 'greater_than', value: 10 }])).toEqual([c.ann]);
+      expect(await matching([{ field: 'custom_field', custom_field_id: sizeField, operator: 'is_empty' }])).toEqual([c.cy]);
+      expect(await matching([{ field: 'custom_field', custom_field_id: colorField, operator: 'has_all', value: ['Blue', 'Red'] }])).toEqual([c.bob]);
+      expect(await matching([{ field: 'custom_field', custom_field_id: colorField, operator: 'has_none', value: ['Blue'] }])).toEqual([c.cy, c.ann]);
+      // Conditions combine with AND.
+      expect(await matching([{ field: 'tag', operator: 'has_any', value: ['VIP'] }, { field: 'status_id', operator: 'not_in', value: [customer.id] }])).toEqual([c.ann]);
+
+      // A deleted custom field: nobody has a value for it.
+      const onSize = (await filters.create(account, { name: 'Big ones', conditions: [{ field: 'custom_field', custom_field_id: sizeField, operator: 'greater_than', value: 1 }] })).filter;
+      await fx.dataSource.query('DELETE FROM crm.fields WHERE id = $1', [sizeField]);
+      const after = await savedFilterCondition(fx.dataSource.manager, account.account_id, onSize.id, 1);
+      expect(after.sql).toBe('(FALSE)');
+    });
+
+    it('refuses unknown ids, other accounts and bad shapes; keeps names unique', async () => {
+      const filters = new FiltersService(fx.dataSource);
+      const otherStatus = await leadStatusId(fx, other);
+      await expect(filters.create(acme, { name: 'X', conditions: [{ field: 'status_id', operator: 'in', value: [otherStatus] }] })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound, errors: { 'conditions.0.value': expect.any(String) } });
+      await expect(filters.create(acme, { name: 'X', conditions: [{ field: 'owner_id', operator: 'in', value: [other.user_id] }] })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(filters.create(acme, { name: 'X', conditions: [{ field: 'nope' }] })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { 'conditions.0.field': expect.any(String) } });
+      await expect(filters.create(acme, { name: 'X', conditions: 'x' })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { conditions: expect.any(String) } });
+      await expect(filters.create(bob, { name: 'X' })).rejects.toMatchObject({ errorName: ErrorName.NoPermission });
+      const { filter } = await filters.create(acme, { name: 'Mine', conditions: [{ field: 'owner_id', operator: 'in', value: [bob.user_id] }] });
+      await expect(filters.create(acme, { name: 'MINE' })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity });
+      await expect(savedFilterCondition(fx.dataSource.manager, other.account_id, filter.id, 1)).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(savedFilterCondition(fx.dataSource.manager, acme.account_id, 'not-an-id', 1)).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      const patched = await filters.patch(acme, { filter_id: filter.id, name: 'Bob' });
+      expect(patched.filter).toMatchObject({ name: 'Bob', conditions: filter.conditions });
+      const replaced = await filters.update(acme, { filter_id: filter.id, name: 'Bob' });
+      expect(replaced.filter.conditions).toEqual([]);
+    });
+  });
+
+  describe('relationships between contacts', () => {
+    it('shows one label for both ends of a symmetrical type and one per end of a directional type', async () => {
+      const types = new RelationshipTypesService(fx.dataSource);
+      const relationships = new ContactRelationshipsService(fx.dataSource);
+      const { relationship_type: boss } = await types.create(acme, { variants: [{ name: 'Boss' }, { name: 'Employee' }] });
+      const { relationship_type: friend } = await types.create(acme, { variants: [{ name: 'Buddy' }] });
+      const [bossV, employeeV] = boss.relationship_variants;
+      const anna = await insertContact(fx, acme, { last_name: 'Anna' });
+      const bert = await insertContact(fx, acme, { last_name: 'Bert' });
+      const foreign = await insertContact(fx, other, { last_name: 'Foreign' });
+
+      // Bert is Anna's boss.
+      const made = await relationships.create(bob, { contact_id: anna, related_contact_id: bert, relationship_type_id: boss.id, variant_id: bossV.id });
+      expect(made.relationship).toMatchObject({ contact_id: anna, related_contact_id: bert, variant_id: bossV.id, label: 'Boss', reverse_label: 'Employee', symmetrical: false });
+      const fromBert = await relationships.list(acme, { contact_id: bert });
+      expect(fromBert.relationships).toEqual([{ relationship: expect.objectContaining({ id: made.relationship.id, contact_id: bert, related_contact_id: anna, variant_id: employeeV.id, label: 'Employee', reverse_label: 'Boss' }) }]);
+
+      const buddies = await relationships.create(acme, { contact_id: bert, related_contact_id: anna, relationship_type_id: friend.id });
+      expect(buddies.relationship).toMatchObject({ label: 'Buddy', reverse_label: 'Buddy', symmetrical: true });
+      expect((await relationships.list(acme, { contact_id: anna })).relationships.map((r) => r.relationship.label)).toEqual(['Boss', 'Buddy']);
+
+      await expect(relationships.create(acme, { contact_id: bert, related_contact_id: anna, relationship_type_id: boss.id, variant_id: bossV.id })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity });
+      await expect(relationships.create(acme, { contact_id: anna, related_contact_id: anna, relationship_type_id: friend.id })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData });
+      await expect(relationships.create(acme, { contact_id: anna, related_contact_id: bert, relationship_type_id: boss.id })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { variant_id: expect.any(String) } });
+      await expect(relationships.create(acme, { contact_id: anna, related_contact_id: foreign, relationship_type_id: friend.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound, errors: { related_contact_id: expect.any(String) } });
+      await expect(relationships.list(other, { contact_id: anna })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(relationships.delete(other, { contact_id: anna, relationship_id: made.relationship.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+
+      // Deleted from the other end.
+      await relationships.delete(acme, { contact_id: bert, relationship_id: made.relationship.id });
+      expect((await relationships.list(acme, { contact_id: anna })).relationships.map((r) => r.relationship.label)).toEqual(['Buddy']);
+      // A soft-deleted contact's relationships are hidden from the other end.
+      await fx.dataSource.query('UPDATE crm.contacts SET deleted_at = now() WHERE id = $1', [bert]);
+      expect((await relationships.list(acme, { contact_id: anna })).total_count).toBe(0);
     });
   });
 });

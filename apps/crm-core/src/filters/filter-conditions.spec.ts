@@ -99,10 +99,10 @@ describe('saved filter SQL', () => {
       new Map(),
     );
     expect(sql).toContain('$4');
-    expect(sql).toContain('$7::int');
-    expect(sql).toContain('$8::timestamptz');
+    expect(sql).toContain('cardinality($5::text[])');
+    expect(sql).toContain('$6::timestamptz');
     expect(sql).not.toContain("o'k");
-    expect(params).toEqual(["%50\\%\\_o'k%", ['vip', 'partner'], ['vip', 'partner'], 2, '2026-02-01T00:00:00.000Z']);
+    expect(params).toEqual(["%50\\%\\_o'k%", ['vip', 'partner'], '2026-02-01T00:00:00.000Z']);
   });
 
   it('is TRUE without conditions, and treats a deleted custom field as empty', () => {

@@ -199,8 +199,8 @@ export function parseConditions(raw: readonly unknown[], customFields: ReadonlyM
       if (customId) condition.custom_field_id = customId;
       if (value !== undefined) condition.value = value;
       conditions.push(condition);
-      if ((FILTER_REFERENCE_FIELDS as readonly string[]).includes(field)) {
-        for (const id of value as string[]) references[field as keyof FilterReferences].push({ id, key: `${at}.value` });
+      if ((FILTER_REFERENCE_FIELDS as readonly string[]).includes(field) && Array.isArray(value)) {
+        for (const id of value) references[field as keyof FilterReferences].push({ id, key: `${at}.value` });
       }
     } catch (error) {
       if (!(error instanceof ConditionError)) throw error;

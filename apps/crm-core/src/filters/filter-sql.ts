@@ -79,10 +79,11 @@ export function conditionsSql(conditions: readonly FilterConditionDto[], firstPa
       }
       case 'tag': {
         const names = (value as string[]).map((n) => n.toLowerCase());
-        const tagged = `SELECT 1 FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id AND lower(t.name) = ANY(${p(names, '::text[]')})`;
-        if (operator === 'has_any') return `EXISTS (${tagged})`;
-        if (operator === 'has_none') return `NOT EXISTS (${tagged})`;
-        return `(SELECT count(DISTINCT lower(t.name)) FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id AND lower(t.name) = ANY(${p(names, '::text[]')})) = ${p(names.length, '::int')}`;
+        const list = p(names, '::text[]');
+        const tagged = `FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id AND lower(t.name) = ANY(${list})`;
+        if (operator === 'has_any') return `EXISTS (SELECT 1 ${tagged})`;
+        if (operator === 'has_none') return `NOT EXISTS (SELECT 1 ${tagged})`;
+        return `(SELECT count(DISTINCT lower(t.name)) ${tagged}) = cardinality(${list})`;
       }
       case 'starred':
         return value ? 'c.starred' : 'NOT c.starred';

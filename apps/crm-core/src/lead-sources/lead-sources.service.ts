@@ -50,7 +50,7 @@ export class LeadSourcesService {
     const id = newId();
     return this.unique(() =>
       this.dataSource.transaction(async (m) => {
-        await m.query('INSERT INTO crm.lead_sources (id, account_id, text, position) VALUES ($1, $2, $3, (SELECT coalesce(max(position), -1) + 1 FROM crm.lead_sources WHERE account_id = $2))', [id, caller.account_id, text]);
+        await m.query('INSERT INTO crm.lead_sources (id, account_id, text, position) VALUES ($1, $2::varchar, $3, (SELECT coalesce(max(position), -1) + 1 FROM crm.lead_sources WHERE account_id = $2::varchar))', [id, caller.account_id, text]);
         const [reply] = await this.withCounts(m, caller, [await this.find(m, caller.account_id, id)]);
         return reply;
       }),

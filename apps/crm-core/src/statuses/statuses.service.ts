@@ -70,7 +70,7 @@ export class StatusesService {
       this.dataSource.transaction(async (m) => {
         await m.query(
           `INSERT INTO crm.statuses (id, account_id, status, text, description, color, position)
-           VALUES ($1, $2, $3, $4, $5, $6, (SELECT coalesce(max(position), -1) + 1 FROM crm.statuses WHERE account_id = $2))`,
+           VALUES ($1, $2::varchar, $3, $4, $5, $6, (SELECT coalesce(max(position), -1) + 1 FROM crm.statuses WHERE account_id = $2::varchar))`,
           [id, caller.account_id, request.status, request.text ?? defaultText(request.status), request.description ?? '', request.color ?? DEFAULT_STATUS_COLOR],
         );
         const [reply] = await this.withCounts(m, caller, [await this.find(m, caller.account_id, id)]);
