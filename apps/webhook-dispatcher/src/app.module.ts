@@ -5,6 +5,7 @@ import { NatsClientModule } from '@crm/messaging';
 import { ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
 import type { DispatcherConfig } from './config/dispatcher.config';
 import { webhooksDataSource } from './database/webhooks-data-source';
+import { DeliveriesModule } from './deliveries/deliveries.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
@@ -18,6 +19,7 @@ export class AppModule {
         DatabaseModule.forRoot(() => webhooksDataSource(config)),
         NatsClientModule.forRoot({ url: config.NATS_URL, name: `webhook-dispatcher-${process.pid}`, namespace: config.CRM_NAMESPACE, timeoutMs: 5000 }),
         WebhooksModule,
+        DeliveriesModule,
       ],
     };
   }

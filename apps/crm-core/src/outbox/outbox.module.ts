@@ -6,15 +6,18 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { ensureEventsStream, OutboxRelay } from './outbox';
+import { OutboxListener } from './outbox-listener';
 
 /**
- * Runs the outbox relay in every crm-core replica (they share the work through SKIP LOCKED) on a
- * NATS connection of its own; stops it, then drains, on shutdown.
+ * Runs the outbox relay in every crm-core replica (one publishes at a time, the others take over
+ * at once if it stops) on a NATS connection of its own, woken by the NOTIFY of every committed
+ * event; stops it, then drains, on shutdown.
  */
 @Injectable()
 export class OutboxRelayRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private nc: NatsConnection | undefined;
   private relay: { stop(): Promise<void> } | undefined;
+  private listener: OutboxListener | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -25,10 +28,14 @@ export class OutboxRelayRunner implements OnApplicationBootstrap, OnApplicationS
   async onApplicationBootstrap(): Promise<void> {
     this.nc = await connectNats({ url: this.config.NATS_URL, name: `crm-core-outbox-${process.pid}`, logger: this.logger });
     await ensureEventsStream(this.nc, this.config.CRM_NAMESPACE);
-    this.relay = new OutboxRelay(this.dataSource, this.nc, this.config.CRM_NAMESPACE, this.logger).run();
+    const relay = new OutboxRelay(this.dataSource, this.nc, this.config.CRM_NAMESPACE, this.logger);
+    this.listener = new OutboxListener(this.config.databaseUrl, this.logger, () => relay.wake());
+    this.listener.start();
+    this.relay = relay.run();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.listener?.stop();
     await this.relay?.stop();
     await this.nc?.drain().catch(() => undefined);
   }

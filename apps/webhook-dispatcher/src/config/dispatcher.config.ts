@@ -1,5 +1,6 @@
 import { BoolEnv, DatabaseBackedConfig, IntEnv } from '@crm/config';
-import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
 
 export class DispatcherConfig extends DatabaseBackedConfig {
   /** Health and metrics only; 0 picks a free port (replicas on one host). */
@@ -12,6 +13,27 @@ export class DispatcherConfig extends DatabaseBackedConfig {
   /** Development only: allow receivers on private, loopback and link-local addresses. */
   @BoolEnv() @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE = false;
+
+  /** One attempt may take this long (connect, send, answer) before it counts as a timeout. */
+  @IntEnv() @IsInt() @Min(100) @Max(60000)
+  WEBHOOK_TIMEOUT_MS = 10000;
+
+  /** Attempts in flight to one webhook per dispatcher replica: a hanging receiver holds at most these. */
+  @IntEnv() @IsInt() @Min(1) @Max(1000)
+  WEBHOOK_RECEIVER_CONCURRENCY = 32;
+
+  /**
+   * Multiplies the retry schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). 1 in production;
+   * tests use e.g. 0.001 so a retry "after 5 minutes" comes after 300 ms.
+   */
+  @Transform(({ value }) => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value))
+  @IsNumber({}, { message: 'WEBHOOK_RETRY_SCALE must be a number' })
+  @Min(0.0001) @Max(100)
+  WEBHOOK_RETRY_SCALE = 1;
+
+  /** Finished deliveries (and their attempts) are kept this long for GET /webhooks/{id}/deliveries. */
+  @IntEnv() @IsInt() @Min(1) @Max(3650)
+  WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
 
   get databaseUrl(): string {
     return this.WEBHOOKS_DATABASE_URL ?? this.DATABASE_URL;

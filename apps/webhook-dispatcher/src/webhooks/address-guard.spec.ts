@@ -1,4 +1,4 @@
-import { isPrivateAddress, literalPrivateHost } from './address-guard';
+import { guardedLookup, isPrivateAddress, literalPrivateHost, PrivateAddressError, refusedLiteralAddress } from './address-guard';
 
 describe('webhook address guard', () => {
   it('refuses private, loopback, link-local and metadata addresses, in any notation URL parsing allows', () => {
@@ -12,5 +12,34 @@ describe('webhook address guard', () => {
     expect(literalPrivateHost('https://user:pw@hooks.example.com/')).toBe('must not contain credentials');
     expect(isPrivateAddress('8.8.8.8')).toBe(false);
     expect(isPrivateAddress('not an ip')).toBe(false);
+  });
+
+  const lookupOnce = (lookup: ReturnType<typeof guardedLookup>, host: string, all: boolean) =>
+    new Promise<{ error: Error | null; address: unknown }>((resolve) => lookup(host, { all }, (error, address) => resolve({ error, address })));
+
+  it('refuses a name that resolves to a private address at connect time (real resolver)', async () => {
+    const { error } = await lookupOnce(guardedLookup(false), 'localhost', false);
+    expect(error).toBeInstanceOf(PrivateAddressError);
+    const allowed = await lookupOnce(guardedLookup(true), 'localhost', false);
+    expect(allowed.error).toBeNull();
+    expect(isPrivateAddress(allowed.address as string)).toBe(true);
+  });
+
+  it('connects to the address it checked, whatever the name resolves to next (DNS rebinding)', async () => {
+    const answers = [[{ address: '93.184.216.34', family: 4 }], [{ address: '127.0.0.1', family: 4 }], [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }]];
+    let call = 0;
+    const lookup = guardedLookup(false, (_host, _options, callback) => callback(null, answers[call++]));
+    expect(await lookupOnce(lookup, 'rebind.example', false)).toEqual({ error: null, address: '93.184.216.34' });
+    expect((await lookupOnce(lookup, 'rebind.example', true)).error).toBeInstanceOf(PrivateAddressError);
+    // One private address among public ones is enough to refuse: the socket might pick it.
+    expect((await lookupOnce(lookup, 'rebind.example', true)).error).toBeInstanceOf(PrivateAddressError);
+  });
+
+  it('refuses literal private addresses unless allowed', () => {
+    expect(refusedLiteralAddress('127.0.0.1', false)).toBeInstanceOf(PrivateAddressError);
+    expect(refusedLiteralAddress('[::1]', false)).toBeInstanceOf(PrivateAddressError);
+    expect(refusedLiteralAddress('127.0.0.1', true)).toBeNull();
+    expect(refusedLiteralAddress('93.184.216.34', false)).toBeNull();
+    expect(refusedLiteralAddress('hooks.example.com', false)).toBeNull();
   });
 });

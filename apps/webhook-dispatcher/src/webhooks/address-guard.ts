@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns';
 import { isIP } from 'node:net';
 
 /** Host names that always mean this machine or a cloud metadata service. */
@@ -57,4 +58,52 @@ export function literalPrivateHost(hookUrl: string): string | null {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isPrivateAddress(host) || PRIVATE_NAMES.test(host)) return 'points to a private, loopback, link-local or metadata address';
   return null;
+}
+
+/** A receiver's name resolved (or its literal address is) to an address webhooks must not reach. */
+export class PrivateAddressError extends Error {
+  readonly code = 'EPRIVATEADDRESS';
+
+  constructor(host: string, address: string) {
+    super(`${host} resolves to ${address}, a private, loopback, link-local or metadata address`);
+    this.name = 'PrivateAddressError';
+  }
+}
+
+type LookupAddress = { address: string; family: number };
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type Resolver = (hostname: string, options: { all: true; family?: number }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+/**
+ * A `lookup` for http(s).request that resolves the name once, refuses it when any address it
+ * resolves to is private (unless allowed), and hands exactly the checked addresses to the socket:
+ * the connection goes to the address that was checked, so a DNS answer that changes between the
+ * check and the connect (rebinding) cannot slip through.
+ */
+export function guardedLookup(allowPrivate: boolean, resolve: Resolver = dnsLookup) {
+  return (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback): void => {
+    const family = typeof options === 'number' ? options : options?.family;
+    const all = typeof options === 'object' && options?.all === true;
+    resolve(hostname, { all: true, ...(family ? { family } : {}) }, (error, addresses) => {
+      if (error) return callback(error, all ? [] : '', undefined);
+      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), all ? [] : '', undefined);
+      if (!allowPrivate) {
+        const refused = addresses.find((a) => isPrivateAddress(a.address));
+        if (refused) return callback(new PrivateAddressError(hostname, refused.address), all ? [] : '', undefined);
+      }
+      if (all) callback(null, addresses);
+      else callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+function dnsLookup(hostname: string, options: { all: true; family?: number }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void): void {
+  lookup(hostname, options, callback);
+}
+
+/** A literal IP host of a receiver URL that must not be reached (names go through {@link guardedLookup}). */
+export function refusedLiteralAddress(host: string, allowPrivate: boolean): PrivateAddressError | null {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (allowPrivate || isIP(bare) === 0 || !isPrivateAddress(bare)) return null;
+  return new PrivateAddressError(host, bare);
 }

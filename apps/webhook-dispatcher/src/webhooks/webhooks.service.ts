@@ -85,6 +85,10 @@ export class WebhooksService {
       ...writableValues(request),
       current.id,
     ]);
+    if (current.active && !request.active) {
+      // Switched off: what still waits for it is failed (a redelivery can send it once it is active again).
+      await this.dataSource.query(`UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), last_error = 'webhook switched off' WHERE webhook_id = $1 AND status = 'pending' AND locked_by IS NULL`, [current.id]);
+    }
     return { webhook: toDto(await this.find(caller.account_id, current.id)) };
   }
 

@@ -44,3 +44,20 @@ export function eventsStreamSubjects(namespace: string): string[] {
 
 /** How long JetStream remembers message ids to drop a re-published event. */
 export const EVENTS_DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+
+/** The events stream as both sides create it (whichever starts first): name, subjects, duplicate window. */
+export function eventsStreamConfig(namespace: string): { name: string; subjects: string[]; duplicateWindowMs: number } {
+  return { name: eventsStreamName(namespace), subjects: eventsStreamSubjects(namespace), duplicateWindowMs: EVENTS_DUPLICATE_WINDOW_MS };
+}
+
+/** Durable JetStream consumer of the events stream shared by every webhook-dispatcher replica. */
+export const WEBHOOK_DISPATCHER_CONSUMER = 'webhook-dispatcher';
+
+/** Type and reason of the internal event that falls webhooks filtering on a deleted status back to lead. */
+export const STATUS_DELETED_EVENT = { type: 'status', reason: 'deleted' } as const;
+
+/** `data` of the internal status-deleted event. */
+export interface StatusDeletedData {
+  status: { id: string };
+  lead_status_id: string;
+}

@@ -1,5 +1,5 @@
 import type { PageInfo } from '../paging/paging.request';
-import type { WebhookEventType } from './webhook.requests';
+import type { WebhookDeliveryStatus, WebhookEventType } from './webhook.requests';
 
 /** A webhook registration; `signing_secret` only in the creation and rotation responses. */
 export interface WebhookDto {
@@ -21,4 +21,47 @@ export interface WebhookReply {
 
 export interface ListWebhooksReply extends PageInfo {
   webhooks: WebhookReply[];
+}
+
+/** One HTTP attempt of a delivery. */
+export interface WebhookDeliveryAttemptDto {
+  attempted_at: string;
+  /** HTTP status of the receiver's answer; null when there was none (timeout, network error, refused address). */
+  response_code: number | null;
+  duration_ms: number;
+  /** Why the attempt failed without an answer (or the answer that was not 2xx); null on success. */
+  error: string | null;
+}
+
+/**
+ * One event sent to one webhook. `id` is also the `webhook-id` header, the same across retries
+ * and redeliveries, so receivers can drop duplicates.
+ */
+export interface WebhookDeliveryDto {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  type: string;
+  reason: string;
+  record_id: string;
+  status: WebhookDeliveryStatus;
+  /** Every attempt, oldest first. */
+  attempts: WebhookDeliveryAttemptDto[];
+  /** Of the last attempt (null before the first). */
+  response_code: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  /** When the next try is due (pending deliveries), else null. */
+  next_attempt_at: string | null;
+  created_at: string;
+  /** When it was delivered or given up (null while pending). */
+  completed_at: string | null;
+}
+
+export interface WebhookDeliveryReply {
+  delivery: WebhookDeliveryDto;
+}
+
+export interface ListWebhookDeliveriesReply extends PageInfo {
+  deliveries: WebhookDeliveryReply[];
 }

@@ -58,3 +58,27 @@ export class UpdateWebhookRequest extends CreateWebhookRequest {
   @IsString()
   webhook_id: string;
 }
+
+/** States of a delivery: waiting for its first attempt or a retry, delivered (2xx), or failed for good. */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** GET /webhooks/{id}/deliveries: newest first, optionally only one status. */
+export class ListWebhookDeliveriesRequest extends PagingRequest {
+  @IsString()
+  webhook_id: string;
+
+  @IsOptional()
+  @IsIn(WEBHOOK_DELIVERY_STATUSES, { message: `status must be one of: ${WEBHOOK_DELIVERY_STATUSES.join(', ')}` })
+  status?: WebhookDeliveryStatus;
+}
+
+/** POST /webhooks/{id}/deliveries/{delivery_id}/redeliver. */
+export class WebhookDeliveryIdRequest {
+  @IsString()
+  webhook_id: string;
+
+  /** Any string: an id that names no delivery of that webhook is 404, not 400. */
+  @IsString()
+  delivery_id: string;
+}

@@ -1,6 +1,6 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
 import { Subjects } from '../rpc/subjects';
-import { CreateWebhookRequest, ListWebhooksRequest, UpdateWebhookRequest, WebhookIdRequest } from './webhook.requests';
+import { CreateWebhookRequest, ListWebhookDeliveriesRequest, ListWebhooksRequest, UpdateWebhookRequest, WebhookDeliveryIdRequest, WebhookIdRequest } from './webhook.requests';
 
 const tag = 'Webhooks';
 const common = { apiKeyOnly: 'forbidden', tag } as const;
@@ -32,5 +32,27 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     request: WebhookIdRequest,
     successStatus: 200,
     summary: 'Issue a new signing_secret (admin only); the previous one keeps signing alongside it for 24 hours',
+  },
+  {
+    ...common,
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/webhooks/{webhook_id}/deliveries',
+    subject: Subjects.WebhookDeliveriesList,
+    access: 'read',
+    request: ListWebhookDeliveriesRequest,
+    successStatus: 200,
+    summary: "A webhook's deliveries, newest first, with every attempt (status, response code, duration) and the next retry (admin only)",
+  },
+  {
+    ...common,
+    operationId: 'redeliverWebhookDelivery',
+    method: 'POST',
+    path: '/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver',
+    subject: Subjects.WebhookDeliveriesRedeliver,
+    access: 'write',
+    request: WebhookDeliveryIdRequest,
+    successStatus: 200,
+    summary: 'Send a delivery again now, with a fresh retry schedule and the same webhook-id (admin only)',
   },
 ];

@@ -7,4 +7,7 @@ export const WebhookSubjects = {
   WebhooksUpdate: 'webhooks.registrations.update.v1',
   WebhooksDelete: 'webhooks.registrations.delete.v1',
   WebhooksRotateSecret: 'webhooks.registrations.rotate-secret.v1',
+  // gateway -> webhook-dispatcher: the delivery log and manual redelivery
+  WebhookDeliveriesList: 'webhooks.deliveries.list.v1',
+  WebhookDeliveriesRedeliver: 'webhooks.deliveries.redeliver.v1',
 } as const;

@@ -1,0 +1,323 @@
+import { Injectable } from '@nestjs/common';
+import type { WebhookDeliveryStatus } from '@crm/contracts';
+import { DataSource } from 'typeorm';
+
+/** A webhook as the dispatcher needs it to choose and sign deliveries. */
+export interface WebhookTarget {
+  id: string;
+  account_id: string;
+  hook_url: string;
+  secretkey: string;
+  types: string[];
+  status_id: string | null;
+  active: boolean;
+  /** The current signing secret, then the previous one while a rotation overlaps. */
+  secrets: string[];
+}
+
+/** An event taken from the stream that has at least one delivery. */
+export interface IngestedEvent {
+  event_id: string;
+  account_id: string;
+  type: string;
+  reason: string;
+  record_id: string;
+  /** The event's Unix seconds (the body's `timestamp`). */
+  timestamp: number;
+  /** When JetStream stored it (ms): the start of the delivery latency. */
+  published_at_ms: number;
+  stream_seq: number;
+  /** `data` serialized once, spliced into every body as is. */
+  data_json: string;
+}
+
+export interface NewDelivery {
+  id: string;
+  event_id: string;
+  webhook_id: string;
+  record_id: string;
+  event_seq: number;
+  /** Claim it for this replica at once (it has room, and nothing older of the record is waiting). */
+  claim: boolean;
+}
+
+/** A delivery claimed by this replica, with everything needed to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  record_id: string;
+  event_seq: number;
+  /** Tries made in the current round (a redelivery starts a new round). */
+  tries: number;
+  /** Attempts made in all (0: this is the first). */
+  attempt_count: number;
+  type: string;
+  reason: string;
+  timestamp: number;
+  published_at_ms: number;
+  data_json: string;
+  hook_url: string;
+  secretkey: string;
+  secrets: string[];
+  /** The replica key that claimed it: the result is written only while the claim is still ours. */
+  claim_key: number;
+}
+
+/** The outcome of one attempt, to be written with the delivery's new state. */
+export interface AttemptRecord {
+  delivery_id: string;
+  claim_key: number;
+  status: WebhookDeliveryStatus;
+  attempted_at: Date;
+  duration_ms: number;
+  response_code: number | null;
+  error: string | null;
+  /** Delay before the next try (status pending). */
+  delay_ms: number | null;
+}
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  type: string;
+  reason: string;
+  record_id: string;
+  status: WebhookDeliveryStatus;
+  last_response_code: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  completed_at: Date | null;
+  locked_by: number | null;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempted_at: Date;
+  duration_ms: number;
+  response_code: number | null;
+  error: string | null;
+}
+
+const SECRETS = `CASE WHEN w.previous_signing_secret IS NOT NULL AND w.previous_secret_expires_at > now() THEN ARRAY[w.signing_secret, w.previous_signing_secret] ELSE ARRAY[w.signing_secret] END`;
+
+/** First attempts of one record to one webhook go out in stream order: nothing older may still wait for its first. */
+const NO_OLDER_FIRST_ATTEMPT = (alias: string) =>
+  `NOT EXISTS (SELECT 1 FROM webhooks.deliveries p WHERE p.webhook_id = ${alias}.webhook_id AND p.record_id = ${alias}.record_id AND p.status = 'pending' AND p.attempt_count = 0 AND p.event_seq < ${alias}.event_seq)`;
+
+const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.type, e.reason, d.record_id, d.status, d.last_response_code, d.last_duration_ms, d.last_error, d.next_attempt_at, d.created_at, d.completed_at, d.locked_by`;
+
+/** Every query of the delivery pipeline and the delivery log (schema "webhooks"). */
+@Injectable()
+export class DeliveriesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Active webhooks of these accounts. */
+  async activeWebhooksOf(accountIds: string[]): Promise<WebhookTarget[]> {
+    if (accountIds.length === 0) return [];
+    return this.dataSource.query(`SELECT w.id, w.account_id, w.hook_url, w.secretkey, w.types, w.status_id, w.active, ${SECRETS} AS secrets FROM webhooks.webhooks w WHERE w.account_id = ANY($1::varchar[]) AND w.active ORDER BY w.created_at, w.id`, [accountIds]);
+  }
+
+  /** A deleted status: webhooks filtering on it fall back to the account's lead status. */
+  async fallBackStatus(accountId: string, statusId: string, leadStatusId: string): Promise<void> {
+    await this.dataSource.query('UPDATE webhooks.webhooks SET status_id = $3, modified_at = now() WHERE account_id = $1 AND status_id = $2', [accountId, statusId.toLowerCase(), leadStatusId.toLowerCase()]);
+  }
+
+  /**
+   * Records events and their deliveries in one statement (one commit): a delivery that exists
+   * already for (event, webhook) is left alone, so a redelivered or re-published event adds
+   * nothing. Rows asked to be claimed are claimed by `claimKey` unless an older first attempt of
+   * the same record to the same webhook still waits. Returns the inserted ids and whether each
+   * was claimed.
+   */
+  async ingest(events: IngestedEvent[], deliveries: NewDelivery[], claimKey: number): Promise<Array<{ id: string; claimed: boolean }>> {
+    if (deliveries.length === 0) return [];
+    const rows: Array<{ id: string; locked_by: number | null }> = await this.dataSource.query(
+      `WITH ev AS (
+         INSERT INTO webhooks.events (event_id, account_id, type, reason, record_id, occurred_at, published_at, stream_seq, data)
+         SELECT t.event_id, t.account_id, t.type, t.reason, t.record_id, t.occurred_at, to_timestamp(t.published_ms / 1000.0), t.stream_seq, t.data::json
+         FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[], $6::bigint[], $7::float8[], $8::bigint[], $9::text[])
+           AS t(event_id, account_id, type, reason, record_id, occurred_at, published_ms, stream_seq, data)
+         ON CONFLICT (event_id) DO NOTHING
+       ),
+       n AS (
+         SELECT * FROM unnest($10::varchar[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[], $15::boolean[]) AS t(id, event_id, webhook_id, record_id, event_seq, claim)
+       )
+       INSERT INTO webhooks.deliveries (id, event_id, webhook_id, record_id, event_seq, next_attempt_at, locked_by)
+       SELECT n.id, n.event_id, n.webhook_id, n.record_id, n.event_seq, now(), CASE WHEN n.claim AND ${NO_OLDER_FIRST_ATTEMPT('n')} THEN $16::int END
+       FROM n JOIN webhooks.webhooks w ON w.id = n.webhook_id
+       ON CONFLICT (event_id, webhook_id) DO NOTHING
+       RETURNING id, locked_by`,
+      [
+        events.map((e) => e.event_id),
+        events.map((e) => e.account_id),
+        events.map((e) => e.type),
+        events.map((e) => e.reason),
+        events.map((e) => e.record_id),
+        events.map((e) => e.timestamp),
+        events.map((e) => e.published_at_ms),
+        events.map((e) => e.stream_seq),
+        events.map((e) => e.data_json),
+        deliveries.map((d) => d.id),
+        deliveries.map((d) => d.event_id),
+        deliveries.map((d) => d.webhook_id),
+        deliveries.map((d) => d.record_id),
+        deliveries.map((d) => d.event_seq),
+        deliveries.map((d) => d.claim),
+        claimKey,
+      ],
+    );
+    return rows.map((r) => ({ id: r.id, claimed: r.locked_by !== null }));
+  }
+
+  /**
+   * Claims due deliveries of active webhooks for this replica (FOR UPDATE SKIP LOCKED: replicas
+   * never take the same rows), oldest due first, skipping webhooks this replica has no room for and
+   * first attempts that must wait for an older one of the same record.
+   */
+  async claimDue(claimKey: number, limit: number, skipWebhookIds: string[]): Promise<ClaimedDelivery[]> {
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows]: [Array<Omit<ClaimedDelivery, 'claim_key' | 'event_seq' | 'timestamp' | 'published_at_ms'> & { event_seq: string; timestamp: string; published_at: Date }>] = await this.dataSource.query(
+      `WITH picked AS (
+         SELECT c.id FROM webhooks.deliveries c JOIN webhooks.webhooks w ON w.id = c.webhook_id AND w.active
+         WHERE c.status = 'pending' AND c.locked_by IS NULL AND c.next_attempt_at <= now()
+           AND NOT (c.webhook_id = ANY($3::varchar[]))
+           AND (c.attempt_count > 0 OR ${NO_OLDER_FIRST_ATTEMPT('c')})
+         ORDER BY c.next_attempt_at
+         LIMIT $2
+         FOR UPDATE OF c SKIP LOCKED
+       )
+       UPDATE webhooks.deliveries d SET locked_by = $1
+       FROM picked, webhooks.events e, webhooks.webhooks w
+       WHERE d.id = picked.id AND e.event_id = d.event_id AND w.id = d.webhook_id
+       RETURNING d.id, d.webhook_id, d.event_id, d.record_id, d.event_seq, d.tries, d.attempt_count, e.type, e.reason, e.occurred_at AS timestamp, e.published_at, e.data::text AS data_json, w.hook_url, w.secretkey, ${SECRETS} AS secrets`,
+      [claimKey, limit, skipWebhookIds],
+    );
+    return rows
+      .map(({ published_at, ...r }) => ({ ...r, event_seq: Number(r.event_seq), timestamp: Number(r.timestamp), published_at_ms: new Date(published_at).getTime(), claim_key: claimKey }))
+      .sort((a, b) => a.event_seq - b.event_seq);
+  }
+
+  /**
+   * Writes attempts and the new state of their deliveries in one statement. The state changes only
+   * while the claim is still ours (a replica thought dead may have been replaced); the attempt is
+   * logged either way, since it happened.
+   */
+  async recordAttempts(records: AttemptRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.dataSource.query(
+      `WITH r AS (
+         SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::timestamptz[], $5::int[], $6::int[], $7::varchar[], $8::float8[])
+           AS t(id, claim_key, status, attempted_at, duration_ms, response_code, error, delay_ms)
+       ),
+       logged AS (
+         INSERT INTO webhooks.delivery_attempts (delivery_id, attempted_at, duration_ms, response_code, error)
+         SELECT r.id, r.attempted_at, r.duration_ms, r.response_code, r.error FROM r WHERE EXISTS (SELECT 1 FROM webhooks.deliveries x WHERE x.id = r.id)
+       )
+       UPDATE webhooks.deliveries d SET
+         status = r.status,
+         attempt_count = d.attempt_count + 1,
+         tries = d.tries + 1,
+         next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + r.delay_ms * interval '1 millisecond' END,
+         completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END,
+         last_response_code = r.response_code,
+         last_duration_ms = r.duration_ms,
+         last_error = r.error,
+         locked_by = NULL
+       FROM r WHERE d.id = r.id AND d.locked_by = r.claim_key`,
+      [
+        records.map((r) => r.delivery_id),
+        records.map((r) => r.claim_key),
+        records.map((r) => r.status),
+        records.map((r) => r.attempted_at),
+        records.map((r) => r.duration_ms),
+        records.map((r) => r.response_code),
+        records.map((r) => (r.error === null ? null : r.error.slice(0, 300))),
+        records.map((r) => r.delay_ms),
+      ],
+    );
+  }
+
+  /** Gives claimed deliveries back untouched (a replica stopping before it sent them). */
+  async release(claimKey: number, ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.dataSource.query('UPDATE webhooks.deliveries SET locked_by = NULL WHERE id = ANY($1::varchar[]) AND locked_by = $2', [ids, claimKey]);
+  }
+
+  /** Switches a webhook off (its receiver answered 410 Gone) and fails what still waits for it. */
+  async disableWebhook(webhookId: string, reason: string): Promise<void> {
+    await this.dataSource.query('UPDATE webhooks.webhooks SET active = false, modified_at = now() WHERE id = $1 AND active', [webhookId]);
+    await this.failPending(webhookId, reason);
+  }
+
+  /** Fails the pending deliveries of a webhook that was switched off (not those being attempted right now). */
+  async failPending(webhookId: string, reason: string): Promise<void> {
+    await this.dataSource.query(`UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), last_error = $2 WHERE webhook_id = $1 AND status = 'pending' AND locked_by IS NULL`, [webhookId, reason]);
+  }
+
+  /** Replica keys holding claims, other than ours (to find those of replicas that died). */
+  async claimHolders(ownKey: number): Promise<number[]> {
+    const rows: Array<{ locked_by: number }> = await this.dataSource.query('SELECT DISTINCT locked_by FROM webhooks.deliveries WHERE locked_by IS NOT NULL AND locked_by <> $1', [ownKey]);
+    return rows.map((r) => r.locked_by);
+  }
+
+  /** Finished deliveries past the retention, then events nothing refers to any more; returns how many deliveries went. */
+  async purge(retentionDays: number, batch = 5000): Promise<number> {
+    const [deleted]: [Array<{ id: string }>] = await this.dataSource.query(
+      `DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM webhooks.deliveries WHERE status <> 'pending' AND completed_at < now() - $1 * interval '1 day' LIMIT $2) RETURNING id`,
+      [retentionDays, batch],
+    );
+    await this.dataSource.query(
+      `DELETE FROM webhooks.events e WHERE e.event_id IN (SELECT v.event_id FROM webhooks.events v WHERE v.created_at < now() - $1 * interval '1 day' AND NOT EXISTS (SELECT 1 FROM webhooks.deliveries d WHERE d.event_id = v.event_id) LIMIT $2)`,
+      [retentionDays, batch],
+    );
+    return deleted.length;
+  }
+
+  /** Pending deliveries not claimed by a replica: due now, and scheduled later. */
+  async backlog(): Promise<{ due: number; scheduled: number }> {
+    const [row] = await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE next_attempt_at <= now())::int AS due, count(*) FILTER (WHERE next_attempt_at > now())::int AS scheduled FROM webhooks.deliveries WHERE status = 'pending' AND locked_by IS NULL`,
+    );
+    return row;
+  }
+
+  // --- the delivery log (GET /webhooks/{id}/deliveries, redeliver) ---
+
+  async countDeliveries(webhookId: string, status?: WebhookDeliveryStatus): Promise<number> {
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM webhooks.deliveries d WHERE d.webhook_id = $1 AND ($2::varchar IS NULL OR d.status = $2)`, [webhookId, status ?? null]);
+    return total;
+  }
+
+  async listDeliveries(webhookId: string, status: WebhookDeliveryStatus | undefined, limit: number, offset: number): Promise<DeliveryRow[]> {
+    return this.dataSource.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries d JOIN webhooks.events e ON e.event_id = d.event_id
+       WHERE d.webhook_id = $1 AND ($2::varchar IS NULL OR d.status = $2) ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
+      [webhookId, status ?? null, limit, offset],
+    );
+  }
+
+  async findDelivery(webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+    const rows: DeliveryRow[] = await this.dataSource.query(`SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries d JOIN webhooks.events e ON e.event_id = d.event_id WHERE d.webhook_id = $1 AND d.id = $2`, [webhookId, deliveryId]);
+    return rows[0];
+  }
+
+  async attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]> {
+    if (deliveryIds.length === 0) return [];
+    return this.dataSource.query('SELECT delivery_id, attempted_at, duration_ms, response_code, error FROM webhooks.delivery_attempts WHERE delivery_id = ANY($1::varchar[]) ORDER BY delivery_id, id', [deliveryIds]);
+  }
+
+  /**
+   * Schedules a delivery again now with a fresh round of tries, unless an attempt is in progress.
+   * Returns false when it is being attempted (claimed by a replica).
+   */
+  async redeliver(deliveryId: string): Promise<boolean> {
+    const [rows]: [unknown[]] = await this.dataSource.query(
+      `UPDATE webhooks.deliveries SET status = 'pending', tries = 0, next_attempt_at = now(), completed_at = NULL WHERE id = $1 AND locked_by IS NULL RETURNING id`,
+      [deliveryId],
+    );
+    return rows.length > 0;
+  }
+}

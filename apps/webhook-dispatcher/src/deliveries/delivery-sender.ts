@@ -1,0 +1,180 @@
+import type { Logger } from 'pino';
+import { signDelivery } from './delivery-signature';
+import type { AttemptRecord, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+import type { DeliveryMetrics } from './delivery-metrics';
+import type { ReceiverClient } from './receiver-client';
+import { decideAttempt } from './retry-schedule';
+
+export interface DeliverySenderOptions {
+  /** Attempts in flight to one webhook at once. */
+  perWebhook: number;
+  /** Deliveries this replica holds at most (queued and in flight). */
+  maxHeld: number;
+  retryScale: number;
+}
+
+/**
+ * The webhook body: exactly `type`, `reason`, `timestamp`, `secretkey`, `data` (the spec's Events),
+ * with `data` spliced in as serialized once at ingestion.
+ */
+export function deliveryBody(d: Pick<ClaimedDelivery, 'type' | 'reason' | 'timestamp' | 'secretkey' | 'data_json'>): string {
+  return `{"type":${JSON.stringify(d.type)},"reason":${JSON.stringify(d.reason)},"timestamp":${Math.trunc(d.timestamp)},"secretkey":${JSON.stringify(d.secretkey)},"data":${d.data_json}}`;
+}
+
+/**
+ * Sends the deliveries this replica claimed: one queue per webhook, at most `perWebhook` attempts
+ * in flight per webhook (a hanging receiver ties up only its own slots, never the others'), each
+ * queue in stream order. Outcomes are written to PostgreSQL in batches (one statement per batch)
+ * with the next try of the retry schedule.
+ */
+export class DeliverySender {
+  private readonly queues = new Map<string, ClaimedDelivery[]>();
+  private readonly inFlight = new Map<string, number>();
+  private held = 0;
+  private pendingRecords: AttemptRecord[] = [];
+  private flushing: Promise<void> | undefined;
+  private flushDelayMs = 0;
+  private stopping = false;
+  private readonly idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly repository: DeliveriesRepository,
+    private readonly client: ReceiverClient,
+    private readonly metrics: DeliveryMetrics,
+    private readonly logger: Logger,
+    private readonly options: DeliverySenderOptions,
+    /** Called after outcomes were written: successors of a record, and room, may be claimable now. */
+    private readonly onRecorded: () => void,
+  ) {}
+
+  /** How many more deliveries this replica can take. */
+  get room(): number {
+    return this.stopping ? 0 : Math.max(0, this.options.maxHeld - this.held);
+  }
+
+  get heldCount(): number {
+    return this.held;
+  }
+
+  /** Whether one more delivery for this webhook fits (its queue is at most as long as its slots). */
+  hasRoomFor(webhookId: string, extra = 0): boolean {
+    if (this.room - extra <= 0) return false;
+    return (this.queues.get(webhookId)?.length ?? 0) + (this.inFlight.get(webhookId) ?? 0) + extra < this.options.perWebhook * 2;
+  }
+
+  /** Webhooks this replica has no room for: not to be claimed now. */
+  fullWebhooks(): string[] {
+    const full: string[] = [];
+    for (const id of new Set([...this.queues.keys(), ...this.inFlight.keys()])) if (!this.hasRoomFor(id)) full.push(id);
+    return full;
+  }
+
+  submit(deliveries: ClaimedDelivery[]): void {
+    const touched = new Set<string>();
+    for (const d of deliveries) {
+      let queue = this.queues.get(d.webhook_id);
+      if (!queue) this.queues.set(d.webhook_id, (queue = []));
+      queue.push(d);
+      this.held += 1;
+      touched.add(d.webhook_id);
+    }
+    for (const id of touched) this.pump(id);
+  }
+
+  /**
+   * Stops taking work: what is queued but not started is given back to PostgreSQL at once (another
+   * replica takes it), in-flight attempts finish (up to `timeoutMs`), outcomes are written.
+   */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    const queued = [...this.queues.values()].flat();
+    this.queues.clear();
+    this.held -= queued.length;
+    await Promise.all(Object.entries(groupBy(queued, (d) => String(d.claim_key))).map(([key, list]) => this.repository.release(Number(key), list.map((d) => d.id)).catch((error) => this.logger.warn({ detail: (error as Error).message }, 'webhook deliveries: could not give back queued deliveries; another replica takes them once this one is gone'))));
+    if (this.held > 0) await Promise.race([new Promise<void>((r) => this.idleWaiters.push(r)), sleep(timeoutMs)]);
+    await this.flushNow(Math.min(timeoutMs, 5000));
+  }
+
+  private pump(webhookId: string): void {
+    const queue = this.queues.get(webhookId);
+    let active = this.inFlight.get(webhookId) ?? 0;
+    while (queue && queue.length > 0 && active < this.options.perWebhook) {
+      const delivery = queue.shift()!;
+      active += 1;
+      void this.attempt(delivery);
+    }
+    this.inFlight.set(webhookId, active);
+    if (queue && queue.length === 0) this.queues.delete(webhookId);
+    if (active === 0) this.inFlight.delete(webhookId);
+  }
+
+  private async attempt(d: ClaimedDelivery): Promise<void> {
+    const attemptedAt = new Date();
+    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+    const body = deliveryBody(d);
+    const result = await this.client.post(d.hook_url, { 'webhook-id': d.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(d.id, timestamp, body, d.secrets) }, body);
+    const decision = decideAttempt(result, d.tries + 1, this.options.retryScale);
+    const outcome = decision.status === 'pending' ? 'retry' : decision.status;
+    this.metrics.attempts.inc({ outcome });
+    this.metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
+    if (result.failure) this.metrics.failures.inc({ kind: result.failure });
+    if (decision.status === 'delivered') this.metrics.latency.observe({ attempt: d.attempt_count === 0 ? 'first' : 'retry' }, Math.max(0, Date.now() - d.published_at_ms) / 1000);
+    if (decision.status !== 'delivered') this.logger.debug({ delivery_id: d.id, webhook_id: d.webhook_id, code: result.responseCode, error: result.error, next_in_ms: decision.delayMs }, 'webhook attempt without 2xx');
+    this.pendingRecords.push({ delivery_id: d.id, claim_key: d.claim_key, status: decision.status, attempted_at: attemptedAt, duration_ms: result.durationMs, response_code: result.responseCode, error: result.error, delay_ms: decision.delayMs });
+    if (decision.disableWebhook) {
+      this.repository.disableWebhook(d.webhook_id, 'webhook disabled: the receiver answered 410 Gone').then(
+        () => this.logger.warn({ webhook_id: d.webhook_id }, 'webhook disabled: its receiver answered 410 Gone'),
+        (error) => this.logger.error({ webhook_id: d.webhook_id, detail: (error as Error).message }, 'could not disable a webhook after 410'),
+      );
+    }
+    this.held -= 1;
+    this.inFlight.set(d.webhook_id, (this.inFlight.get(d.webhook_id) ?? 1) - 1);
+    this.pump(d.webhook_id);
+    this.scheduleFlush();
+    if (this.held === 0) this.idleWaiters.splice(0).forEach((r) => r());
+  }
+
+  /** Writes outcomes as they come: one statement at a time, everything that piled up meanwhile in the next. */
+  private scheduleFlush(): void {
+    if (this.flushing) return;
+    this.flushing = (async () => {
+      while (this.pendingRecords.length > 0) {
+        if (this.flushDelayMs > 0) await sleep(this.flushDelayMs);
+        const batch = this.pendingRecords;
+        this.pendingRecords = [];
+        try {
+          await this.repository.recordAttempts(batch);
+          this.flushDelayMs = 0;
+          this.onRecorded();
+        } catch (error) {
+          // PostgreSQL unavailable: keep the outcomes and try again (the claims stay ours meanwhile).
+          this.pendingRecords = batch.concat(this.pendingRecords);
+          this.flushDelayMs = Math.min(5000, Math.max(100, this.flushDelayMs * 2));
+          this.logger.warn({ detail: (error as Error).message, outcomes: this.pendingRecords.length }, 'webhook deliveries: could not record outcomes; retrying');
+          if (this.stopping) break;
+        }
+      }
+    })().finally(() => {
+      this.flushing = undefined;
+      if (this.pendingRecords.length > 0 && !this.stopping) this.scheduleFlush();
+    });
+  }
+
+  private async flushNow(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((this.pendingRecords.length > 0 || this.flushing) && Date.now() < deadline) {
+      if (this.flushing) await Promise.race([this.flushing, sleep(deadline - Date.now())]);
+      else this.scheduleFlush();
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.max(0, ms)));
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Record<string, T[]> {
+  const groups: Record<string, T[]> = {};
+  for (const item of items) (groups[key(item)] ??= []).push(item);
+  return groups;
+}

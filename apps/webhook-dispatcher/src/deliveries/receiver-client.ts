@@ -1,0 +1,147 @@
+import http from 'node:http';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+import { guardedLookup, PrivateAddressError, refusedLiteralAddress } from '../webhooks/address-guard';
+import { parseRetryAfter } from './retry-schedule';
+
+export interface PostResult {
+  /** HTTP status of the answer; null when there was none. */
+  responseCode: number | null;
+  /** Retry-After of a 429 or 503 answer, in ms. */
+  retryAfterMs: number | null;
+  durationMs: number;
+  /** Why there is no 2xx (null on 2xx). */
+  error: string | null;
+  /** timeout, network, refused_address or http_status (non-2xx); null on 2xx. */
+  failure: 'timeout' | 'network' | 'refused_address' | 'http_status' | null;
+}
+
+export interface ReceiverClientOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  userAgent: string;
+}
+
+/** Bytes of an answer's body read (and thrown away) before the connection is dropped instead. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+/** Origins whose keep-alive pools are kept; the least recently used beyond this are closed. */
+const MAX_POOLS = 2000;
+
+/**
+ * POSTs deliveries to receivers: one keep-alive pool per origin (connections are reused across
+ * deliveries), a hard deadline per attempt (connect, send and answer), names resolved through the
+ * SSRF guard with the socket connected to exactly the address that was checked, no redirects
+ * followed. The 2xx is taken from the status line; the body is drained in the background so the
+ * connection can be reused.
+ */
+export class ReceiverClient {
+  private readonly pools = new Map<string, http.Agent>();
+  private readonly lookup: ReturnType<typeof guardedLookup>;
+
+  constructor(private readonly options: ReceiverClientOptions) {
+    this.lookup = guardedLookup(options.allowPrivate);
+  }
+
+  async post(hookUrl: string, headers: Record<string, string>, body: string): Promise<PostResult> {
+    const started = performance.now();
+    let url: URL;
+    try {
+      url = new URL(hookUrl);
+    } catch {
+      return { responseCode: null, retryAfterMs: null, durationMs: 0, error: 'invalid receiver URL', failure: 'network' };
+    }
+    const refused = refusedLiteralAddress(url.hostname, this.options.allowPrivate);
+    if (refused) return { responseCode: null, retryAfterMs: null, durationMs: 0, error: refused.message, failure: 'refused_address' };
+    let result = await this.once(url, headers, body, started);
+    // A pooled connection the receiver closed just as we reused it: one immediate retry on a new one.
+    if (result.reused && result.failure === 'network' && result.errorCode === 'ECONNRESET' && performance.now() - started < this.options.timeoutMs / 2) {
+      result = await this.once(url, headers, body, started);
+    }
+    const { reused: _reused, errorCode: _code, ...post } = result;
+    return post;
+  }
+
+  /** Closes every pooled connection. */
+  close(): void {
+    for (const agent of this.pools.values()) agent.destroy();
+    this.pools.clear();
+  }
+
+  private once(url: URL, headers: Record<string, string>, body: string, started: number): Promise<PostResult & { reused: boolean; errorCode?: string }> {
+    const secure = url.protocol === 'https:';
+    const payload = Buffer.from(body);
+    return new Promise((resolve) => {
+      let settled = false;
+      let reused = false;
+      const finish = (r: Omit<PostResult, 'durationMs'> & { errorCode?: string }) => {
+        if (settled) return;
+        settled = true;
+        resolve({ ...r, durationMs: Math.max(0, Math.round(performance.now() - started)), reused });
+      };
+      const request = (secure ? https : http).request(
+        url,
+        {
+          method: 'POST',
+          agent: this.pool(url, secure),
+          lookup: this.lookup as never,
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length), 'user-agent': this.options.userAgent },
+        },
+        (res) => {
+          const code = res.statusCode ?? 0;
+          const ok = code >= 200 && code < 300;
+          const retryAfter = code === 429 || code === 503 ? parseRetryAfter(headerValue(res.headers['retry-after'])) : null;
+          finish({ responseCode: code, retryAfterMs: retryAfter, error: ok ? null : `HTTP ${code}`, failure: ok ? null : 'http_status' });
+          let read = 0;
+          res.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > MAX_ANSWER_BYTES) res.destroy();
+          });
+          res.on('end', () => clearTimeout(deadline));
+          res.on('error', () => clearTimeout(deadline));
+          res.on('close', () => clearTimeout(deadline));
+        },
+      );
+      request.on('socket', () => (reused = request.reusedSocket));
+      const deadline = setTimeout(() => {
+        finish({ responseCode: null, retryAfterMs: null, error: `no answer within ${this.options.timeoutMs} ms`, failure: 'timeout' });
+        request.destroy();
+      }, this.options.timeoutMs);
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(deadline);
+        if (error instanceof PrivateAddressError) finish({ responseCode: null, retryAfterMs: null, error: error.message, failure: 'refused_address' });
+        else finish({ responseCode: null, retryAfterMs: null, error: describe(error), failure: 'network', errorCode: error.code });
+      });
+      request.end(payload);
+    });
+  }
+
+  private pool(url: URL, secure: boolean): http.Agent {
+    const key = url.origin;
+    let agent = this.pools.get(key);
+    if (agent) {
+      // Most recently used last, so the first entry is the one to close when there are too many.
+      this.pools.delete(key);
+      this.pools.set(key, agent);
+      return agent;
+    }
+    // Concurrency is capped per webhook by the sender, not here: a queue in the pool would eat the deadline.
+    const options = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
+    agent = secure ? new https.Agent(options) : new http.Agent(options);
+    this.pools.set(key, agent);
+    if (this.pools.size > MAX_POOLS) {
+      const [oldest] = this.pools.keys();
+      this.pools.get(oldest)?.destroy();
+      this.pools.delete(oldest);
+    }
+    return agent;
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function describe(error: NodeJS.ErrnoException): string {
+  const code = error.code ? `${error.code}: ` : '';
+  return `${code}${error.message}`.slice(0, 300);
+}
