@@ -1,0 +1,36 @@
+import { ApiError } from '@crm/contracts';
+import type { EntityManager } from 'typeorm';
+import { normalizeId } from '../records/record-common';
+
+export interface PipelineRef {
+  id: string;
+  kind: 'pipeline' | 'sales';
+  is_default: boolean;
+  stages: Array<{ stage: number; label: string }>;
+}
+
+/** Stage of a new pending deal when none is sent: the pipeline's first stage (10 without stages). */
+export function firstStageOf(pipeline: PipelineRef | undefined): number {
+  const stages = (pipeline?.stages ?? []).map((s) => Number(s.stage)).filter((n) => Number.isInteger(n) && n > 0 && n < 100);
+  return stages.length > 0 ? Math.min(...stages) : 10;
+}
+
+/**
+ * The deal pipeline and sales pipeline a deal uses: the ones named (404 unless the account has
+ * them, of the right kind), else the account's defaults (seeded with every account). One query.
+ */
+export async function resolvePipelines(m: EntityManager, accountId: string, pipelineId?: string | null, salesPipelineId?: string | null): Promise<{ pipeline: PipelineRef; sales: PipelineRef }> {
+  const wanted = { pipeline: pipelineId ? normalizeId(pipelineId) : null, sales: salesPipelineId ? normalizeId(salesPipelineId) : null };
+  if (pipelineId && !wanted.pipeline) throw ApiError.notFound('pipeline_id names no pipeline of the account');
+  if (salesPipelineId && !wanted.sales) throw ApiError.notFound('sales_pipeline_id names no sales pipeline of the account');
+  const rows: PipelineRef[] = await m.query(
+    `SELECT id, kind, is_default, stages FROM crm.pipelines WHERE account_id = $1 AND (is_default OR id = ANY($2::varchar[]))`,
+    [accountId, [wanted.pipeline, wanted.sales].filter((id): id is string => id !== null)],
+  );
+  const pick = (kind: 'pipeline' | 'sales', id: string | null): PipelineRef => {
+    const found = id ? rows.find((r) => r.id === id && r.kind === kind) : rows.find((r) => r.kind === kind && r.is_default);
+    if (!found) throw ApiError.notFound(kind === 'pipeline' ? 'pipeline_id names no pipeline of the account' : 'sales_pipeline_id names no sales pipeline of the account');
+    return found;
+  };
+  return { pipeline: pick('pipeline', wanted.pipeline), sales: pick('sales', wanted.sales) };
+}
