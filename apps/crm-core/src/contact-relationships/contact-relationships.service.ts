@@ -88,12 +88,12 @@ export class ContactRelationshipsService {
     return this.dataSource.transaction(async (m) => {
       const contactId = await this.contact(m, caller.account_id, request.contact_id, 'contact_id');
       const relatedId = await this.contact(m, caller.account_id, request.related_contact_id, 'related_contact_id');
-      if (relatedId === contactId) throw ApiError.invalid({ related_contact_id: 'a contact cannot be related to itself' });
       const typeId = request.relationship_type_id.toLowerCase();
       const variants: Array<{ id: string; position: number; symmetrical: boolean }> = isId(typeId)
         ? await m.query('SELECT v.id, v.position, t.symmetrical FROM crm.relationship_types t JOIN crm.relationship_variants v ON v.relationship_type_id = t.id WHERE t.id = $1 AND t.account_id = $2 ORDER BY v.position', [typeId, caller.account_id])
         : [];
       if (variants.length === 0) throw new ApiError(ErrorName.ResourceNotFound, 'Relationship type not found', { relationship_type_id: 'names no relationship type of this account' });
+      if (relatedId === contactId) throw ApiError.invalid({ related_contact_id: 'a contact cannot be related to itself' });
       const variantId = await this.variantFor(m, caller.account_id, variants, request.variant_id);
 
       // One relationship of a type per pair of contacts, whichever way round; the lock serializes creators of the same pair.
