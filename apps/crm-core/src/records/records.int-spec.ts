@@ -71,7 +71,7 @@ describe('records (real PostgreSQL)', () => {
     return id;
   }
 
-  const events = (recordId: string): Promise<Array<{ type: string; reason: string; data: Record<string, any>; contact_status_id: string }>> =>
+  const events = (recordId: string): Promise<Array<{ type: string; reason: string; data: Record<string, Record<string, unknown>>; contact_status_id: string }>> =>
     ds.query('SELECT type, reason, data, contact_status_id FROM crm.outbox WHERE record_id = $1 ORDER BY seq', [recordId]);
 
   const openActions = (contactId: string): Promise<Array<{ id: string; assignee_id: string; status: string; position: number; date: string | null }>> =>
@@ -193,7 +193,7 @@ describe('records (real PostgreSQL)', () => {
       // Every event saw the state the previous one left: a changed_to_ event names a real change, in order.
       let previous = 'pending';
       for (const event of log.slice(1)) {
-        const status = event.data.deal.status;
+        const status = event.data.deal.status as string;
         if (event.reason === 'updated') expect(status).toBe(previous);
         else expect([event.reason, status !== previous]).toEqual([`changed_to_${status}`, true]);
         if (status === 'pending') expect(event.data.deal.stage).toBe(30);
