@@ -1,7 +1,7 @@
 import type { ActionDto, ClosedSaleDto, ContactDto, ContactEventSiblings, ContactWrapperDto, CustomFieldValueDto, FieldRefDto, FieldType } from '@crm/contracts';
 import type { EntityManager } from 'typeorm';
-import { ACTION_COLUMNS, toActionDto, type ActionRow } from '../actions/action.serializer';
 import { loadCompanyDtos } from '../companies/company-readers';
+import { contactActionsOf } from '../records/record-readers';
 
 /**
  * Reading contacts as the API shows them, in batches: a list of 100 costs the same handful of
@@ -158,43 +158,6 @@ export function compareUrgency(a: ActionDto, b: ActionDto): number {
   return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
 }
 
-export const isNextAction = (a: ActionDto) => a.status === 'date' || a.status === 'date_time' || a.status === 'waiting';
-
-interface ActionSets {
-  next_actions: ActionDto[];
-  next_action: ActionDto | null;
-  queued_actions: ActionDto[];
-  next_action_conflicts: ActionDto[];
-}
-
-/** Open actions of each contact (done ones are history, not part of the wrapper). */
-async function openActions(m: EntityManager, accountId: string, contactIds: string[]): Promise<Map<string, ActionDto[]>> {
-  const out = new Map<string, ActionDto[]>();
-  if (contactIds.length === 0) return out;
-  const rows: ActionRow[] = await m.query(`SELECT ${ACTION_COLUMNS.map((c) => `a.${c}`).join(', ')} FROM crm.actions a WHERE a.account_id = $1 AND a.contact_id = ANY($2::varchar[]) AND a.status <> 'done'`, [accountId, contactIds]);
-  for (const row of rows) {
-    const list = out.get(row.contact_id) ?? [];
-    list.push(toActionDto(row));
-    out.set(row.contact_id, list);
-  }
-  return out;
-}
-
-/**
- * The wrapper's action arrays from one user's point of view (`viewerId`): every assignee's next
- * action, the viewer's next action and queued actions, and the viewer's queued actions dated
- * before the viewer's next action (date conflicts).
- */
-export function actionSets(actions: ActionDto[], viewerId: string): ActionSets {
-  const next = actions.filter(isNextAction).sort(compareUrgency);
-  const mine = next.find((a) => a.assignee_id === viewerId) ?? null;
-  const queued = actions
-    .filter((a) => a.status === 'queued_with_date' && a.assignee_id === viewerId)
-    .sort((a, b) => a.position - b.position || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
-  const conflicts = mine?.date ? queued.filter((q) => q.date !== null && q.date !== undefined && q.date < mine.date!) : [];
-  return { next_actions: next, next_action: mine, queued_actions: queued, next_action_conflicts: conflicts };
-}
-
 /**
  * Contact wrappers of the given ids, in the order of `ids` (missing ones skipped). `viewerId` is the
  * user whose next action and queued actions the wrapper shows (the caller); null: each contact's owner.
@@ -204,11 +167,17 @@ export async function loadContactWrappers(m: EntityManager, accountId: string, i
   const found = ids.map((id) => contacts.get(id.toLowerCase())).filter((c): c is ContactDto => c !== undefined);
   const contactIds = found.map((c) => c.id);
   const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => id !== null))];
-  const [actions, companies] = await Promise.all([openActions(m, accountId, contactIds), loadCompanyDtos(m, accountId, companyIds, { withContacts: false, viewerId })]);
+  // The action parts are the records module's (one query per viewer): the viewer's next and queued actions.
+  const viewers = viewerId ? [viewerId] : [...new Set(found.map((c) => c.owner_id))];
+  const [companyMap, actionMaps] = await Promise.all([
+    loadCompanyDtos(m, accountId, companyIds, { withContacts: false, viewerId }),
+    Promise.all(viewers.map((viewer) => contactActionsOf(m, accountId, viewer, viewerId ? contactIds : found.filter((c) => c.owner_id === viewer).map((c) => c.id)))),
+  ]);
+  const byViewer = new Map(viewers.map((viewer, i) => [viewer, actionMaps[i]]));
   return found.map((contact) => ({
     contact,
-    ...actionSets(actions.get(contact.id) ?? [], viewerId ?? contact.owner_id),
-    company: contact.company_id ? (companies.get(contact.company_id) ?? null) : null,
+    ...(byViewer.get(viewerId ?? contact.owner_id)?.get(contact.id) ?? { next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] }),
+    company: contact.company_id ? (companyMap.get(contact.company_id) ?? null) : null,
   }));
 }
 
@@ -219,9 +188,9 @@ export async function loadContactWrappers(m: EntityManager, accountId: string, i
  */
 export async function contactEventSiblings(m: EntityManager, accountId: string, contactId: string): Promise<ContactEventSiblings> {
   const [owner] = await m.query('SELECT owner_id FROM crm.contacts WHERE id = $1 AND account_id = $2', [contactId, accountId]);
-  const actions = (await openActions(m, accountId, [contactId])).get(contactId) ?? [];
-  const sets = actionSets(actions, owner?.owner_id ?? '');
-  return { next_actions: sets.next_actions, next_action: sets.next_action, queued_actions: sets.queued_actions, most_urgent_action: sets.next_actions[0] ?? null };
+  const parts = (await contactActionsOf(m, accountId, owner?.owner_id ?? '', [contactId])).get(contactId);
+  const next = parts?.next_actions ?? [];
+  return { next_actions: next, next_action: parts?.next_action ?? null, queued_actions: parts?.queued_actions ?? [], most_urgent_action: [...next].sort(compareUrgency)[0] ?? null };
 }
 
 /** The `data` of a contact created/updated event: `{ contact, next_actions, next_action, queued_actions, most_urgent_action }`. */

@@ -1,6 +1,7 @@
 import type { FieldType } from '../fields/field.dto';
 import type { PageInfo } from '../paging/paging.request';
 import type { ActionDto } from '../records/action.dto';
+import type { DealDto } from '../records/deal.dto';
 
 /** An entry of `urls`, `phones` or `emails`. */
 export interface TypedValueDto {
@@ -99,9 +100,9 @@ export interface ContactDto {
   modified_at: string;
 }
 
-/** `{ deal }` entries of a company's pending_deals (the Deal record belongs to issue 5). */
+/** `{ deal }` entries of a company's pending_deals. */
 export interface DealEntryDto {
-  deal: Record<string, unknown>;
+  deal: DealDto;
 }
 
 /** The spec's Company. `contacts` is present on company responses, not inside a contact wrapper. */

@@ -1,7 +1,7 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../paging/paging.request';
-import { ID_PATTERN, IsTimeValue, lower, NotWith, RequiredWith, toBoolean, toInteger, toTimeString, trim } from './request-helpers';
+import { ID_PATTERN, IsTimeValue, lower, NotWith, toBoolean, toInteger, toTimeString, trim } from './request-helpers';
 
 export const CONTACT_SORT_KEYS = ['created_at', 'modified_at', 'first_name', 'last_name', 'company_name', 'name'] as const;
 export type ContactSortKey = (typeof CONTACT_SORT_KEYS)[number];
@@ -119,15 +119,16 @@ export class ContactFilterRequest {
   @Matches(/^[a-z1]$/, { message: 'letter must be one letter a-z, or 1' })
   letter?: string;
 
-  @IsOptional()
+  /** Used together with custom_field_value: either one alone is 400 naming the missing one. */
+  @ValidateIf((o: ContactFilterRequest) => o.custom_field_id != null || o.custom_field_value != null)
+  @IsDefined({ message: 'custom_field_id is required with custom_field_value' })
   @Matches(ID_PATTERN, { message: ID_MESSAGE('custom_field_id') })
-  @RequiredWith('custom_field_value')
   custom_field_id?: string;
 
-  @IsOptional()
+  @ValidateIf((o: ContactFilterRequest) => o.custom_field_id != null || o.custom_field_value != null)
+  @IsDefined({ message: 'custom_field_value is required with custom_field_id' })
   @IsString({ message: 'custom_field_value must be a string' })
   @MaxLength(10_000, { message: 'custom_field_value must be at most 10000 characters' })
-  @RequiredWith('custom_field_id')
   custom_field_value?: string;
 
   /** Lead source text (any letter case). */

@@ -59,27 +59,6 @@ export function NotWith(others: readonly string[], options?: ValidationOptions):
   };
 }
 
-/** The parameter is required when `other` is sent (the two are used together). */
-export function RequiredWith(other: string, options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) => {
-    registerDecorator({
-      name: 'requiredWith',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options,
-      constraints: [other],
-      validator: {
-        validate(value: unknown, args: ValidationArguments): boolean {
-          return given(value) || !given((args.object as Record<string, unknown>)[other]);
-        },
-        defaultMessage(args: ValidationArguments): string {
-          return `${args.property} is required with ${other}`;
-        },
-      },
-    });
-  };
-}
-
 /** A real calendar day or Unix seconds (the pattern alone lets 2026-02-30 through). */
 export function IsTimeValue(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
