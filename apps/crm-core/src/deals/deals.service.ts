@@ -24,11 +24,11 @@ import { loadContactDtos } from '../contacts/contact-readers';
 import { validateFieldValue } from '../fields/field-values';
 import { savedFilterCondition } from '../filters/filter-sql';
 import { writeEvent } from '../outbox/outbox';
-import { firstStageOf, resolvePipelines } from '../pipelines-read/pipelines';
+import { firstStageOf, pickPipelines, pipelineIdsParam, pipelinesJson, resolvePipelines, type PipelineRef } from '../pipelines-read/pipelines';
 import { deleteAttachments, replaceAttachments } from '../records/attachments';
-import { findContact, findContacts, findUsers, normalizeId, todayUtc, type ContactRef } from '../records/record-common';
+import { findContact, findContacts, findUsers, normalizeId, todayUtc, type ContactRef, type UserRef } from '../records/record-common';
 import { orderSql, timeConditions } from '../records/time-filters';
-import { dealFieldDefinitions, dealTotals, money, selectDeals } from './deal.serializer';
+import { dealFieldDefinitions, dealTotals, money, selectDeals, toDealDto } from './deal.serializer';
 
 /** The stored, writable state of a deal (crm.deals columns). */
 interface DealState {
@@ -85,7 +85,6 @@ export class DealsService {
     };
     const scopes = (['contact_id', 'company_id', 'tag', 'filter_id'] as const).filter((key) => request[key] !== undefined && request[key] !== '');
     if (scopes.length > 1) throw ApiError.invalid(Object.fromEntries(scopes.map((key) => [key, 'use only one of contact_id, company_id, tag, filter_id'])));
-    // Deals of deleted contacts are hidden with them (an anti-join on the few deleted contacts).
     let joinContacts = false;
     if (request.contact_id !== undefined) {
       const contact = await findContact(m, caller.account_id, request.contact_id, { field: 'contact_id' });
@@ -120,12 +119,16 @@ export class DealsService {
     if (request.sales_pipeline_id) where.push(`d.sales_pipeline_id = ${p(request.sales_pipeline_id.trim().toLowerCase())}`);
     if (request.owner_id) where.push(`d.owner_id = ${p(request.owner_id.trim().toLowerCase())}`);
     where.push(...timeConditions(request, 'd', DATE_COLUMNS, params));
-    const visible = joinContacts
-      ? 'c.deleted_at IS NULL'
-      : 'NOT EXISTS (SELECT 1 FROM crm.contacts x WHERE x.account_id = $1 AND x.id = d.contact_id AND x.deleted_at IS NOT NULL)';
-    const from = joinContacts ? 'crm.deals d JOIN crm.contacts c ON c.id = d.contact_id' : 'crm.deals d';
-    const condition = [...where, visible].join(' AND ');
-    const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM ${from} WHERE ${condition}`, params);
+    const condition = where.join(' AND ');
+    // Deals of deleted contacts are hidden with them. Without a condition on the contact, the count
+    // is every matching deal (an index-only scan) less those of the account's few deleted contacts.
+    const [{ total }] = joinContacts
+      ? await m.query(`SELECT count(*)::int AS total FROM crm.deals d JOIN crm.contacts c ON c.id = d.contact_id WHERE ${condition} AND c.deleted_at IS NULL`, params)
+      : await m.query(
+          `SELECT ((SELECT count(*) FROM crm.deals d WHERE ${condition})
+                 - (SELECT count(*) FROM crm.contacts x JOIN crm.deals d ON d.contact_id = x.id WHERE x.account_id = $1 AND x.deleted_at IS NOT NULL AND ${condition}))::int AS total`,
+          params,
+        );
     const { page, per_page } = request;
     const direction = orderSql(request.order, request.sort_by ? 'asc' : 'desc');
     const order = request.sort_by ? `d.${request.sort_by} ${direction} NULLS LAST, d.id ${direction}` : `d.date ${direction}, d.id ${direction}`;
@@ -147,14 +150,30 @@ export class DealsService {
     const name = request.name;
     if (name === undefined || name === null) throw ApiError.invalid({ name: 'name is required' });
     return this.dataSource.transaction(async (m) => {
-      const contact = await findContact(m, caller.account_id, request.contact_id);
-      const ownerId = request.owner_id ? [...(await findUsers(m, caller.account_id, [request.owner_id], 'owner_id')).keys()][0] : caller.user_id;
-      const { pipeline, sales } = await resolvePipelines(m, caller.account_id, request.pipeline_id, request.sales_pipeline_id);
+      // The contact, the owner and author, and the pipelines in one round trip.
+      const ownerId = request.owner_id ? normalizeId(request.owner_id) : caller.user_id;
+      if (!ownerId) throw ApiError.notFound('owner_id names a user that does not exist');
+      const contactId = normalizeId(request.contact_id);
+      const [context]: Array<ContactRef & { pipelines: PipelineRef[]; users: UserRef[] }> = contactId
+        ? await m.query(
+            `SELECT c.id, c.status_id, c.owner_id, c.first_name, c.last_name, c.company_name, c.company_id, c.photo_url, ${pipelinesJson('$2', '$4')} AS pipelines,
+               (SELECT coalesce(json_agg(json_build_object('id', u.id, 'first_name', u.first_name, 'last_name', u.last_name, 'email', u.email)), '[]'::json)
+                  FROM crm.users u WHERE u.account_id = $2 AND u.id = ANY($3::varchar[])) AS users
+             FROM crm.contacts c WHERE c.id = $1 AND c.account_id = $2 AND c.deleted_at IS NULL`,
+            [contactId, caller.account_id, [ownerId, caller.user_id], pipelineIdsParam(request.pipeline_id, request.sales_pipeline_id)],
+          )
+        : [];
+      if (!context) throw ApiError.notFound('Contact not found');
+      const contact: ContactRef = context;
+      const owner = context.users.find((u) => u.id === ownerId);
+      if (!owner) throw ApiError.notFound('owner_id names a user that does not exist');
+      const author = context.users.find((u) => u.id === caller.user_id);
+      const { pipeline, sales } = pickPipelines(context.pipelines, request.pipeline_id, request.sales_pipeline_id);
       const today = todayUtc();
       const status = request.status ?? 'pending';
       const state: DealState = {
         contact_id: contact.id,
-        owner_id: ownerId,
+        owner_id: owner.id,
         pipeline_id: pipeline.id,
         sales_pipeline_id: sales.id,
         name,
@@ -186,17 +205,48 @@ export class DealsService {
       applyItemAmounts(state, request.deal_items ?? []);
       applyCommission(state);
       const id = newId();
-      await m.query(
-        `INSERT INTO crm.deals (id, account_id, contact_id, owner_id, author_id, pipeline_id, sales_pipeline_id, name, text, status, stage, last_stage,
-           expected_close_date, close_date, date, amount, months, cost, commission_base, commission_type, commission, commission_percentage,
-           reason_lost_id, deal_fields, previous_pipeline_stages)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`,
+      const [stamps]: Array<{ created_at: Date; modified_at: Date }> = await m.query(
+        `WITH ins AS (
+           INSERT INTO crm.deals (id, account_id, contact_id, owner_id, author_id, pipeline_id, sales_pipeline_id, name, text, status, stage, last_stage,
+             expected_close_date, close_date, date, amount, months, cost, commission_base, commission_type, commission, commission_percentage,
+             reason_lost_id, deal_fields, previous_pipeline_stages)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
+           RETURNING created_at, modified_at)
+         SELECT created_at, modified_at FROM ins`,
         [id, caller.account_id, state.contact_id, state.owner_id, caller.user_id, ...stateValues(state)],
       );
-      await replaceItems(m, caller.account_id, id, request.deal_items ?? []);
-      await replaceLinks(m, caller.account_id, id, linked);
-      if (request.attachments && request.attachments.length > 0) await replaceAttachments(m, caller.account_id, 'deal', id, contact.id, request.attachments);
-      const deal = await this.load(m, caller.account_id, id);
+      let deal: DealDto;
+      if (request.deal_items?.length || linked.length > 0 || request.attachments?.length || Object.keys(state.deal_fields).length > 0) {
+        await replaceItems(m, caller.account_id, id, request.deal_items ?? []);
+        await replaceLinks(m, caller.account_id, id, linked);
+        if (request.attachments?.length) await replaceAttachments(m, caller.account_id, 'deal', id, contact.id, request.attachments);
+        deal = await this.load(m, caller.account_id, id);
+      } else {
+        // A plain deal: everything it shows is known here, no need to read it back.
+        deal = toDealDto(
+          {
+            id,
+            account_id: caller.account_id,
+            author_id: caller.user_id,
+            ...state,
+            ...stamps,
+            c_first_name: contact.first_name,
+            c_last_name: contact.last_name,
+            c_company_name: contact.company_name,
+            c_status_id: contact.status_id,
+            o_first_name: owner.first_name,
+            o_last_name: owner.last_name,
+            o_email: owner.email,
+            a_first_name: author?.first_name ?? null,
+            a_last_name: author?.last_name ?? null,
+            items: [],
+            linked: [],
+            has_related_notes: false,
+            attachments: [],
+          },
+          new Map(),
+        );
+      }
       await writeEvent(m, { account_id: caller.account_id, type: 'deal', reason: 'created', record_id: id, contact_status_id: contact.status_id, data: { deal } });
       return { deal };
     });
@@ -421,6 +471,11 @@ async function keepItemAmounts(m: EntityManager, dealId: string, state: DealStat
 
 /** A percentage commission is computed from its base (total amount or margin); others are as sent. */
 function applyCommission(state: DealState): void {
+  // Stored as numeric(18, 2) and numeric(9, 4): round here so the response shows what is stored.
+  state.amount = money(state.amount);
+  state.cost = money(state.cost);
+  state.commission = money(state.commission);
+  state.commission_percentage = Math.round(state.commission_percentage * 10_000) / 10_000;
   if (state.commission_type !== 'percentage') return;
   const totals = dealTotals(state.amount, state.months, state.cost);
   const base = state.commission_base === 'margin' ? totals.margin : totals.total_amount;

@@ -84,6 +84,8 @@ describe('records (real PostgreSQL)', () => {
       const today = todayUtc();
       expect(deal).toMatchObject({ status: 'pending', stage: 10, date: today, expected_close_date: today, close_date: today, owner_id: acme.user_id, contact_id: contactId, total_amount: 300, total_cost: 30, margin: 270, linked_contacts: [], has_deal_items: false, has_related_notes: false });
       expect(deal.name).toBe('N'.repeat(60));
+      // The response (built without reading the deal back) is what a read shows.
+      expect((await deals.get(acme, { deal_id: deal.id })).deal).toEqual(deal);
       expect(deal).not.toHaveProperty('last_stage');
       expect(deal).not.toHaveProperty('previous_pipeline_stages');
       expect(deal.owner).toEqual({ id: acme.user_id, name: 'Ada Acme', email: expect.stringContaining('@example.test') });
@@ -215,6 +217,7 @@ describe('records (real PostgreSQL)', () => {
       const contactId = await contact(acme);
       const { note } = await notes.create(acme, { contact_id: contactId, text: '[b]bold[/b] and [i]it[/i]', user_ids_to_notify: [member.user_id, acme.user_id] });
       expect(note).toMatchObject({ text: '[b]bold[/b] and [i]it[/i]', linked_deal_id: '', linked_deal_name: '', date: todayUtc(), author: 'Ada Acme' });
+      expect((await notes.get(acme, { note_id: note.id })).note).toEqual(note);
       const [c] = await ds.query('SELECT last_activity_at FROM crm.contacts WHERE id = $1', [contactId]);
       expect(c.last_activity_at).not.toBeNull();
       expect(await ds.query('SELECT user_id FROM crm.notifications WHERE record_id = $1', [note.id])).toEqual([{ user_id: member.user_id }]);
@@ -222,6 +225,7 @@ describe('records (real PostgreSQL)', () => {
       const { deal } = await deals.create(acme, { contact_id: contactId, name: 'Linked' });
       const linked = (await notes.create(acme, { contact_id: contactId, text: 'about it', linked_deal_id: deal.id })).note;
       expect(linked).toMatchObject({ linked_deal_id: deal.id, linked_deal_name: 'Linked' });
+      expect((await notes.get(acme, { note_id: linked.id })).note).toEqual(linked);
       expect((await deals.get(acme, { deal_id: deal.id })).deal.has_related_notes).toBe(true);
       expect((await notesOfContacts(ds.manager, acme.account_id, [contactId])).get(contactId)).toHaveLength(2);
       const elsewhere = await contact(acme);
