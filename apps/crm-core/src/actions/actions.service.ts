@@ -136,9 +136,7 @@ export class ActionsService {
       let schedule: Schedule | null = null;
       if (action.status !== 'done' && (scheduleSent || !partial)) {
         const status = request.status !== undefined ? (request.status ?? undefined) : partial ? (action.status as WritableActionStatus) : undefined;
-        const date = request.date !== undefined ? request.date : partial ? plainDateOf(action.date) : null;
-        const exactTime = request.exact_time !== undefined ? request.exact_time : partial ? numberOrNull(action.exact_time) : null;
-        schedule = scheduleOf(status, date, exactTime);
+        schedule = partial ? mergedSchedule(status, request, action) : scheduleOf(status, request.date ?? null, request.exact_time ?? null);
       }
       if (action.externally_controlled) {
         const changes = text !== action.text || (request.done !== undefined && request.done !== null && request.done !== action.done) || (schedule !== null && !sameSchedule(schedule, action));
@@ -262,7 +260,7 @@ export class ActionsService {
       if (existing && existing.contact_id !== contact.id) throw conflict('This external event is mirrored on another contact');
       const assignee = request.assignee_id ? await this.assignee(m, caller, request.assignee_id) : (existing?.assignee_id ?? caller.user_id);
       const status = request.status ?? (existing && existing.status !== 'done' ? (existing.status as WritableActionStatus) : undefined);
-      const schedule = scheduleOf(status, request.date !== undefined ? request.date : existing ? plainDateOf(existing.date) : null, request.exact_time !== undefined ? request.exact_time : existing ? numberOrNull(existing.exact_time) : null);
+      const schedule = existing ? mergedSchedule(status, request, existing) : scheduleOf(status, request.date ?? null, request.exact_time ?? null);
       if (!existing) {
         if (request.text === undefined) throw ApiError.invalid({ text: 'text is required' });
         const id = newId();
@@ -419,11 +417,22 @@ function scheduleOf(status: WritableActionStatus | undefined, date: string | nul
       if (exactTime === null) throw ApiError.invalid({ exact_time: 'exact_time is required for status date_time' });
       return { status: resolved, date: date ?? new Date(exactTime * 1000).toISOString().slice(0, 10), exact_time: exactTime };
     case 'queued_with_date':
-      if (!date) throw ApiError.invalid({ date: 'date is required for status queued_with_date' });
-      return { status: resolved, date, exact_time: exactTime };
+      if (!date && exactTime === null) throw ApiError.invalid({ date: 'date is required for status queued_with_date' });
+      return { status: resolved, date: date ?? new Date(exactTime! * 1000).toISOString().slice(0, 10), exact_time: exactTime };
     default:
       return { status: 'waiting', date: null, exact_time: null };
   }
+}
+
+/**
+ * The schedule after a partial change: the fields sent over the current ones. A new exact_time
+ * without a date moves the date to that time's UTC day (except for status `date`, which has no time).
+ */
+function mergedSchedule(status: WritableActionStatus | undefined, sent: { date?: string | null; exact_time?: number | null }, current: ActionRow): Schedule {
+  const exactTime = sent.exact_time !== undefined ? sent.exact_time : numberOrNull(current.exact_time);
+  const movedTime = sent.exact_time !== undefined && sent.exact_time !== null && sent.date === undefined && status !== 'date';
+  const date = sent.date !== undefined ? sent.date : movedTime ? null : plainDateOf(current.date);
+  return scheduleOf(status, date, exactTime);
 }
 
 function sameSchedule(schedule: Schedule, action: ActionRow): boolean {
