@@ -193,6 +193,7 @@ describe('deals (e2e)', () => {
       ['?sort_by=owner', 'sort_by'],
       ['?include_history=maybe', 'include_history'],
       ['?per_page=0', 'per_page'],
+      ['?search=a%00b', 'search'],
     ]) {
       const res = await call(who)<Json>('GET', `/deals${query}`);
       expect([query, res.status, res.body.error_name]).toEqual([query, 400, 'invalid_request_data']);
@@ -216,6 +217,7 @@ describe('deals (e2e)', () => {
       [{ deal_items: [{ name: 'x', qty: -2 }] }, 'deal_items.0.qty'],
       [{ deal_items: [{ qty: 1 }] }, 'deal_items.0.name'],
       [{ name: '' }, 'name'],
+      [{ text: 'a\u0000b' }, 'text'],
     ] as Array<[Record<string, unknown>, string]>) {
       const res = await call(admin)<Json>('POST', `/contacts/${person.id}/deals`, { name: 'x', ...body });
       expect([key, res.status, res.body.error_name]).toEqual([key, 400, 'invalid_request_data']);

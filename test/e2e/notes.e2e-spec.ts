@@ -83,6 +83,7 @@ describe('notes, calls and meetings (e2e)', () => {
       for (const [body, key] of [
         [{ contact_id: person.id }, 'text'],
         [{ contact_id: person.id, text: '' }, 'text'],
+        [{ contact_id: person.id, text: 'nul \u0000 inside' }, 'text'],
         [{ text: 'x' }, 'contact_id'],
         [{ contact_id: person.id, text: 'x', date: '2025-02-30' }, 'date'],
         [{ contact_id: person.id, text: 'x', user_ids_to_notify: 'all' }, 'user_ids_to_notify'],

@@ -7,7 +7,6 @@ import {
   ErrorName,
   ExternalActionRequest,
   ListActionsRequest,
-  parseContract,
   UpdateActionRequest,
   type ActionDto,
   type ActionReply,
@@ -18,7 +17,7 @@ import {
 } from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { writeEvent } from '../outbox/outbox';
-import { findContact, findUsers, normalizeId, plainDateOf, todayUtc, type ContactRef } from '../records/record-common';
+import { findContact, findUsers, normalizeId, parseRecord, plainDateOf, todayUtc, type ContactRef } from '../records/record-common';
 import { listPage } from '../records/record-list';
 import { ACTION_COLUMNS, toActionDto, type ActionRow } from './action.serializer';
 
@@ -54,7 +53,7 @@ export class ActionsService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListActionsReply> {
-    const request = parseContract(ListActionsRequest, payload);
+    const request = parseRecord(ListActionsRequest, payload);
     const { rows, page } = await listPage<ActionRow>(this.dataSource.manager, caller.account_id, request, {
       select: `${SELECT} JOIN crm.contacts c ON c.id = a.contact_id`,
       table: 'crm.actions',
@@ -82,7 +81,7 @@ export class ActionsService {
   }
 
   async get(caller: Caller, payload: unknown): Promise<ActionReply> {
-    const { action_id } = parseContract(ActionIdRequest, payload);
+    const { action_id } = parseRecord(ActionIdRequest, payload);
     const id = normalizeId(action_id);
     const [row]: StoredAction[] = id ? await this.dataSource.query(`${SELECT} JOIN crm.contacts c ON c.id = a.contact_id WHERE a.id = $1 AND a.account_id = $2 AND c.deleted_at IS NULL`, [id, caller.account_id]) : [];
     if (!row) throw ApiError.notFound('Action not found');
@@ -91,7 +90,7 @@ export class ActionsService {
 
   /** POST /actions: a next action replaces the assignee's current one (queued at the front); a queued one goes to `position` (default: the end). */
   async create(caller: Caller, payload: unknown): Promise<ActionReply> {
-    const request = parseContract(CreateActionRequest, payload);
+    const request = parseRecord(CreateActionRequest, payload);
     if (request.text === undefined) throw ApiError.invalid({ text: 'text is required' });
     const text = request.text;
     return this.dataSource.transaction(async (m) => {
@@ -124,7 +123,7 @@ export class ActionsService {
    * status and done (409) until unlinked.
    */
   async update(caller: Caller, payload: unknown): Promise<ActionReply> {
-    const request = parseContract(UpdateActionRequest, payload);
+    const request = parseRecord(UpdateActionRequest, payload);
     const partial = request.partial === true;
     if (!partial && (request.text === undefined || request.text === null)) throw ApiError.invalid({ text: 'text is required' });
     return this.dataSource.transaction(async (m) => {
@@ -165,7 +164,7 @@ export class ActionsService {
 
   /** Deletes an action; a deleted next action is followed by the first queued one. */
   async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
-    const { action_id } = parseContract(ActionIdRequest, payload);
+    const { action_id } = parseRecord(ActionIdRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const { contact, action } = await this.lockAction(m, caller.account_id, action_id);
       if (action.externally_controlled) throw conflict('This action is controlled by an external provider; unlink it before deleting it');
@@ -181,7 +180,7 @@ export class ActionsService {
 
   /** Completes an action (status done, done true, done_at today); emits `completed`. Completing a completed action changes nothing. */
   async markAsDone(caller: Caller, payload: unknown): Promise<ActionReply> {
-    const { action_id } = parseContract(ActionIdRequest, payload);
+    const { action_id } = parseRecord(ActionIdRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const { contact, action } = await this.lockAction(m, caller.account_id, action_id);
       if (action.externally_controlled) throw conflict('This action is controlled by an external provider; unlink it before completing it');
@@ -194,7 +193,7 @@ export class ActionsService {
 
   /** Reopens a completed action with the status it had (a next action takes its place back). */
   async undoCompletion(caller: Caller, payload: unknown): Promise<ActionReply> {
-    const { action_id } = parseContract(ActionIdRequest, payload);
+    const { action_id } = parseRecord(ActionIdRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const { contact, action } = await this.lockAction(m, caller.account_id, action_id);
       if (action.externally_controlled) throw conflict('This action is controlled by an external provider; unlink it first');
@@ -210,7 +209,7 @@ export class ActionsService {
    * both must be the caller's (403) and the queued action dated before the next action (409).
    */
   async swap(caller: Caller, payload: unknown): Promise<ActionReply> {
-    const { action_id } = parseContract(ActionIdRequest, payload);
+    const { action_id } = parseRecord(ActionIdRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const { contact, action: queued } = await this.lockAction(m, caller.account_id, action_id);
       if (queued.status !== 'queued_with_date') throw conflict('Only a queued action can be swapped with the next action');
@@ -233,7 +232,7 @@ export class ActionsService {
 
   /** Cuts the link to the external provider: the action becomes ordinary (nothing is sent to the provider). */
   async unlink(caller: Caller, payload: unknown): Promise<ActionReply> {
-    const { action_id } = parseContract(ActionIdRequest, payload);
+    const { action_id } = parseRecord(ActionIdRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const { contact, action } = await this.lockAction(m, caller.account_id, action_id);
       if (!action.externally_controlled) return { action: toActionDto(action) };
@@ -248,7 +247,7 @@ export class ActionsService {
    * concurrent upserts of one external event create it once.
    */
   async upsertExternal(caller: Caller, payload: unknown): Promise<{ data: ActionReply; created: boolean }> {
-    const request = parseContract(ExternalActionRequest, payload);
+    const request = parseRecord(ExternalActionRequest, payload);
     const provider = request.provider.trim();
     const externalId = request.external_id.trim();
     if (!provider) throw ApiError.invalid({ provider: 'provider must not be empty' });

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import { ApiError, CallIdRequest, CreateCallRequest, ListCallsRequest, parseContract, UpdateCallRequest, type Caller, type CallDto, type CallReply, type ListCallsReply } from '@crm/contracts';
+import { ApiError, CallIdRequest, CreateCallRequest, ListCallsRequest, UpdateCallRequest, type Caller, type CallDto, type CallReply, type ListCallsReply } from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { writeEvent } from '../outbox/outbox';
 import { deleteAttachments, replaceAttachments } from '../records/attachments';
-import { findContact, normalizeId } from '../records/record-common';
+import { findContact, normalizeId, parseRecord } from '../records/record-common';
 import { listPage, touchLastActivity } from '../records/record-list';
 import { CALL_SELECT, toCallDto, type CallRow } from './call.serializer';
 
@@ -28,7 +28,7 @@ export class CallsService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListCallsReply> {
-    const request = parseContract(ListCallsRequest, payload);
+    const request = parseRecord(ListCallsRequest, payload);
     const { rows, page } = await listPage<CallRow>(this.dataSource.manager, caller.account_id, request, {
       select: CALL_SELECT,
       table: 'crm.calls',
@@ -39,13 +39,13 @@ export class CallsService {
   }
 
   async get(caller: Caller, payload: unknown): Promise<CallReply> {
-    const { call_id } = parseContract(CallIdRequest, payload);
+    const { call_id } = parseRecord(CallIdRequest, payload);
     return { call: await this.load(this.dataSource.manager, caller.account_id, call_id) };
   }
 
   /** Logs a call (call_time_int defaults to now); the contact's last activity moves to now. */
   async create(caller: Caller, payload: unknown): Promise<CallReply> {
-    const request = parseContract(CreateCallRequest, payload);
+    const request = parseRecord(CreateCallRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const contact = await findContact(m, caller.account_id, request.contact_id);
       const id = newId();
@@ -63,7 +63,7 @@ export class CallsService {
 
   /** PUT: absent fields are cleared (call_time_int: now); partial=true: only the fields sent change. */
   async update(caller: Caller, payload: unknown): Promise<CallReply> {
-    const request = parseContract(UpdateCallRequest, payload);
+    const request = parseRecord(UpdateCallRequest, payload);
     const partial = request.partial === true;
     return this.dataSource.transaction(async (m) => {
       const current = await this.lock(m, caller.account_id, request.call_id);
@@ -86,7 +86,7 @@ export class CallsService {
   }
 
   async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
-    const { call_id } = parseContract(CallIdRequest, payload);
+    const { call_id } = parseRecord(CallIdRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const current = await this.lock(m, caller.account_id, call_id);
       await m.query('DELETE FROM crm.calls WHERE id = $1', [current.id]);

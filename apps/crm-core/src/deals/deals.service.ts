@@ -7,7 +7,6 @@ import {
   ErrorName,
   ListDealsRequest,
   pageInfo,
-  parseContract,
   PatchDealRequest,
   UpdateDealRequest,
   type Caller,
@@ -26,7 +25,7 @@ import { savedFilterCondition } from '../filters/filter-sql';
 import { writeEvent } from '../outbox/outbox';
 import { firstStageOf, pickPipelines, pipelineIdsParam, pipelinesJson, resolvePipelines, type PipelineRef } from '../pipelines-read/pipelines';
 import { deleteAttachments, replaceAttachments } from '../records/attachments';
-import { findContact, findContacts, findUsers, normalizeId, todayUtc, type ContactRef, type UserRef } from '../records/record-common';
+import { findContact, findContacts, findUsers, normalizeId, parseRecord, todayUtc, type ContactRef, type UserRef } from '../records/record-common';
 import { orderSql, timeConditions } from '../records/time-filters';
 import { dealFieldDefinitions, dealTotals, money, selectDeals, toDealDto } from './deal.serializer';
 
@@ -74,7 +73,7 @@ export class DealsService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListDealsReply> {
-    const request = parseContract(ListDealsRequest, payload);
+    const request = parseRecord(ListDealsRequest, payload);
     const withContacts = parseFields(request.fields);
     const m = this.dataSource.manager;
     const params: unknown[] = [caller.account_id];
@@ -140,13 +139,13 @@ export class DealsService {
   }
 
   async get(caller: Caller, payload: unknown): Promise<DealReply> {
-    const { deal_id } = parseContract(DealIdRequest, payload);
+    const { deal_id } = parseRecord(DealIdRequest, payload);
     return { deal: await this.load(this.dataSource.manager, caller.account_id, deal_id) };
   }
 
   /** POST /contacts/{contact_id}/deals: the spec's defaults; one transaction with the created event. */
   async create(caller: Caller, payload: unknown): Promise<DealReply> {
-    const request = parseContract(CreateDealRequest, payload);
+    const request = parseRecord(CreateDealRequest, payload);
     const name = request.name;
     if (name === undefined || name === null) throw ApiError.invalid({ name: 'name is required' });
     return this.dataSource.transaction(async (m) => {
@@ -259,7 +258,7 @@ export class DealsService {
    * The event is `changed_to_<status>` when the status changed, else `updated`.
    */
   async update(caller: Caller, payload: unknown, mode: 'put' | 'patch'): Promise<DealReply> {
-    const request = mode === 'put' ? parseContract(UpdateDealRequest, payload) : parseContract(PatchDealRequest, payload);
+    const request = mode === 'put' ? parseRecord(UpdateDealRequest, payload) : parseRecord(PatchDealRequest, payload);
     const partial = mode === 'patch' || (request as UpdateDealRequest).partial === true;
     if (!partial && (request.name === undefined || request.name === null)) throw ApiError.invalid({ name: 'name is required' });
     return this.dataSource.transaction(async (m) => {
@@ -338,7 +337,7 @@ export class DealsService {
 
   /** Deletes the deal with its items, links and attachments; notes linked to it keep existing, unlinked. */
   async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
-    const { deal_id } = parseContract(DealIdRequest, payload);
+    const { deal_id } = parseRecord(DealIdRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const current = await this.lock(m, caller.account_id, deal_id);
       await m.query('DELETE FROM crm.deals WHERE id = $1', [current.id]);

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import { ApiError, CreateMeetingRequest, ListMeetingsRequest, MeetingIdRequest, parseContract, UpdateMeetingRequest, type Caller, type ListMeetingsReply, type MeetingDto, type MeetingReply } from '@crm/contracts';
+import { ApiError, CreateMeetingRequest, ListMeetingsRequest, MeetingIdRequest, UpdateMeetingRequest, type Caller, type ListMeetingsReply, type MeetingDto, type MeetingReply } from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { writeEvent } from '../outbox/outbox';
 import { deleteAttachments, replaceAttachments } from '../records/attachments';
-import { findContact, normalizeId } from '../records/record-common';
+import { findContact, normalizeId, parseRecord } from '../records/record-common';
 import { listPage, touchLastActivity } from '../records/record-list';
 import { MEETING_SELECT, toMeetingDto, type MeetingRow } from './meeting.serializer';
 
@@ -25,7 +25,7 @@ export class MeetingsService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListMeetingsReply> {
-    const request = parseContract(ListMeetingsRequest, payload);
+    const request = parseRecord(ListMeetingsRequest, payload);
     const { rows, page } = await listPage<MeetingRow>(this.dataSource.manager, caller.account_id, request, {
       select: MEETING_SELECT,
       table: 'crm.meetings',
@@ -36,13 +36,13 @@ export class MeetingsService {
   }
 
   async get(caller: Caller, payload: unknown): Promise<MeetingReply> {
-    const { meeting_id } = parseContract(MeetingIdRequest, payload);
+    const { meeting_id } = parseRecord(MeetingIdRequest, payload);
     return { meeting: await this.load(this.dataSource.manager, caller.account_id, meeting_id) };
   }
 
   /** Logs a meeting (meeting_time_int defaults to now); the contact's last activity moves to now. */
   async create(caller: Caller, payload: unknown): Promise<MeetingReply> {
-    const request = parseContract(CreateMeetingRequest, payload);
+    const request = parseRecord(CreateMeetingRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const contact = await findContact(m, caller.account_id, request.contact_id);
       const id = newId();
@@ -65,7 +65,7 @@ export class MeetingsService {
 
   /** PUT: absent fields are cleared (meeting_time_int: now); partial=true: only the fields sent change. */
   async update(caller: Caller, payload: unknown): Promise<MeetingReply> {
-    const request = parseContract(UpdateMeetingRequest, payload);
+    const request = parseRecord(UpdateMeetingRequest, payload);
     const partial = request.partial === true;
     return this.dataSource.transaction(async (m) => {
       const current = await this.lock(m, caller.account_id, request.meeting_id);
@@ -85,7 +85,7 @@ export class MeetingsService {
   }
 
   async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
-    const { meeting_id } = parseContract(MeetingIdRequest, payload);
+    const { meeting_id } = parseRecord(MeetingIdRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const current = await this.lock(m, caller.account_id, meeting_id);
       await m.query('DELETE FROM crm.meetings WHERE id = $1', [current.id]);

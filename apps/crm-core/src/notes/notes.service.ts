@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import { ApiError, CreateNoteRequest, ListNotesRequest, NoteIdRequest, parseContract, UpdateNoteRequest, type Caller, type ListNotesReply, type NoteDto, type NoteReply } from '@crm/contracts';
+import { ApiError, CreateNoteRequest, ListNotesRequest, NoteIdRequest, UpdateNoteRequest, type Caller, type ListNotesReply, type NoteDto, type NoteReply } from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { writeEvent } from '../outbox/outbox';
 import { deleteAttachments, replaceAttachments } from '../records/attachments';
-import { findUsers, normalizeId, todayUtc, type ContactRef } from '../records/record-common';
+import { findUsers, normalizeId, parseRecord, todayUtc, type ContactRef } from '../records/record-common';
 import { listPage } from '../records/record-list';
 import { NOTE_SELECT, toNoteDto, type NoteRow } from './note.serializer';
 
@@ -23,7 +23,7 @@ export class NotesService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListNotesReply> {
-    const request = parseContract(ListNotesRequest, payload);
+    const request = parseRecord(ListNotesRequest, payload);
     const { rows, page } = await listPage<NoteRow>(this.dataSource.manager, caller.account_id, request, {
       select: NOTE_SELECT,
       table: 'crm.notes',
@@ -35,7 +35,7 @@ export class NotesService {
   }
 
   async get(caller: Caller, payload: unknown): Promise<NoteReply> {
-    const { note_id } = parseContract(NoteIdRequest, payload);
+    const { note_id } = parseRecord(NoteIdRequest, payload);
     return { note: await this.load(this.dataSource.manager, caller.account_id, note_id) };
   }
 
@@ -45,7 +45,7 @@ export class NotesService {
    * transaction.
    */
   async create(caller: Caller, payload: unknown): Promise<NoteReply> {
-    const request = parseContract(CreateNoteRequest, payload);
+    const request = parseRecord(CreateNoteRequest, payload);
     if (request.text === undefined || request.text === null) throw ApiError.invalid({ text: 'text is required' });
     const text = request.text;
     return this.dataSource.transaction(async (m) => {
@@ -92,7 +92,7 @@ export class NotesService {
 
   /** PUT: replaces text (required), date (default today), linked_deal_id ("" when absent), attachments; partial=true: only those sent. */
   async update(caller: Caller, payload: unknown): Promise<NoteReply> {
-    const request = parseContract(UpdateNoteRequest, payload);
+    const request = parseRecord(UpdateNoteRequest, payload);
     const partial = request.partial === true;
     if (!partial && (request.text === undefined || request.text === null)) throw ApiError.invalid({ text: 'text is required' });
     return this.dataSource.transaction(async (m) => {
@@ -110,7 +110,7 @@ export class NotesService {
   }
 
   async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
-    const { note_id } = parseContract(NoteIdRequest, payload);
+    const { note_id } = parseRecord(NoteIdRequest, payload);
     return this.dataSource.transaction(async (m) => {
       const current = await this.lock(m, caller.account_id, note_id);
       await m.query('DELETE FROM crm.notes WHERE id = $1', [current.id]);

@@ -1,5 +1,6 @@
 import { isId } from '@crm/common';
-import { ApiError } from '@crm/contracts';
+import { ApiError, parseContract } from '@crm/contracts';
+import type { ClassConstructor } from 'class-transformer';
 import type { EntityManager } from 'typeorm';
 
 /** Today's date in UTC, `YYYY-MM-DD`. */
@@ -96,4 +97,33 @@ export async function userNames(m: EntityManager, ids: readonly string[]): Promi
   const rows: UserRef[] = await m.query('SELECT id, first_name, last_name, email FROM crm.users WHERE id = ANY($1::varchar[])', [unique]);
   for (const row of rows) out.set(row.id, fullName(row.first_name, row.last_name));
   return out;
+}
+
+/**
+ * parseContract for the records: first refuses text holding NUL characters (PostgreSQL cannot
+ * store U+0000 in text; it would fail the query), 400 keyed by the top-level field.
+ */
+export function parseRecord<T extends object>(cls: ClassConstructor<T>, payload: unknown): T {
+  if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
+    const field = nulField(payload);
+    if (field !== null) throw ApiError.invalid({ [field]: `${field} must not contain NUL characters` });
+  }
+  return parseContract(cls, payload);
+}
+
+/** The top-level field under which a string holds U+0000 (iteratively; input depth is bounded by parseContract anyway). */
+function nulField(input: object): string | null {
+  const stack: Array<[unknown, string, number]> = Object.entries(input).map(([k, v]) => [v, k, 0]);
+  while (stack.length > 0) {
+    const [value, field, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return field;
+    } else if (value !== null && typeof value === 'object' && depth < 40) {
+      for (const [k, v] of Object.entries(value)) {
+        if (k.includes('\u0000')) return field;
+        stack.push([v, field, depth + 1]);
+      }
+    }
+  }
+  return null;
 }
