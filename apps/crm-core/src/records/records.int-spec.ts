@@ -186,6 +186,24 @@ describe('records (real PostgreSQL)', () => {
       await expect(deals.create(acme, { contact_id: contactId, name: 'G', deal_fields: [{ deal_field: { id: field.id }, value: 3 }] })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { 'deal_fields.0.value': expect.any(String) } });
     });
 
+    it('remembers the stage of the pipeline a deal leaves (include_history) and restores it on return', async () => {
+      const [enterprise] = await ds.query("INSERT INTO crm.pipelines (id, account_id, name, kind, stages) VALUES ($1, $2, 'Enterprise', 'pipeline', '[]') RETURNING id", [newId(), acme.account_id]);
+      const [sales] = await ds.query("INSERT INTO crm.pipelines (id, account_id, name, kind) VALUES ($1, $2, 'Other sales', 'sales') RETURNING id", [newId(), acme.account_id]);
+      const contactId = await contact(acme);
+      const { deal } = await deals.create(acme, { contact_id: contactId, name: 'Mover', stage: 45 });
+      const moved = (await deals.update(acme, { deal_id: deal.id, pipeline_id: enterprise.id, stage: 20 }, 'patch')).deal;
+      expect(moved).toMatchObject({ pipeline_id: enterprise.id, stage: 20 });
+      const listed = await deals.list(acme, { contact_id: contactId, include_history: 'true' });
+      expect(listed.deals[0].deal.previous_pipeline_stages).toEqual({ [deal.pipeline_id]: 45 });
+      const back = (await deals.update(acme, { deal_id: deal.id, pipeline_id: deal.pipeline_id }, 'patch')).deal;
+      expect(back).toMatchObject({ pipeline_id: deal.pipeline_id, stage: 45 });
+      expect((await deals.list(acme, { contact_id: contactId, include_history: true })).deals[0].deal.previous_pipeline_stages).toEqual({ [deal.pipeline_id]: 45, [enterprise.id]: 20 });
+      // A sales pipeline is not a deal pipeline (and the reverse), and another account's is unknown.
+      await expect(deals.update(acme, { deal_id: deal.id, pipeline_id: sales.id }, 'patch')).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(deals.update(acme, { deal_id: deal.id, sales_pipeline_id: sales.id }, 'patch')).resolves.toMatchObject({ deal: { sales_pipeline_id: sales.id } });
+      await expect(deals.create(other, { contact_id: await contact(other), name: 'x', pipeline_id: enterprise.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+    });
+
     it('keeps the deal consistent under concurrent status changes', async () => {
       const contactId = await contact(acme);
       const { deal } = await deals.create(acme, { contact_id: contactId, name: 'Race', stage: 30, amount: 50 });
