@@ -1,7 +1,8 @@
-import type { CompanyAddressDto, CompanyDto, CompanyFieldValueDto } from '@crm/contracts';
+import type { CompanyAddressDto, CompanyDto, CompanyFieldValueDto, DealEntryDto } from '@crm/contracts';
 import type { EntityManager } from 'typeorm';
 import { fieldDefinitions, fieldValues, loadContactWrappers, type FieldDefinitionRow } from '../contacts/contact-readers';
 import { pendingDealsOfCompanyIds } from '../contacts/record-arrays';
+import { preparedQuery } from '../contacts/prepared-query';
 
 interface CompanyRow {
   id: string;
@@ -78,14 +79,30 @@ function toCompanyDto(row: CompanyRow, definitions: FieldDefinitionRow[]): Compa
  * `contacts` (wrappers of its non-deleted contacts by name, seen by `viewerId`). Batched: the
  * cost does not grow with the number of companies beyond one query per part.
  */
-export async function loadCompanyDtos(m: EntityManager, accountId: string, ids: string[], options: { withContacts: boolean; viewerId: string | null }): Promise<Map<string, CompanyDto>> {
-  const out = new Map<string, CompanyDto>();
+export async function loadCompanyDtos(m: EntityManager, accountId: string, ids: string[], options: CompanyLoadOptions): Promise<Map<string, CompanyDto>> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
-  if (wanted.length === 0) return out;
-  const rows: CompanyRow[] = await m.query(`${COMPANY_SELECT} WHERE co.account_id = $1 AND co.id = ANY($2::varchar[])`, [accountId, wanted]);
+  if (wanted.length === 0) return new Map();
+  return loadCompanies(m, accountId, wanted, options);
+}
+
+export interface CompanyLoadOptions {
+  withContacts: boolean;
+  viewerId: string | null;
+}
+
+const COMPANIES_BY_ID = `${COMPANY_SELECT} WHERE co.account_id = $1 AND co.id = ANY($2::varchar[])`;
+
+async function loadCompanies(m: EntityManager, accountId: string, ids: string[], options: CompanyLoadOptions): Promise<Map<string, CompanyDto>> {
+  const out = new Map<string, CompanyDto>();
+  const rows = await preparedQuery<CompanyRow>(m, COMPANIES_BY_ID, [accountId, ids]);
   if (rows.length === 0) return out;
   const needsFields = rows.some((row) => row.company_fields && Object.keys(row.company_fields).length > 0);
-  const [definitions, pending] = await Promise.all([needsFields ? fieldDefinitions(m, accountId, 'company_fields') : Promise.resolve([]), pendingDealsOfCompanyIds(m, accountId, rows.map((r) => r.id))]);
+  // Deals are read only for companies that have pending ones (the counter is already known).
+  const withPending = rows.filter((r) => r.pending_deals_count > 0).map((r) => r.id);
+  const [definitions, pending] = await Promise.all([
+    needsFields ? fieldDefinitions(m, accountId, 'company_fields') : Promise.resolve([]),
+    withPending.length > 0 ? pendingDealsOfCompanyIds(m, accountId, withPending) : Promise.resolve(new Map<string, DealEntryDto[]>()),
+  ]);
   for (const row of rows) {
     const dto = toCompanyDto(row, definitions);
     dto.pending_deals = pending.get(row.id) ?? [];

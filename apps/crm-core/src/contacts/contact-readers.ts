@@ -1,7 +1,8 @@
-import type { ActionDto, ClosedSaleDto, ContactDto, ContactEventSiblings, ContactWrapperDto, CustomFieldValueDto, FieldRefDto, FieldType } from '@crm/contracts';
+import type { ActionDto, ClosedSaleDto, CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, ContactWrapperDto, CustomFieldValueDto, FieldRefDto, FieldType } from '@crm/contracts';
 import type { EntityManager } from 'typeorm';
 import { loadCompanyDtos } from '../companies/company-readers';
 import { contactActionsOf } from '../records/record-readers';
+import { preparedQuery } from './prepared-query';
 
 /**
  * Reading contacts as the API shows them, in batches: a list of 100 costs the same handful of
@@ -68,6 +69,9 @@ const CONTACT_SELECT = `
            coalesce(sum(d.amount * d.months) FILTER (WHERE d.status = 'pending'), 0)::float8 AS total_pendings
     FROM crm.deals d WHERE d.contact_id = c.id
   ) dl ON true`;
+
+const CONTACTS_BY_ID_ANY = `${CONTACT_SELECT} WHERE c.account_id = $1 AND c.id = ANY($2::varchar[])`;
+const CONTACTS_BY_ID = `${CONTACTS_BY_ID_ANY} AND c.deleted_at IS NULL`;
 
 /** A field's definition as shown beside a value: `choices` only for the two choice types. */
 export function toFieldRef(row: FieldDefinitionRow): FieldRefDto {
@@ -137,7 +141,7 @@ export async function loadContactDtos(m: EntityManager, accountId: string, ids: 
   const out = new Map<string, ContactDto>();
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return out;
-  const rows: ContactRow[] = await m.query(`${CONTACT_SELECT} WHERE c.account_id = $1 AND c.id = ANY($2::varchar[])${options.includeDeleted ? '' : ' AND c.deleted_at IS NULL'}`, [accountId, wanted]);
+  const rows = await preparedQuery<ContactRow>(m, options.includeDeleted ? CONTACTS_BY_ID_ANY : CONTACTS_BY_ID, [accountId, wanted]);
   const needsFields = rows.some((row) => row.custom_fields && Object.keys(row.custom_fields).length > 0);
   const definitions = needsFields ? await fieldDefinitions(m, accountId, 'custom_fields') : [];
   for (const row of rows) out.set(row.id, toContactDto(row, definitions));
@@ -163,20 +167,24 @@ export function compareUrgency(a: ActionDto, b: ActionDto): number {
  * user whose next action and queued actions the wrapper shows (the caller); null: each contact's owner.
  */
 export async function loadContactWrappers(m: EntityManager, accountId: string, ids: string[], viewerId: string | null): Promise<ContactWrapperDto[]> {
-  const contacts = await loadContactDtos(m, accountId, ids);
-  const found = ids.map((id) => contacts.get(id.toLowerCase())).filter((c): c is ContactDto => c !== undefined);
-  const contactIds = found.map((c) => c.id);
+  const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
+  if (wanted.length === 0) return [];
+  // The contacts and their open actions (the records module's reader, as the viewer sees them)
+  // in parallel; then the companies, only when some contact has one.
+  const [contacts, viewerActions] = await Promise.all([loadContactDtos(m, accountId, wanted), viewerId ? contactActionsOf(m, accountId, viewerId, wanted) : Promise.resolve(null)]);
+  const found = wanted.map((id) => contacts.get(id)).filter((c): c is ContactDto => c !== undefined);
   const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => id !== null))];
-  // The action parts are the records module's (one query per viewer): the viewer's next and queued actions.
-  const viewers = viewerId ? [viewerId] : [...new Set(found.map((c) => c.owner_id))];
-  const [companyMap, actionMaps] = await Promise.all([
-    loadCompanyDtos(m, accountId, companyIds, { withContacts: false, viewerId }),
-    Promise.all(viewers.map((viewer) => contactActionsOf(m, accountId, viewer, viewerId ? contactIds : found.filter((c) => c.owner_id === viewer).map((c) => c.id)))),
-  ]);
-  const byViewer = new Map(viewers.map((viewer, i) => [viewer, actionMaps[i]]));
+  const companyMap = companyIds.length > 0 ? await loadCompanyDtos(m, accountId, companyIds, { withContacts: false, viewerId }) : new Map<string, CompanyDto>();
+  let byOwner: Map<string, Map<string, ContactActionsDto>> | null = null;
+  if (!viewerId) {
+    const owners = [...new Set(found.map((c) => c.owner_id))];
+    const maps = await Promise.all(owners.map((owner) => contactActionsOf(m, accountId, owner, found.filter((c) => c.owner_id === owner).map((c) => c.id))));
+    byOwner = new Map(owners.map((owner, i) => [owner, maps[i]]));
+  }
+  const none: ContactActionsDto = { next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] };
   return found.map((contact) => ({
     contact,
-    ...(byViewer.get(viewerId ?? contact.owner_id)?.get(contact.id) ?? { next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] }),
+    ...((viewerActions ?? byOwner?.get(contact.owner_id))?.get(contact.id) ?? none),
     company: contact.company_id ? (companyMap.get(contact.company_id) ?? null) : null,
   }));
 }

@@ -1,0 +1,324 @@
+#!/usr/bin/env node
+// `npm run bench:contacts` (also part of `npm run bench`): 50,000 contacts in one account, seeded
+// with SQL through the same column rules as the API (sort_name, letter, search_text from
+// crm-core's contact-columns), then driven through the gateway's full production chain (HTTP
+// Basic authentication, per-user limits, validation, NATS, crm-core, PostgreSQL; no caching):
+//
+//   - GET /contacts/{id} at 32 clients, against the floor (bench/contacts-floor.mjs: node:http and
+//     one pg query by primary key on the same table) at 32 clients;
+//   - GET /contacts?per_page=100 and GET /contacts?search=... at 16 clients;
+//   - a whole cascade walk (500 batches of 100) following next_set_url, time per batch;
+//   - EXPLAIN (ANALYZE, BUFFERS) of the cascade query at the first and at a deep batch.
+//
+// Writes bench/results/<date>-contacts.md.   npm run bench:contacts [-- --seconds 10 --contacts 50000]
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import pg from 'pg';
+import { machineDescription, node, parseArgs, root, startSystem, waitReady } from './lib.mjs';
+
+const args = parseArgs(process.argv.slice(2));
+const SECONDS = Number(args.seconds ?? 10);
+const CONTACTS = Number(args.contacts ?? 50_000);
+const log = (msg) => console.log(`[bench:contacts] ${msg}`);
+
+const ports = { gateway: 3410, auth: 3411, core: 3412, dispatcher: 3413 };
+const FLOOR_PORT = 3419;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+
+function request(url, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Closed loop: `connections` workers, each sending the next request when the last answered. */
+async function load(name, makeRequest, { seconds = SECONDS, connections }) {
+  const latencies = [];
+  const statuses = new Map();
+  const until = Date.now() + seconds * 1000;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < until) {
+        const t0 = process.hrtime.bigint();
+        const { status } = await makeRequest().catch(() => ({ status: 'error' }));
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  latencies.sort((a, b) => a - b);
+  const row = { name, connections, requests: latencies.length, rps: Math.round(latencies.length / elapsed), p50: percentile(latencies, 50).toFixed(1), p99: percentile(latencies, 99).toFixed(1), statuses: Object.fromEntries(statuses) };
+  log(`${name} @${connections}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, statuses ${JSON.stringify(row.statuses)}`);
+  return row;
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run seeds the same data. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ten', 'vo', 'sa', 'ber', 'dan', 'el', 'fi', 'gor', 'ha', 'is', 'jo', 'ku', 'lin', 'mar', 'no', 'pe', 'qui', 'ros', 'sti', 'tu', 'ul', 'ver', 'wen', 'xa', 'yor', 'zed'];
+const FIRST = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eve', 'Finn', 'Gia', 'Hugo', 'Ivy', 'Jon', 'Kai', 'Lea', 'Max', 'Nia', 'Oto', 'Pia', 'Quin', 'Rosa', 'Sam', 'Tea', 'Uma', 'Vik', 'Wes', 'Xia', 'Yan', 'Zoe'];
+
+function word(random, parts) {
+  let w = '';
+  for (let i = 0; i < parts; i += 1) w += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
+  return w.charAt(0).toUpperCase() + w.slice(1);
+}
+
+/** Objectid-like ids: 4-byte seconds + 8 random bytes, hex. */
+function objectId(random, seconds) {
+  let hex = seconds.toString(16).padStart(8, '0');
+  for (let i = 0; i < 16; i += 1) hex += Math.floor(random() * 16).toString(16);
+  return hex;
+}
+
+async function seed(dbUrl, accountId, ownerId, columns) {
+  const random = rng(42);
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const [{ id: statusId }] = (await db.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [accountId])).rows;
+    const now = Math.floor(Date.now() / 1000);
+    const companies = Array.from({ length: Math.floor(CONTACTS / 10) }, (_, i) => ({ id: objectId(random, now - 86_400 * 30), name: `${word(random, 2)} ${['Ltd', 'Inc', 'GmbH', 'Group', 'Labs'][i % 5]} ${i}` }));
+    await db.query('INSERT INTO crm.companies (id, account_id, name) SELECT id, $1, name FROM unnest($2::varchar[], $3::varchar[]) AS v(id, name)', [accountId, companies.map((c) => c.id), companies.map((c) => c.name)]);
+    const lastNames = [];
+    const BATCH = 2500;
+    for (let start = 0; start < CONTACTS; start += BATCH) {
+      const rows = [];
+      for (let i = start; i < Math.min(CONTACTS, start + BATCH); i += 1) {
+        const first = FIRST[Math.floor(random() * FIRST.length)];
+        const last = word(random, 2 + Math.floor(random() * 2));
+        lastNames.push(last);
+        const company = random() < 0.4 ? companies[Math.floor(random() * companies.length)] : null;
+        const phones = [{ type: 'work', value: `+1 (${200 + Math.floor(random() * 800)}) ${String(Math.floor(random() * 1e7)).padStart(7, '0')}` }];
+        const emails = [{ type: 'work', value: `${first.toLowerCase()}.${last.toLowerCase()}${i}@example.test` }];
+        const parts = { first_name: first, last_name: last, company_name: company?.name ?? '', phones, emails, urls: [] };
+        const sortName = columns.sortNameOf(parts);
+        rows.push({ id: objectId(random, now - 86_400 * 30 + i), first, last, company, phones, emails, sortName, letter: columns.letterOf(sortName), search: columns.searchTextOf(parts), created: new Date((now - 86_400 * 30 + i) * 1000).toISOString() });
+      }
+      await db.query(
+        `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, first_name, last_name, company_id, company_name, phones, emails, sort_name, letter, search_text, created_at, modified_at)
+         SELECT v.id, $1, $2, $3, v.f, v.l, v.cid, v.cname, v.ph::jsonb, v.em::jsonb, v.s, v.le, v.t, v.ca::timestamptz, v.ca::timestamptz
+         FROM unnest($4::varchar[], $5::varchar[], $6::varchar[], $7::varchar[], $8::varchar[], $9::text[], $10::text[], $11::varchar[], $12::varchar[], $13::text[], $14::text[]) AS v(id, f, l, cid, cname, ph, em, s, le, t, ca)`,
+        [
+          accountId,
+          ownerId,
+          statusId,
+          rows.map((r) => r.id),
+          rows.map((r) => r.first),
+          rows.map((r) => r.last),
+          rows.map((r) => r.company?.id ?? null),
+          rows.map((r) => r.company?.name ?? ''),
+          rows.map((r) => JSON.stringify(r.phones)),
+          rows.map((r) => JSON.stringify(r.emails)),
+          rows.map((r) => r.sortName),
+          rows.map((r) => r.letter),
+          rows.map((r) => r.search),
+          rows.map((r) => r.created),
+        ],
+      );
+    }
+    await db.query('VACUUM ANALYZE crm.contacts');
+    await db.query('VACUUM ANALYZE crm.companies');
+    const ids = (await db.query('SELECT id FROM crm.contacts WHERE account_id = $1', [accountId])).rows.map((r) => r.id);
+    return { ids, lastNames };
+  } finally {
+    await db.end();
+  }
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of the cascade's batch query as crm-core runs it, after the `after`-th contact. */
+async function explainCascade(dbUrl, accountId, ownerId, after) {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const bound = after === 0 ? null : (await db.query('SELECT sort_name, id FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL ORDER BY sort_name, id OFFSET $3 LIMIT 1', [accountId, ownerId, after - 1])).rows[0];
+    const keyset = bound ? ' AND (c.sort_name, c.id) > ($3, $4)' : '';
+    const params = bound ? [accountId, ownerId, bound.sort_name, bound.id] : [accountId, ownerId];
+    const sql = `SELECT c.id, c.sort_name FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2${keyset} ORDER BY c.sort_name, c.id LIMIT 100`;
+    const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    const count = `SELECT count(*)::int AS n FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2${keyset}`;
+    const countPlan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${count}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    return { sql, plan, countPlan };
+  } finally {
+    await db.end();
+  }
+}
+
+async function explainSearch(dbUrl, accountId, ownerId, term) {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const sql = 'SELECT c.id FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2 AND c.search_text LIKE $3 ORDER BY c.sort_name ASC, c.id ASC LIMIT 10 OFFSET 0';
+    return (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, [accountId, ownerId, `%${term}%`])).rows.map((r) => r['QUERY PLAN']).join('\n');
+  } finally {
+    await db.end();
+  }
+}
+
+async function main() {
+  const system = await startSystem({ ports, log, extraEnv: { PUBLIC_URL: `http://127.0.0.1:${ports.gateway}` } });
+  let floor;
+  try {
+    const { gateway, auth } = system.urls;
+    const account = await (await fetch(`${auth}/operator/accounts`, { method: 'POST', headers: system.operatorHeaders, body: JSON.stringify({ name: 'Bench', admin: { first_name: 'Bench', last_name: 'Admin', email: `bench-${Date.now()}@example.com`, password: 'bench password 1' } }) })).json();
+    const accountId = account.account.id;
+    const userId = account.user.id;
+    const basic = { authorization: `Basic ${Buffer.from(`${userId}:${account.user.api_key}`).toString('base64')}` };
+    const columns = createRequire(import.meta.url)(path.join(root, 'dist/apps/crm-core/src/contacts/contact-columns.js'));
+
+    log(`seeding ${CONTACTS} contacts with SQL`);
+    const seedStart = Date.now();
+    const { ids, lastNames } = await seed(system.env.DATABASE_URL, accountId, userId, columns);
+    log(`seeded ${ids.length} contacts in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+
+    floor = spawn(node, [path.join(root, 'bench/contacts-floor.mjs')], { env: { ...process.env, DATABASE_URL: system.env.DATABASE_URL, PORT: String(FLOOR_PORT) }, stdio: ['ignore', 'ignore', 'inherit'] });
+    await new Promise((r) => setTimeout(r, 500));
+    const floorUrl = `http://127.0.0.1:${FLOOR_PORT}`;
+    await waitReady(`${floorUrl}/contacts/${ids[0]}`);
+
+    const random = rng(7);
+    const pick = () => ids[Math.floor(random() * ids.length)];
+    const terms = lastNames.filter((_, i) => i % 97 === 0).map((n) => columns.fold(n).slice(0, 5));
+    const api = `${gateway}/api/v3`;
+
+    // Sanity: the API answers what it should before anything is measured.
+    const check = await request(`${api}/contacts/${ids[0]}`, basic);
+    if (check.status !== 200) throw new Error(`GET /contacts/{id} answered ${check.status}: ${check.body}`);
+
+    log(`warming up, then ${SECONDS} s per scenario`);
+    await load('warm-up', () => request(`${api}/contacts/${pick()}`, basic), { seconds: 3, connections: 16 });
+    await load('warm-up floor', () => request(`${floorUrl}/contacts/${pick()}`), { seconds: 2, connections: 16 });
+    const rows = [];
+    rows.push(await load('GET /contacts/{id} (gateway)', () => request(`${api}/contacts/${pick()}`, basic), { connections: 32 }));
+    rows.push(await load('GET /contacts/{id} (floor: node:http + one pg query)', () => request(`${floorUrl}/contacts/${pick()}`), { connections: 32 }));
+    rows.push(await load('GET /users/{id} (the same chain with the smallest read, for reference)', () => request(`${api}/users/${userId}`, basic), { connections: 32 }));
+    rows.push(await load('GET /contacts?per_page=100', () => request(`${api}/contacts?per_page=100`, basic), { connections: 16 }));
+    rows.push(await load('GET /contacts?per_page=100&page=<1..500>', () => request(`${api}/contacts?per_page=100&page=${1 + Math.floor(random() * 500)}`, basic), { connections: 16 }));
+    rows.push(await load('GET /contacts?search=<name fragment>', () => request(`${api}/contacts?search=${encodeURIComponent(terms[Math.floor(random() * terms.length)])}`, basic), { connections: 16 }));
+
+    log('walking the whole cascade');
+    const batchMs = [];
+    let url = `${api}/contacts/cascade/0`;
+    let seen = 0;
+    const walkStart = Date.now();
+    while (url) {
+      const t0 = process.hrtime.bigint();
+      const res = await request(url, basic);
+      batchMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (res.status !== 200) throw new Error(`cascade answered ${res.status}: ${res.body.slice(0, 300)}`);
+      const body = JSON.parse(res.body);
+      seen += body.data.contacts.length;
+      url = body.data.next_set_url;
+    }
+    const walkSeconds = (Date.now() - walkStart) / 1000;
+    if (seen !== ids.length) throw new Error(`the cascade returned ${seen} contacts, expected ${ids.length}`);
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const segments = [
+      ['batches 1-10 (contacts 1-1,000)', batchMs.slice(0, 10)],
+      ['batches 101-110 (contacts 10,001-11,000)', batchMs.slice(100, 110)],
+      ['batches 251-260', batchMs.slice(250, 260)],
+      ['last 10 batches', batchMs.slice(-10)],
+    ];
+    for (const [name, xs] of segments) log(`cascade ${name}: mean ${mean(xs).toFixed(1)} ms`);
+    const sortedBatches = [...batchMs].sort((a, b) => a - b);
+    log(`cascade: ${batchMs.length} batches, ${seen} contacts in ${walkSeconds.toFixed(1)} s; per batch p50 ${percentile(sortedBatches, 50).toFixed(1)} ms, p99 ${percentile(sortedBatches, 99).toFixed(1)} ms`);
+
+    const firstPlan = await explainCascade(system.env.DATABASE_URL, accountId, userId, 0);
+    const deepPlan = await explainCascade(system.env.DATABASE_URL, accountId, userId, Math.min(45_000, ids.length - 100));
+    const searchPlan = await explainSearch(system.env.DATABASE_URL, accountId, userId, terms[0]);
+
+    const [gw, fl, users, list, listPages, search] = rows;
+    const ratio = gw.rps / fl.rps;
+    const report = [
+      `# Contacts benchmark ${new Date().toISOString()}`,
+      '',
+      `Machine: ${machineDescription()}. ${ids.length.toLocaleString('en')} contacts in one account (40% with a company), seeded with SQL through crm-core's column rules. Services from a fresh build with NODE_ENV=production, LOG_LEVEL=warn, one replica each; the full production chain (HTTP Basic API key, per-user rate limits in Redis, validation, NATS, crm-core, PostgreSQL; no response caching); the load generator runs on the same machine (closed loop, keep-alive, ${SECONDS} s per scenario after a warm-up). The machine is shared with other work, so figures vary by a few percent between runs.`,
+      '',
+      '| scenario | clients | requests | req/s | p50 ms | p99 ms | statuses |',
+      '|---|---|---|---|---|---|---|',
+      ...rows.map((r) => `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${JSON.stringify(r.statuses)} |`),
+      '',
+      '## Targets',
+      '',
+      `- GET /contacts/{id} at 32 clients: ${gw.rps} req/s = ${(ratio * 100).toFixed(0)}% of the floor's ${fl.rps} req/s (target: at least 50%) — ${ratio >= 0.5 ? 'met' : 'NOT met'}.`,
+      `- For reference, GET /users/{id} (one small row, the same chain) reaches ${users.rps} req/s = ${((users.rps / fl.rps) * 100).toFixed(0)}% of the floor: the chain itself (three processes, Redis, NATS) sets the ceiling; the contact read costs ${((1 - gw.rps / users.rps) * 100).toFixed(0)}% on top of it.`,
+      `- GET /contacts?per_page=100 at 16 clients: p99 ${list.p99} ms (target under 100 ms) — ${Number(list.p99) < 100 ? 'met' : 'NOT met'}; random pages 1-500: p99 ${listPages.p99} ms.`,
+      `- GET /contacts?search=... at 16 clients: p99 ${search.p99} ms (target under 100 ms) — ${Number(search.p99) < 100 ? 'met' : 'NOT met'}.`,
+      `- Cascade: ${batchMs.length} batches of 100 (${seen.toLocaleString('en')} contacts) in ${walkSeconds.toFixed(1)} s, one client; time per batch: ${segments.map(([name, xs]) => `${name} ${mean(xs).toFixed(1)} ms`).join('; ')}; p50 ${percentile(sortedBatches, 50).toFixed(1)} ms, p99 ${percentile(sortedBatches, 99).toFixed(1)} ms.`,
+      '',
+      '## What a request costs',
+      '',
+      'The floor is one process doing one indexed query and `JSON.stringify`. A gateway request adds: the API-key check (one Redis GET plus an HMAC), the per-user limits (one Redis Lua script), routing and class-validator validation of the query, a NATS request-reply to crm-core, validation again there, and the contact wrapper: the contact with its computed fields (deal aggregates, tags, company size) in one query, the open actions in one, and for a contact with a company the company with its counters and its pending deals (two more).',
+      '',
+      '## Cascade query plans',
+      '',
+      'The batch query (owner scope, as `GET /contacts/cascade/{last_id}` runs it):',
+      '',
+      '```sql',
+      deepPlan.sql,
+      '```',
+      '',
+      'First batch:',
+      '',
+      '```',
+      firstPlan.plan,
+      '```',
+      '',
+      `After the ${Math.min(45_000, ids.length - 100).toLocaleString('en')}th contact: the keyset bound is an index condition, so the scan starts at the bound (no OFFSET, no rows read and dropped):`,
+      '',
+      '```',
+      deepPlan.plan,
+      '```',
+      '',
+      '`items_left` counts the contacts after the batch (index-only scan from the bound, so it gets cheaper as the walk advances). First batch:',
+      '',
+      '```',
+      firstPlan.countPlan,
+      '```',
+      '',
+      `Search (\`search=${terms[0]}\`, trigram index on search_text):`,
+      '',
+      '```',
+      searchPlan,
+      '```',
+      '',
+    ].join('\n');
+    mkdirSync(path.join(root, 'bench/results'), { recursive: true });
+    const file = path.join(root, 'bench/results', `${new Date().toISOString().slice(0, 10)}-contacts.md`);
+    writeFileSync(file, report);
+    log(`report written to ${path.relative(root, file)}`);
+  } finally {
+    floor?.kill('SIGTERM');
+    await system.stop();
+    agent.destroy();
+  }
+}
+
+main().catch((error) => {
+  console.error(`[bench:contacts] failed: ${error.stack ?? error.message}\n[bench:contacts] check that PostgreSQL, Redis and NATS run (npm start brings them up) and that ports 3410-3419 are free.`);
+  process.exit(1);
+});
