@@ -127,6 +127,7 @@ describe('notes, calls and meetings (e2e)', () => {
         [{ contact_id: person.id, call_time_int: 'noon' }, 'call_time_int'],
         [{ contact_id: person.id, recording_link: 'not a url' }, 'recording_link'],
         [{ contact_id: person.id, call_result: 'x'.repeat(101) }, 'call_result'],
+        [{ contact_id: person.id, call_result: 'maybe' }, 'call_result'],
       ] as Array<[Record<string, unknown>, string]>) {
         const bad = await call(admin)<Json>('POST', '/calls', body);
         expect([key, bad.status]).toEqual([key, 400]);

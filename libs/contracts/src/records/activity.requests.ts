@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { CALL_RESULTS } from '../configuration/pipeline.dto';
 import { AttachmentInput } from './attachment.dto';
 import { RecordListRequest } from './record-list.request';
 import { IsPlainDate, Lower, MAX_TEXT, ToBoolean } from './record.validators';
@@ -99,9 +100,9 @@ class CallFields extends AttachmentsField {
   @MaxLength(MAX_TEXT, { message: `text must be at most ${MAX_TEXT} characters` })
   text?: string | null;
 
+  /** One of the account's call results (GET /call_results), or "" for none. */
   @ValidateIf(present('call_result'))
-  @IsString({ message: 'call_result must be a string' })
-  @MaxLength(100, { message: 'call_result must be at most 100 characters' })
+  @IsIn(['', ...CALL_RESULTS.map((r) => r.id)], { message: `call_result must be one of: ${CALL_RESULTS.map((r) => r.id).join(', ')} (or empty)` })
   call_result?: string | null;
 
   /** Unix seconds; default: now. */
