@@ -81,18 +81,19 @@ export async function resolveTags(m: EntityManager, accountId: string, names: re
 
 /**
  * The company of a contact by name: the account's company of that name in any letter case, or a
- * new one (with its `created` event). Returns its id and canonical name.
+ * new one. Returns its id, canonical name and whether it was created (the caller writes its
+ * `created` event once the contact is linked, so the event shows the company with its contact).
  */
-export async function companyByName(m: EntityManager, accountId: string, name: string, actorId: string): Promise<{ id: string; name: string }> {
-  const id = newId();
-  const inserted: Array<{ id: string }> = await m.query('WITH ins AS (INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id) SELECT id FROM ins', [id, accountId, name]);
+export async function companyByName(m: EntityManager, accountId: string, name: string): Promise<{ id: string; name: string; created: boolean }> {
+  const inserted: Array<{ id: string }> = await m.query('WITH ins AS (INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id) SELECT id FROM ins', [newId(), accountId, name]);
   const [row] = await m.query('SELECT id, name FROM crm.companies WHERE account_id = $1 AND lower(name) = lower($2)', [accountId, name]);
-  if (inserted.length > 0) {
-    const company = (await loadCompanyDtos(m, accountId, [row.id], { withContacts: true, viewerId: null })).get(row.id);
-    await writeEvent(m, { account_id: accountId, type: 'company', reason: 'created', record_id: row.id, data: { company } });
-    void actorId;
-  }
-  return row;
+  return { id: row.id, name: row.name, created: inserted.length > 0 };
+}
+
+/** Writes a company `created` event with the company as GET /companies/{id} shows it. */
+export async function writeCompanyCreatedEvent(m: EntityManager, accountId: string, companyId: string): Promise<void> {
+  const company = (await loadCompanyDtos(m, accountId, [companyId], { withContacts: true, viewerId: null })).get(companyId);
+  await writeEvent(m, { account_id: accountId, type: 'company', reason: 'created', record_id: companyId, data: { company } });
 }
 
 /** Checks custom field values against their definitions: unknown ids 404, bad values 400 keyed `custom_fields.<i>.value`. */

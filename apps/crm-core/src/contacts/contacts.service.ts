@@ -47,6 +47,7 @@ import {
   sameState,
   updateContact,
   writeContactDeletedEvent,
+  writeCompanyCreatedEvent,
   writeContactEvent,
   type ContactState,
 } from './contact-store';
@@ -136,10 +137,11 @@ export class ContactsService {
   async create(caller: Caller, payload: unknown): Promise<ContactWrapperDto> {
     const input = parseContract(CreateContactRequest, payload);
     return this.dataSource.transaction(async (m) => {
-      const state = await this.resolve(m, caller, input, null, 'create');
+      const { state, createdCompany } = await this.resolve(m, caller, input, null, 'create');
       const id = newId();
       await insertContact(m, caller.account_id, id, state);
-      if (state.company_id) await applyCompanySync(m, caller.account_id, state.company_id, [id]);
+      if (createdCompany) await writeCompanyCreatedEvent(m, caller.account_id, createdCompany);
+      else if (state.company_id) await applyCompanySync(m, caller.account_id, state.company_id, [id]);
       await writeContactEvent(m, caller.account_id, id, 'created');
       return this.wrapper(m, caller, id);
     });
@@ -255,9 +257,10 @@ export class ContactsService {
   private async write(caller: Caller, contactId: string, input: ContactFieldsInput, mode: WriteMode): Promise<ContactWrapperDto> {
     return this.dataSource.transaction(async (m) => {
       const current = await lockContact(m, caller.account_id, contactId);
-      const next = await this.resolve(m, caller, input, current, mode);
+      const { state: next, createdCompany } = await this.resolve(m, caller, input, current, mode);
       if (!sameState(current, next)) {
         await updateContact(m, current.id, caller.account_id, next);
+        if (createdCompany) await writeCompanyCreatedEvent(m, caller.account_id, createdCompany);
         // A contact joining a syncing company takes its status and tags.
         if (next.company_id && next.company_id !== current.company_id) await applyCompanySync(m, caller.account_id, next.company_id, [current.id]);
         await writeContactEvent(m, caller.account_id, current.id, 'updated');
@@ -283,7 +286,8 @@ export class ContactsService {
    * always has and keep their value; merge (PATCH, partial PUT): absent fields keep theirs. A
    * sent null clears a field like absence does in replace mode.
    */
-  private async resolve(m: EntityManager, caller: Caller, input: ContactFieldsInput, current: ContactState | null, mode: WriteMode): Promise<ContactState> {
+  private async resolve(m: EntityManager, caller: Caller, input: ContactFieldsInput, current: ContactState | null, mode: WriteMode): Promise<{ state: ContactState; createdCompany: string | null }> {
+    let createdCompany: string | null = null;
     const accountId = caller.account_id;
     const keep = mode === 'merge' && current !== null;
     const pick = <K extends keyof ContactState>(key: K, sent: unknown, fallback: ContactState[K], map: (v: never) => ContactState[K] = (v) => v): ContactState[K] => {
@@ -339,16 +343,17 @@ export class ContactsService {
         state.company_id = null;
         state.company_name = '';
       } else if (!(current?.company_id && current.company_name.toLowerCase() === name.toLowerCase())) {
-        const company = await companyByName(m, accountId, name, caller.user_id);
+        const company = await companyByName(m, accountId, name);
         state.company_id = company.id;
         state.company_name = company.name;
+        if (company.created) createdCompany = company.id;
       }
     }
 
     if (!state.last_name && !state.company_name) {
       throw ApiError.invalid({ last_name: 'last_name or company_name is required', company_name: 'last_name or company_name is required' });
     }
-    return state;
+    return { state, createdCompany };
   }
 
   private bulkIds(raw: string): string[] {
