@@ -103,7 +103,7 @@ export function customFieldValues(inputs: readonly CustomFieldValueInput[], defi
   inputs.forEach((input, i) => {
     const fieldId = (input as unknown as Record<string, { id: string }>)[ref].id.trim().toLowerCase();
     const def = byId.get(fieldId);
-    if (!def) throw ApiError.notFound(`${ref === 'custom_field' ? 'Custom field' : 'Company field'} ${fieldId} not found`);
+    if (!def) throw ApiError.notFound(`The ${ref === 'custom_field' ? 'custom field' : 'company field'} of ${key}.${i} was not found`);
     const value = assertFieldValue(def, input.value, `${key}.${i}.value`);
     if (value === null) delete out[fieldId];
     else out[fieldId] = value;

@@ -190,10 +190,8 @@ export class ContactsService {
                     RETURNING id) SELECT id FROM r`,
         [caller.account_id, ids],
       );
-      if (restored.length !== ids.length) {
-        const missing = ids.filter((id) => !restored.some((r) => r.id === id));
-        throw ApiError.notFound(`No contact deleted within the last ${UNDELETE_DAYS} days with id ${missing.join(', ')}`);
-      }
+      // Ids are not echoed: a 404 never tells which of them exist elsewhere.
+      if (restored.length !== ids.length) throw ApiError.notFound(`Some of the ids name no contact of the account deleted within the last ${UNDELETE_DAYS} days; nothing was restored`);
       // The record exists again for webhook receivers: `created`, with the full payload.
       for (const id of ids) await writeContactEvent(m, caller.account_id, id, 'created');
       return { data: {}, summary: await this.summary.blocks(m, caller) };
@@ -375,10 +373,7 @@ export class ContactsService {
       'WITH d AS (UPDATE crm.contacts SET deleted_at = now() WHERE account_id = $1 AND id = ANY($2::varchar[]) AND deleted_at IS NULL RETURNING id, status_id) SELECT id, status_id FROM d',
       [caller.account_id, ids],
     );
-    if (deleted.length !== ids.length) {
-      const missing = ids.filter((id) => !deleted.some((d) => d.id === id));
-      throw ApiError.notFound(`Contact not found: ${missing.join(', ')}`);
-    }
+    if (deleted.length !== ids.length) throw ApiError.notFound(ids.length === 1 ? 'Contact not found' : 'Some of the ids name no contact of the account; nothing was deleted');
     for (const row of deleted) await writeContactDeletedEvent(m, caller.account_id, row.id, row.status_id);
   }
 }
