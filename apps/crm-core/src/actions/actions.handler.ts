@@ -1,8 +1,8 @@
-import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
-import { ActionsService } from './actions.service';
+import { Controller, UseInterceptors } from "@nestjs/common";
+import { MessagePattern, Payload } from "@nestjs/microservices";
+import { RpcReplyInterceptor, reply } from "@crm/messaging";
+import { Subjects, type RpcRequest } from "@crm/contracts";
+import { ActionsService } from "./actions.service";
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)
@@ -21,7 +21,9 @@ export class ActionsHandler {
 
   @MessagePattern(Subjects.ActionsCreate)
   async create(@Payload() request: RpcRequest) {
-    return reply(await this.actions.create(request.caller, request.payload), { httpStatus: 201 });
+    return reply(await this.actions.create(request.caller, request.payload), {
+      httpStatus: 201,
+    });
   }
 
   @MessagePattern(Subjects.ActionsUpdate)
@@ -57,7 +59,10 @@ export class ActionsHandler {
   /** 201 when the mirrored action is created, 200 when it is updated (decisions.md "Requests"). */
   @MessagePattern(Subjects.ActionsExternalUpsert)
   async upsertExternal(@Payload() request: RpcRequest) {
-    const { data, created } = await this.actions.upsertExternal(request.caller, request.payload);
+    const { data, created } = await this.actions.upsertExternal(
+      request.caller,
+      request.payload,
+    );
     return reply(data, { httpStatus: created ? 201 : 200 });
   }
 }

@@ -1,7 +1,14 @@
-import type { DealDto, DealFieldValueDto, DealItemDto, DealStatus, LinkedContactDto } from '@crm/contracts';
-import type { EntityManager } from 'typeorm';
-import { attachmentsJson, toAttachmentDtos } from '../records/attachments';
-import { fullName, isoOf, plainDateOf } from '../records/record-common';
+import type {
+  DealDto,
+  DealFieldValueDto,
+  DealItemDto,
+  DealStatus,
+  LinkedContactDto,
+} from "@crm/contracts";
+import type { EntityManager } from "typeorm";
+import { preparedQuery } from "../contacts/prepared-query";
+import { attachmentsJson, toAttachmentDtos } from "../records/attachments";
+import { fullName, isoOf, plainDateOf } from "../records/record-common";
 
 /**
  * Everything a Deal shows, in one SELECT over crm.deals aliased `d` (primary contact `c`): items,
@@ -19,7 +26,7 @@ export const DEAL_SELECT = `SELECT d.id, d.account_id, d.contact_id, d.owner_id,
     (SELECT coalesce(json_agg(json_build_object('id', lc.id, 'first_name', lc.first_name, 'last_name', lc.last_name, 'company', lc.company_name, 'photo_url', lc.photo_url) ORDER BY lc.sort_name, lc.id), '[]'::json)
        FROM crm.deal_contacts dc JOIN crm.contacts lc ON lc.id = dc.contact_id WHERE dc.deal_id = d.id AND lc.deleted_at IS NULL) AS linked,
     EXISTS (SELECT 1 FROM crm.notes n WHERE n.linked_deal_id = d.id) AS has_related_notes,
-    ${attachmentsJson('d.id')} AS attachments
+    ${attachmentsJson("d.id")} AS attachments
   FROM crm.deals d
   JOIN crm.contacts c ON c.id = d.contact_id
   LEFT JOIN crm.users ou ON ou.id = d.owner_id
@@ -62,8 +69,25 @@ export interface DealRow {
   o_email: string | null;
   a_first_name: string | null;
   a_last_name: string | null;
-  items: Array<{ id: string; name: string; description: string; cost: number | string; price: number | string; qty: number; predefined_item_id: string | null; position: number; created_at: string; modified_at: string }>;
-  linked: Array<{ id: string; first_name: string; last_name: string; company: string; photo_url: string }>;
+  items: Array<{
+    id: string;
+    name: string;
+    description: string;
+    cost: number | string;
+    price: number | string;
+    qty: number;
+    predefined_item_id: string | null;
+    position: number;
+    created_at: string;
+    modified_at: string;
+  }>;
+  linked: Array<{
+    id: string;
+    first_name: string;
+    last_name: string;
+    company: string;
+    photo_url: string;
+  }>;
   has_related_notes: boolean;
   attachments: unknown;
 }
@@ -78,8 +102,14 @@ export interface DealFieldDefinition {
 }
 
 /** The account's deal fields by id (in display order). */
-export async function dealFieldDefinitions(m: EntityManager, accountId: string): Promise<Map<string, DealFieldDefinition>> {
-  const rows: DealFieldDefinition[] = await m.query("SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = $1 AND field_set = 'deal_fields' ORDER BY position, created_at, id", [accountId]);
+export async function dealFieldDefinitions(
+  m: EntityManager,
+  accountId: string,
+): Promise<Map<string, DealFieldDefinition>> {
+  const rows: DealFieldDefinition[] = await m.query(
+    "SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = $1 AND field_set = 'deal_fields' ORDER BY position, created_at, id",
+    [accountId],
+  );
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -89,18 +119,30 @@ export function money(value: number): number {
 }
 
 /** The amounts a deal derives: totals over its months, margin, and a percentage commission. */
-export function dealTotals(amount: number, months: number, cost: number): { total_amount: number; total_cost: number; margin: number } {
+export function dealTotals(
+  amount: number,
+  months: number,
+  cost: number,
+): { total_amount: number; total_cost: number; margin: number } {
   const total_amount = money(amount * months);
   const total_cost = money(cost * months);
   return { total_amount, total_cost, margin: money(total_amount - total_cost) };
 }
 
-function dealFieldsOf(values: Record<string, unknown>, definitions: Map<string, DealFieldDefinition>): DealFieldValueDto[] {
+function dealFieldsOf(
+  values: Record<string, unknown>,
+  definitions: Map<string, DealFieldDefinition>,
+): DealFieldValueDto[] {
   const out: DealFieldValueDto[] = [];
   for (const def of definitions.values()) {
     const value = values[def.id];
     if (value === undefined || value === null) continue;
-    const deal_field: DealFieldValueDto['deal_field'] = { id: def.id, name: def.name, type: def.type, position: def.position };
+    const deal_field: DealFieldValueDto["deal_field"] = {
+      id: def.id,
+      name: def.name,
+      type: def.type,
+      position: def.position,
+    };
     if (def.choices) deal_field.choices = def.choices;
     out.push({ deal_field, value });
   }
@@ -111,7 +153,11 @@ function dealFieldsOf(values: Record<string, unknown>, definitions: Map<string, 
  * The API (and webhook) shape of a deal. Pending deals show `stage`; won and lost deals show
  * `stage` null and `last_stage`, the stage they closed from (Events rule 6).
  */
-export function toDealDto(row: DealRow, definitions: Map<string, DealFieldDefinition>, options: { includeHistory?: boolean } = {}): DealDto {
+export function toDealDto(
+  row: DealRow,
+  definitions: Map<string, DealFieldDefinition>,
+  options: { includeHistory?: boolean } = {},
+): DealDto {
   const amount = Number(row.amount);
   const cost = Number(row.cost);
   const items: DealItemDto[] = row.items.map((i) => ({
@@ -128,7 +174,12 @@ export function toDealDto(row: DealRow, definitions: Map<string, DealFieldDefini
     created_at: isoOf(i.created_at),
     modified_at: isoOf(i.modified_at),
   }));
-  const linked: LinkedContactDto[] = row.linked.map((c) => ({ id: c.id, contact_name: fullName(c.first_name, c.last_name), company: c.company, photo_url: c.photo_url }));
+  const linked: LinkedContactDto[] = row.linked.map((c) => ({
+    id: c.id,
+    contact_name: fullName(c.first_name, c.last_name),
+    company: c.company,
+    photo_url: c.photo_url,
+  }));
   const dto: DealDto = {
     id: row.id,
     contact_id: row.contact_id,
@@ -137,7 +188,7 @@ export function toDealDto(row: DealRow, definitions: Map<string, DealFieldDefini
     sales_pipeline_id: row.sales_pipeline_id,
     name: row.name,
     text: row.text,
-    stage: row.status === 'pending' ? row.stage : null,
+    stage: row.status === "pending" ? row.stage : null,
     status: row.status,
     expected_close_date: plainDateOf(row.expected_close_date)!,
     close_date: plainDateOf(row.close_date)!,
@@ -157,21 +208,47 @@ export function toDealDto(row: DealRow, definitions: Map<string, DealFieldDefini
     author: fullName(row.a_first_name, row.a_last_name),
     has_related_notes: row.has_related_notes,
     attachments: toAttachmentDtos(row.attachments),
-    contact_info: { contact_name: fullName(row.c_first_name, row.c_last_name), company: row.c_company_name },
-    owner: { id: row.owner_id, name: fullName(row.o_first_name, row.o_last_name), email: row.o_email ?? '' },
+    contact_info: {
+      contact_name: fullName(row.c_first_name, row.c_last_name),
+      company: row.c_company_name,
+    },
+    owner: {
+      id: row.owner_id,
+      name: fullName(row.o_first_name, row.o_last_name),
+      email: row.o_email ?? "",
+    },
     created_at: isoOf(row.created_at),
     modified_at: isoOf(row.modified_at),
     linked_contacts: linked,
   };
-  if (row.status !== 'pending') dto.last_stage = row.last_stage;
-  if (options.includeHistory) dto.previous_pipeline_stages = row.previous_pipeline_stages ?? {};
+  if (row.status !== "pending") dto.last_stage = row.last_stage;
+  if (options.includeHistory)
+    dto.previous_pipeline_stages = row.previous_pipeline_stages ?? {};
   return dto;
 }
 
 /** Deals selected by a WHERE/ORDER/LIMIT tail over `d` and `c`, serialized. */
-export async function selectDeals(m: EntityManager, accountId: string, tail: string, params: unknown[], options: { includeHistory?: boolean } = {}): Promise<Array<{ row: DealRow; dto: DealDto }>> {
-  const rows: DealRow[] = await m.query(`${DEAL_SELECT} ${tail}`, params);
-  const needsFields = rows.some((row) => row.deal_fields && Object.keys(row.deal_fields).length > 0);
-  const definitions = needsFields ? await dealFieldDefinitions(m, accountId) : new Map<string, DealFieldDefinition>();
-  return rows.map((row) => ({ row, dto: toDealDto(row, definitions, options) }));
+export async function selectDeals(
+  m: EntityManager,
+  accountId: string,
+  tail: string,
+  params: unknown[],
+  options: { includeHistory?: boolean } = {},
+): Promise<Array<{ row: DealRow; dto: DealDto }>> {
+  // A prepared statement: planning this SELECT costs more than running it for a page of deals.
+  const rows = await preparedQuery<DealRow>(
+    m,
+    `${DEAL_SELECT} ${tail}`,
+    params,
+  );
+  const needsFields = rows.some(
+    (row) => row.deal_fields && Object.keys(row.deal_fields).length > 0,
+  );
+  const definitions = needsFields
+    ? await dealFieldDefinitions(m, accountId)
+    : new Map<string, DealFieldDefinition>();
+  return rows.map((row) => ({
+    row,
+    dto: toDealDto(row, definitions, options),
+  }));
 }

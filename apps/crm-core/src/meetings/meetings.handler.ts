@@ -1,8 +1,8 @@
-import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
-import { MeetingsService } from './meetings.service';
+import { Controller, UseInterceptors } from "@nestjs/common";
+import { MessagePattern, Payload } from "@nestjs/microservices";
+import { RpcReplyInterceptor, reply } from "@crm/messaging";
+import { Subjects, type RpcRequest } from "@crm/contracts";
+import { MeetingsService } from "./meetings.service";
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)
@@ -21,7 +21,9 @@ export class MeetingsHandler {
 
   @MessagePattern(Subjects.MeetingsCreate)
   async create(@Payload() request: RpcRequest) {
-    return reply(await this.meetings.create(request.caller, request.payload), { httpStatus: 201 });
+    return reply(await this.meetings.create(request.caller, request.payload), {
+      httpStatus: 201,
+    });
   }
 
   @MessagePattern(Subjects.MeetingsUpdate)

@@ -1,8 +1,8 @@
-import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
-import { NotesService } from './notes.service';
+import { Controller, UseInterceptors } from "@nestjs/common";
+import { MessagePattern, Payload } from "@nestjs/microservices";
+import { RpcReplyInterceptor, reply } from "@crm/messaging";
+import { Subjects, type RpcRequest } from "@crm/contracts";
+import { NotesService } from "./notes.service";
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)
@@ -21,7 +21,9 @@ export class NotesHandler {
 
   @MessagePattern(Subjects.NotesCreate)
   async create(@Payload() request: RpcRequest) {
-    return reply(await this.notes.create(request.caller, request.payload), { httpStatus: 201 });
+    return reply(await this.notes.create(request.caller, request.payload), {
+      httpStatus: 201,
+    });
   }
 
   @MessagePattern(Subjects.NotesUpdate)
