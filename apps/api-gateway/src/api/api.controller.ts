@@ -1,5 +1,5 @@
 import { All, Controller, Req, Res, UseGuards } from '@nestjs/common';
-import type { Caller } from '@crm/contracts';
+import { ApiError, MAX_INPUT_DEPTH, tooDeepField, type Caller } from '@crm/contracts';
 import type { Response } from 'express';
 import { ApiAuthGuard } from '../auth/api-auth.guard';
 import { IdempotencyStore, requestFingerprint } from '../limits/idempotency';
@@ -43,6 +43,9 @@ export class ApiController {
         res.status(status).json(body);
         return;
       }
+      // The fingerprint walks the body recursively: refuse hostile nesting first, as validation would.
+      const deep = input.body !== null && typeof input.body === 'object' ? tooDeepField(input.body) : null;
+      if (deep !== null) throw ApiError.invalid({ [deep]: `is nested too deeply (at most ${MAX_INPUT_DEPTH} levels)` });
       const fingerprint = requestFingerprint(route.route.operationId, route.params, input.query, input.body);
       const outcome = await this.idempotency.run(req.user.user_id, key, fingerprint, () => this.api.handle(req.user, route, input));
       if (outcome.replayed) res.set('Idempotent-Replayed', 'true');
