@@ -1,37 +1,15 @@
-import {
-  api,
-  createAccount,
-  createUser,
-  DEFAULT_TEST_PASSWORD,
-  startServices,
-  type CreatedAccount,
-  type ServicesHandle,
-} from "@crm/testing";
-import { createHash, randomBytes } from "node:crypto";
+import { api, createAccount, createUser, DEFAULT_TEST_PASSWORD, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { createHash, randomBytes } from 'node:crypto';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
-const ACTION_KEYS = [
-  "assignee_id",
-  "contact_id",
-  "created_at",
-  "date",
-  "done",
-  "done_at",
-  "exact_time",
-  "externally_controlled",
-  "id",
-  "modified_at",
-  "position",
-  "status",
-  "text",
-];
-const FOREIGN_ID = "f".repeat(24);
+const ACTION_KEYS = ['assignee_id', 'contact_id', 'created_at', 'date', 'done', 'done_at', 'exact_time', 'externally_controlled', 'id', 'modified_at', 'position', 'status', 'text'];
+const FOREIGN_ID = 'f'.repeat(24);
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** Actions over HTTP (spec "Action", "States and transitions"; decisions.md "Deals and actions"). */
-describe("actions (e2e)", () => {
+describe('actions (e2e)', () => {
   let services: ServicesHandle;
   let admin: CreatedAccount;
   let member: CreatedAccount;
@@ -39,10 +17,7 @@ describe("actions (e2e)", () => {
 
   beforeAll(async () => {
     services = await startServices();
-    [admin, stranger] = await Promise.all([
-      createAccount(services),
-      createAccount(services, { name: "Stranger Ltd" }),
-    ]);
+    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services, { name: 'Stranger Ltd' })]);
     member = await createUser(services, admin);
   });
 
@@ -51,60 +26,21 @@ describe("actions (e2e)", () => {
   });
 
   const call = (who: CreatedAccount) => api(services, who);
-  const ok = async (
-    who: CreatedAccount,
-    method: string,
-    path: string,
-    body?: unknown,
-    status = 200,
-  ): Promise<Json> => {
+  const ok = async (who: CreatedAccount, method: string, path: string, body?: unknown, status = 200): Promise<Json> => {
     const res = await call(who)<Json>(method, path, body);
-    if (res.status !== status)
-      throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
+    if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
     return res.body.data;
   };
-  const contact = async (
-    who: CreatedAccount,
-    body: Record<string, unknown> = {},
-  ) =>
-    (
-      await ok(
-        who,
-        "POST",
-        "/contacts",
-        { first_name: "Ann", last_name: "Lee", ...body },
-        201,
-      )
-    ).contact as Json;
-  const action = async (
-    who: CreatedAccount,
-    contactId: string,
-    body: Record<string, unknown>,
-  ) =>
-    (
-      await ok(
-        who,
-        "POST",
-        "/actions",
-        { contact_id: contactId, text: "Follow up", ...body },
-        201,
-      )
-    ).action as Json;
-  const open = async (who: CreatedAccount, contactId: string) =>
-    (
-      await ok(
-        who,
-        "GET",
-        `/contacts/${contactId}/actions?done=false&sort_by=position&per_page=100`,
-      )
-    ).actions.map((e: Json) => e.action) as Json[];
+  const contact = async (who: CreatedAccount, body: Record<string, unknown> = {}) => (await ok(who, 'POST', '/contacts', { first_name: 'Ann', last_name: 'Lee', ...body }, 201)).contact as Json;
+  const action = async (who: CreatedAccount, contactId: string, body: Record<string, unknown>) => (await ok(who, 'POST', '/actions', { contact_id: contactId, text: 'Follow up', ...body }, 201)).action as Json;
+  const open = async (who: CreatedAccount, contactId: string) => (await ok(who, 'GET', `/contacts/${contactId}/actions?done=false&sort_by=position&per_page=100`)).actions.map((e: Json) => e.action) as Json[];
 
-  it("creates next and queued actions; a new next action queues the former one in front", async () => {
+  it('creates next and queued actions; a new next action queues the former one in front', async () => {
     const person = await contact(admin);
-    const res = await call(admin)<Json>("POST", "/actions.json", {
+    const res = await call(admin)<Json>('POST', '/actions.json', {
       contact_id: person.id,
-      text: "Call [b]back[/b]",
-      date: "2030-01-10",
+      text: 'Call [b]back[/b]',
+      date: '2030-01-10',
     });
     expect(res.status).toBe(201);
     const first = res.body.data.action;
@@ -112,582 +48,438 @@ describe("actions (e2e)", () => {
     expect(first).toMatchObject({
       assignee_id: admin.user.id,
       contact_id: person.id,
-      text: "Call [b]back[/b]",
-      status: "date",
-      date: "2030-01-10",
+      text: 'Call [b]back[/b]',
+      status: 'date',
+      date: '2030-01-10',
       exact_time: null,
       position: 0,
       done: false,
       done_at: null,
       externally_controlled: false,
     });
-    const timed = (
-      await ok(
-        admin,
-        "POST",
-        `/contacts/${person.id}/actions`,
-        { text: "Meet", status: "date_time", exact_time: 1_900_000_000 },
-        201,
-      )
-    ).action;
+    const timed = (await ok(admin, 'POST', `/contacts/${person.id}/actions`, { text: 'Meet', status: 'date_time', exact_time: 1_900_000_000 }, 201)).action;
     expect(timed).toMatchObject({
-      status: "date_time",
-      date: "2030-03-17",
+      status: 'date_time',
+      date: '2030-03-17',
       exact_time: 1_900_000_000,
       position: 0,
     });
     const queued = await action(admin, person.id, {
-      status: "queued_with_date",
-      date: "2030-01-05",
+      status: 'queued_with_date',
+      date: '2030-01-05',
     });
-    expect(
-      (await open(admin, person.id)).map((a) => [a.id, a.status, a.position]),
-    ).toEqual([
-      [timed.id, "date_time", 0],
-      [first.id, "queued_with_date", 1],
-      [queued.id, "queued_with_date", 2],
+    expect((await open(admin, person.id)).map((a) => [a.id, a.status, a.position])).toEqual([
+      [timed.id, 'date_time', 0],
+      [first.id, 'queued_with_date', 1],
+      [queued.id, 'queued_with_date', 2],
     ]);
-    const wrapper = await ok(admin, "GET", `/contacts/${person.id}`);
+    const wrapper = await ok(admin, 'GET', `/contacts/${person.id}`);
     expect(wrapper.next_action.id).toBe(timed.id);
-    expect(wrapper.queued_actions.map((a: Json) => a.id)).toEqual([
-      first.id,
-      queued.id,
-    ]);
-    expect(wrapper.next_action_conflicts.map((a: Json) => a.id).sort()).toEqual(
-      [first.id, queued.id].sort(),
-    );
+    expect(wrapper.queued_actions.map((a: Json) => a.id)).toEqual([first.id, queued.id]);
+    expect(wrapper.next_action_conflicts.map((a: Json) => a.id).sort()).toEqual([first.id, queued.id].sort());
     // Another assignee keeps a next action of their own on the same contact.
     const theirs = await action(admin, person.id, {
       assignee_id: member.user.id,
-      status: "waiting",
+      status: 'waiting',
     });
     expect(theirs).toMatchObject({
-      status: "waiting",
+      status: 'waiting',
       date: null,
       assignee_id: member.user.id,
       position: 0,
     });
-    expect(
-      (await ok(admin, "GET", `/contacts/${person.id}`)).next_actions,
-    ).toHaveLength(2);
+    expect((await ok(admin, 'GET', `/contacts/${person.id}`)).next_actions).toHaveLength(2);
     // The contact is in the assignee's action stream.
-    const stream = await ok(
-      member,
-      "GET",
-      "/contacts?action_stream=true&team=true",
-    );
+    const stream = await ok(member, 'GET', '/contacts?action_stream=true&team=true');
     expect(stream.contacts.map((w: Json) => w.contact.id)).toContain(person.id);
   });
 
   it("puts a contact with a next action in the assignee's action stream and the team_stream counts", async () => {
-    const who = await createAccount(services, { name: "Stream" });
-    const person = await contact(who, { last_name: "Streamer" });
-    await contact(who, { last_name: "Quiet" });
-    const summary = async () =>
-      (await call(who)<Json>("PUT", `/contacts/${person.id}/assign_tag/probe`))
-        .body.team_stream;
-    const streamIds = async () =>
-      (await ok(who, "GET", "/contacts?action_stream=true")).contacts.map(
-        (w: Json) => w.contact.id,
-      );
+    const who = await createAccount(services, { name: 'Stream' });
+    const person = await contact(who, { last_name: 'Streamer' });
+    await contact(who, { last_name: 'Quiet' });
+    const summary = async () => (await call(who)<Json>('PUT', `/contacts/${person.id}/assign_tag/probe`)).body.team_stream;
+    const streamIds = async () => (await ok(who, 'GET', '/contacts?action_stream=true')).contacts.map((w: Json) => w.contact.id);
     expect((await summary()).all.total_count).toBe(0);
     expect(await streamIds()).toEqual([]);
-    const next = await action(who, person.id, { status: "waiting" });
+    const next = await action(who, person.id, { status: 'waiting' });
     await action(who, person.id, {
-      status: "queued_with_date",
-      date: "2030-01-01",
+      status: 'queued_with_date',
+      date: '2030-01-01',
     });
     const stream = await summary();
     expect(stream.all).toMatchObject({ total_count: 1, s: 1 });
-    expect(
-      stream.users.find((u: Json) => u.user_id === who.user.id).counts,
-    ).toMatchObject({ total_count: 1, s: 1 });
+    expect(stream.users.find((u: Json) => u.user_id === who.user.id).counts).toMatchObject({ total_count: 1, s: 1 });
     expect(await streamIds()).toEqual([person.id]);
     // Completing the next action promotes the queued one: still in the stream; completing that one too empties it.
-    const promoted = (await ok(who, "PUT", `/actions/${next.id}/mark_as_done`))
-      .action;
-    expect(promoted.status).toBe("done");
+    const promoted = (await ok(who, 'PUT', `/actions/${next.id}/mark_as_done`)).action;
+    expect(promoted.status).toBe('done');
     expect(await streamIds()).toEqual([person.id]);
     const [left] = await open(who, person.id);
-    await ok(who, "PUT", `/actions/${left.id}/mark_as_done`);
+    await ok(who, 'PUT', `/actions/${left.id}/mark_as_done`);
     expect(await streamIds()).toEqual([]);
     expect((await summary()).all.total_count).toBe(0);
   });
 
-  it("swaps a queued action dated before the next action (403 for others, 409 without a conflict)", async () => {
+  it('swaps a queued action dated before the next action (403 for others, 409 without a conflict)', async () => {
     const person = await contact(admin);
-    const next = await action(admin, person.id, { date: "2030-05-10" });
+    const next = await action(admin, person.id, { date: '2030-05-10' });
     const early = await action(admin, person.id, {
-      status: "queued_with_date",
-      date: "2030-05-01",
+      status: 'queued_with_date',
+      date: '2030-05-01',
     });
     const late = await action(admin, person.id, {
-      status: "queued_with_date",
-      date: "2030-06-01",
+      status: 'queued_with_date',
+      date: '2030-06-01',
     });
-    const conflicted = await ok(admin, "GET", `/contacts/${person.id}`);
-    expect(conflicted.next_action_conflicts.map((a: Json) => a.id)).toEqual([
-      early.id,
-    ]);
+    const conflicted = await ok(admin, 'GET', `/contacts/${person.id}`);
+    expect(conflicted.next_action_conflicts.map((a: Json) => a.id)).toEqual([early.id]);
 
-    const notLater = await call(admin)<Json>("PUT", `/actions/${late.id}/swap`);
-    expect([notLater.status, notLater.body.error_name]).toEqual([
-      409,
-      "conflict",
-    ]);
-    const notYours = await call(member)<Json>(
-      "PUT",
-      `/actions/${early.id}/swap`,
-    );
-    expect([notYours.status, notYours.body.error_name]).toEqual([
-      403,
-      "no_permission_to_complete_action",
-    ]);
-    expect(
-      (await call(stranger)("PUT", `/actions/${early.id}/swap`)).status,
-    ).toBe(404);
-    const swapped = await ok(admin, "PUT", `/actions/${early.id}/swap`);
+    const notLater = await call(admin)<Json>('PUT', `/actions/${late.id}/swap`);
+    expect([notLater.status, notLater.body.error_name]).toEqual([409, 'conflict']);
+    const notYours = await call(member)<Json>('PUT', `/actions/${early.id}/swap`);
+    expect([notYours.status, notYours.body.error_name]).toEqual([403, 'no_permission_to_complete_action']);
+    expect((await call(stranger)('PUT', `/actions/${early.id}/swap`)).status).toBe(404);
+    const swapped = await ok(admin, 'PUT', `/actions/${early.id}/swap`);
     expect(swapped.action).toMatchObject({
       id: early.id,
-      status: "date",
+      status: 'date',
       position: 0,
     });
-    expect(
-      (await open(admin, person.id)).map((a) => [a.id, a.position]),
-    ).toEqual([
+    expect((await open(admin, person.id)).map((a) => [a.id, a.position])).toEqual([
       [early.id, 0],
       [next.id, 1],
       [late.id, 2],
     ]);
-    expect(
-      (await ok(admin, "GET", `/contacts/${person.id}`)).next_action_conflicts,
-    ).toEqual([]);
+    expect((await ok(admin, 'GET', `/contacts/${person.id}`)).next_action_conflicts).toEqual([]);
   });
 
-  it("completes an action (no date key) and undoes it; the first queued action follows a completed next action", async () => {
+  it('completes an action (no date key) and undoes it; the first queued action follows a completed next action', async () => {
     const person = await contact(admin);
-    const next = await action(admin, person.id, { date: "2030-02-01" });
+    const next = await action(admin, person.id, { date: '2030-02-01' });
     const queued = await action(admin, person.id, {
-      status: "queued_with_date",
-      date: "2030-03-01",
+      status: 'queued_with_date',
+      date: '2030-03-01',
     });
-    const res = await call(admin)<Json>(
-      "PUT",
-      `/actions/${next.id}/mark_as_done`,
-    );
+    const res = await call(admin)<Json>('PUT', `/actions/${next.id}/mark_as_done`);
     expect(res.status).toBe(200);
     expect(res.body.data.action).toMatchObject({
       id: next.id,
-      status: "done",
+      status: 'done',
       done: true,
       done_at: today(),
     });
-    expect(res.body.data.action).not.toHaveProperty("date");
-    expect(
-      (await ok(admin, "GET", `/actions/${next.id}`)).action,
-    ).not.toHaveProperty("date");
-    expect((await open(admin, person.id)).map((a) => [a.id, a.status])).toEqual(
-      [[queued.id, "date"]],
-    );
-    expect(
-      (
-        await ok(admin, "GET", `/actions?contact_id=${person.id}&status=done`)
-      ).actions.map((e: Json) => e.action.id),
-    ).toEqual([next.id]);
-    const undone = (
-      await ok(admin, "PUT", `/actions/${next.id}/undo_completion`)
-    ).action;
+    expect(res.body.data.action).not.toHaveProperty('date');
+    expect((await ok(admin, 'GET', `/actions/${next.id}`)).action).not.toHaveProperty('date');
+    expect((await open(admin, person.id)).map((a) => [a.id, a.status])).toEqual([[queued.id, 'date']]);
+    expect((await ok(admin, 'GET', `/actions?contact_id=${person.id}&status=done`)).actions.map((e: Json) => e.action.id)).toEqual([next.id]);
+    const undone = (await ok(admin, 'PUT', `/actions/${next.id}/undo_completion`)).action;
     expect(undone).toMatchObject({
-      status: "date",
+      status: 'date',
       done: false,
       done_at: null,
-      date: "2030-02-01",
+      date: '2030-02-01',
       position: 0,
     });
-    expect(
-      (await open(admin, person.id)).map((a) => [a.id, a.status, a.position]),
-    ).toEqual([
-      [next.id, "date", 0],
-      [queued.id, "queued_with_date", 1],
+    expect((await open(admin, person.id)).map((a) => [a.id, a.status, a.position])).toEqual([
+      [next.id, 'date', 0],
+      [queued.id, 'queued_with_date', 1],
     ]);
-    expect(
-      (await call(admin)<Json>("PUT", `/actions/${next.id}/undo_completion`))
-        .body.error_name,
-    ).toBe("conflict");
+    expect((await call(admin)<Json>('PUT', `/actions/${next.id}/undo_completion`)).body.error_name).toBe('conflict');
     // PUT done true completes, like mark_as_done.
     expect(
       (
-        await ok(admin, "PUT", `/actions/${queued.id}?partial=true`, {
+        await ok(admin, 'PUT', `/actions/${queued.id}?partial=true`, {
           done: true,
         })
       ).action,
-    ).toMatchObject({ status: "done", done: true });
+    ).toMatchObject({ status: 'done', done: true });
   });
 
-  it("mirrors external actions: upsert 201 then 200, 409 on controlled fields until unlinked", async () => {
+  it('mirrors external actions: upsert 201 then 200, 409 on controlled fields until unlinked', async () => {
     const person = await contact(admin);
-    const path = "/actions/external/google_calendar/evt-42";
-    const created = await call(admin)<Json>("PUT", path, {
+    const path = '/actions/external/google_calendar/evt-42';
+    const created = await call(admin)<Json>('PUT', path, {
       contact_id: person.id,
-      text: "Demo call",
-      status: "date_time",
+      text: 'Demo call',
+      status: 'date_time',
       exact_time: 1_900_000_000,
     });
     expect(created.status).toBe(201);
     const mirrored = created.body.data.action;
     expect(mirrored).toMatchObject({
       externally_controlled: true,
-      status: "date_time",
-      text: "Demo call",
+      status: 'date_time',
+      text: 'Demo call',
     });
-    const moved = await call(admin)<Json>("PUT", `${path}.json`, {
+    const moved = await call(admin)<Json>('PUT', `${path}.json`, {
       contact_id: person.id,
-      text: "Demo call (moved)",
-      status: "date_time",
+      text: 'Demo call (moved)',
+      status: 'date_time',
       exact_time: 1_900_086_400,
     });
     expect(moved.status).toBe(200);
     expect(moved.body.data.action).toMatchObject({
       id: mirrored.id,
-      text: "Demo call (moved)",
-      date: "2030-03-18",
+      text: 'Demo call (moved)',
+      date: '2030-03-18',
     });
 
     for (const [method, route, body] of [
-      ["PUT", `/actions/${mirrored.id}`, { text: "Mine" }],
-      ["PUT", `/actions/${mirrored.id}?partial=true`, { date: "2031-01-01" }],
-      ["PUT", `/actions/${mirrored.id}/mark_as_done`, undefined],
-      ["DELETE", `/actions/${mirrored.id}`, undefined],
+      ['PUT', `/actions/${mirrored.id}`, { text: 'Mine' }],
+      ['PUT', `/actions/${mirrored.id}?partial=true`, { date: '2031-01-01' }],
+      ['PUT', `/actions/${mirrored.id}/mark_as_done`, undefined],
+      ['DELETE', `/actions/${mirrored.id}`, undefined],
     ] as const) {
       const res = await call(admin)<Json>(method, route, body);
-      expect([route, res.status, res.body.error_name]).toEqual([
-        route,
-        409,
-        "conflict",
-      ]);
+      expect([route, res.status, res.body.error_name]).toEqual([route, 409, 'conflict']);
     }
-    const reassigned = await ok(
-      admin,
-      "PUT",
-      `/actions/${mirrored.id}?partial=true`,
-      { assignee_id: member.user.id },
-    );
+    const reassigned = await ok(admin, 'PUT', `/actions/${mirrored.id}?partial=true`, { assignee_id: member.user.id });
     expect(reassigned.action).toMatchObject({
       assignee_id: member.user.id,
-      text: "Demo call (moved)",
+      text: 'Demo call (moved)',
     });
-    const unlinked = await ok(admin, "PUT", `/actions/${mirrored.id}/unlink`);
+    const unlinked = await ok(admin, 'PUT', `/actions/${mirrored.id}/unlink`);
     expect(unlinked.action).toMatchObject({
       id: mirrored.id,
       externally_controlled: false,
     });
     expect(
       (
-        await ok(admin, "PUT", `/actions/${mirrored.id}`, {
-          text: "Mine now",
-          status: "waiting",
+        await ok(admin, 'PUT', `/actions/${mirrored.id}`, {
+          text: 'Mine now',
+          status: 'waiting',
         })
       ).action,
-    ).toMatchObject({ text: "Mine now", status: "waiting", date: null });
-    expect(
-      (await call(admin)("DELETE", `/actions/${mirrored.id}`)).status,
-    ).toBe(200);
-    expect((await call(admin)("GET", `/actions/${mirrored.id}`)).status).toBe(
-      404,
-    );
+    ).toMatchObject({ text: 'Mine now', status: 'waiting', date: null });
+    expect((await call(admin)('DELETE', `/actions/${mirrored.id}`)).status).toBe(200);
+    expect((await call(admin)('GET', `/actions/${mirrored.id}`)).status).toBe(404);
   });
 
-  it("refuses bad input with errors keyed by field and other accounts with 404", async () => {
+  it('refuses bad input with errors keyed by field and other accounts with 404', async () => {
     const person = await contact(admin);
     for (const [body, key] of [
-      [{ status: "soon" }, "status"],
-      [{ status: "done" }, "status"],
-      [{ status: "date" }, "date"],
-      [{ status: "date_time" }, "exact_time"],
-      [{ status: "queued_with_date" }, "date"],
-      [{ date: "2030-02-30" }, "date"],
-      [{ exact_time: "noon" }, "exact_time"],
-      [
-        { position: 0, status: "queued_with_date", date: "2030-01-01" },
-        "position",
-      ],
-      [{ text: "" }, "text"],
+      [{ status: 'soon' }, 'status'],
+      [{ status: 'done' }, 'status'],
+      [{ status: 'date' }, 'date'],
+      [{ status: 'date_time' }, 'exact_time'],
+      [{ status: 'queued_with_date' }, 'date'],
+      [{ date: '2030-02-30' }, 'date'],
+      [{ exact_time: 'noon' }, 'exact_time'],
+      [{ position: 0, status: 'queued_with_date', date: '2030-01-01' }, 'position'],
+      [{ text: '' }, 'text'],
     ] as Array<[Record<string, unknown>, string]>) {
-      const res = await call(admin)<Json>("POST", "/actions", {
+      const res = await call(admin)<Json>('POST', '/actions', {
         contact_id: person.id,
-        text: "x",
+        text: 'x',
         ...body,
       });
-      expect([key, res.status, res.body.error_name]).toEqual([
-        key,
-        400,
-        "invalid_request_data",
-      ]);
+      expect([key, res.status, res.body.error_name]).toEqual([key, 400, 'invalid_request_data']);
       expect(Object.keys(res.body.errors)).toContain(key);
     }
-    expect(
-      (await call(admin)<Json>("POST", "/actions", { contact_id: person.id }))
-        .body.errors,
-    ).toHaveProperty("text");
+    expect((await call(admin)<Json>('POST', '/actions', { contact_id: person.id })).body.errors).toHaveProperty('text');
     const theirs = await contact(stranger);
     expect(
       (
-        await call(admin)<Json>("POST", "/actions", {
+        await call(admin)<Json>('POST', '/actions', {
           contact_id: theirs.id,
-          text: "x",
+          text: 'x',
         })
       ).body.error_name,
-    ).toBe("resource_not_found");
+    ).toBe('resource_not_found');
     expect(
       (
-        await call(admin)<Json>("POST", "/actions", {
+        await call(admin)<Json>('POST', '/actions', {
           contact_id: person.id,
-          text: "x",
+          text: 'x',
           assignee_id: stranger.user.id,
         })
       ).status,
     ).toBe(404);
-    const mine = await action(admin, person.id, { status: "waiting" });
+    const mine = await action(admin, person.id, { status: 'waiting' });
     for (const [method, route, body] of [
-      ["GET", `/actions/${mine.id}`, undefined],
-      ["PUT", `/actions/${mine.id}`, { text: "x" }],
-      ["DELETE", `/actions/${mine.id}`, undefined],
-      ["PUT", `/actions/${mine.id}/mark_as_done`, undefined],
-      ["PUT", `/actions/${mine.id}/unlink`, undefined],
+      ['GET', `/actions/${mine.id}`, undefined],
+      ['PUT', `/actions/${mine.id}`, { text: 'x' }],
+      ['DELETE', `/actions/${mine.id}`, undefined],
+      ['PUT', `/actions/${mine.id}/mark_as_done`, undefined],
+      ['PUT', `/actions/${mine.id}/unlink`, undefined],
     ] as const) {
       const res = await call(stranger)<Json>(method, route, body);
-      expect([route, res.status, res.body.error_name]).toEqual([
-        route,
-        404,
-        "resource_not_found",
-      ]);
+      expect([route, res.status, res.body.error_name]).toEqual([route, 404, 'resource_not_found']);
     }
     expect(
       (
-        await call(stranger)("PUT", `/actions/external/crm/x1`, {
+        await call(stranger)('PUT', `/actions/external/crm/x1`, {
           contact_id: person.id,
-          text: "x",
+          text: 'x',
         })
       ).status,
     ).toBe(404);
-    expect((await call(admin)("GET", `/actions/${FOREIGN_ID}`)).status).toBe(
-      404,
-    );
-    expect((await ok(stranger, "GET", "/actions")).total_count).toBe(0);
+    expect((await call(admin)('GET', `/actions/${FOREIGN_ID}`)).status).toBe(404);
+    expect((await ok(stranger, 'GET', '/actions')).total_count).toBe(0);
   });
 
-  it("never leaves two next actions for one contact and assignee under concurrent requests", async () => {
+  it('never leaves two next actions for one contact and assignee under concurrent requests', async () => {
     const person = await contact(admin);
-    const bodies = Array.from({ length: 16 }, (_, i) =>
-      i % 2 === 0
-        ? { status: "waiting" }
-        : { date: `2030-04-${String(i + 1).padStart(2, "0")}` },
-    );
+    const bodies = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? { status: 'waiting' } : { date: `2030-04-${String(i + 1).padStart(2, '0')}` }));
     const results = await Promise.all(
       bodies.map((body) =>
-        call(admin)<Json>("POST", "/actions", {
+        call(admin)<Json>('POST', '/actions', {
           contact_id: person.id,
-          text: "Race",
+          text: 'Race',
           ...body,
         }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(bodies.map(() => 201));
     let actions = await open(admin, person.id);
-    expect(actions.filter((a) => a.status !== "queued_with_date")).toHaveLength(
-      1,
-    );
-    expect(
-      actions
-        .filter((a) => a.status === "queued_with_date")
-        .map((a) => a.position),
-    ).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+    expect(actions.filter((a) => a.status !== 'queued_with_date')).toHaveLength(1);
+    expect(actions.filter((a) => a.status === 'queued_with_date').map((a) => a.position)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
     // Completions and deletions racing: every answer is clean (200, or 404 for an action another request removed first).
     const ids = actions.map((a) => a.id);
     // In waves of 16 (the per-user concurrency ceiling is 20).
-    const requests = ids.flatMap((id, i) => [
-      () => call(admin)("PUT", `/actions/${id}/mark_as_done`),
-      i % 2 === 0
-        ? () => call(admin)("DELETE", `/actions/${id}`)
-        : () =>
-            call(admin)("PUT", `/actions/${ids[(i + 1) % ids.length]}/swap`),
-    ]);
-    const raced = [
-      ...(await Promise.all(requests.slice(0, 16).map((r) => r()))),
-      ...(await Promise.all(requests.slice(16).map((r) => r()))),
-    ];
+    const requests = ids.flatMap((id, i) => [() => call(admin)('PUT', `/actions/${id}/mark_as_done`), i % 2 === 0 ? () => call(admin)('DELETE', `/actions/${id}`) : () => call(admin)('PUT', `/actions/${ids[(i + 1) % ids.length]}/swap`)]);
+    const raced = [...(await Promise.all(requests.slice(0, 16).map((r) => r()))), ...(await Promise.all(requests.slice(16).map((r) => r())))];
     for (const res of raced) expect([200, 404, 409]).toContain(res.status);
     actions = await open(admin, person.id);
-    expect(
-      actions.filter((a) => a.status !== "queued_with_date").length,
-    ).toBeLessThanOrEqual(1);
-    expect(
-      actions
-        .filter((a) => a.status === "queued_with_date")
-        .map((a) => a.position),
-    ).toEqual(
+    expect(actions.filter((a) => a.status !== 'queued_with_date').length).toBeLessThanOrEqual(1);
+    expect(actions.filter((a) => a.status === 'queued_with_date').map((a) => a.position)).toEqual(
       Array.from(
         {
-          length: actions.filter((a) => a.status === "queued_with_date").length,
+          length: actions.filter((a) => a.status === 'queued_with_date').length,
         },
         (_, i) => i + 1,
       ),
     );
   });
 
-  it("lets an mcp token write only POST /notes, POST /calls, POST /actions and mark_as_done", async () => {
-    const token = await accessToken("mcp");
+  it('lets an mcp token write only POST /notes, POST /calls, POST /actions and mark_as_done', async () => {
+    const token = await accessToken('mcp');
     const bearer = (method: string, path: string, body?: unknown) =>
       fetch(`${services.gatewayUrl}/api/v3${path}`, {
         method,
         headers: {
           authorization: `Bearer ${token}`,
-          ...(body ? { "content-type": "application/json" } : {}),
+          ...(body ? { 'content-type': 'application/json' } : {}),
         },
         body: body ? JSON.stringify(body) : undefined,
       });
     const person = await contact(admin);
     expect(
       (
-        await bearer("POST", "/notes", {
+        await bearer('POST', '/notes', {
           contact_id: person.id,
-          text: "From the assistant",
+          text: 'From the assistant',
         })
       ).status,
     ).toBe(201);
     expect(
       (
-        await bearer("POST", "/calls", {
+        await bearer('POST', '/calls', {
           contact_id: person.id,
-          text: "Logged by the assistant",
+          text: 'Logged by the assistant',
         })
       ).status,
     ).toBe(201);
-    const created = await bearer("POST", "/actions", {
+    const created = await bearer('POST', '/actions', {
       contact_id: person.id,
-      text: "Suggested",
-      status: "waiting",
+      text: 'Suggested',
+      status: 'waiting',
     });
     expect(created.status).toBe(201);
     const actionId = (await created.json()).data.action.id;
-    expect(
-      (await bearer("PUT", `/actions/${actionId}/mark_as_done`)).status,
-    ).toBe(200);
-    expect((await bearer("GET", "/deals")).status).toBe(200);
+    expect((await bearer('PUT', `/actions/${actionId}/mark_as_done`)).status).toBe(200);
+    expect((await bearer('GET', '/deals')).status).toBe(200);
     for (const [method, path, body] of [
-      ["POST", "/meetings", { contact_id: person.id }],
-      ["POST", `/contacts/${person.id}/notes`, { text: "x" }],
-      ["POST", `/contacts/${person.id}/deals`, { name: "x" }],
-      ["PUT", `/actions/${actionId}/undo_completion`, undefined],
-      ["DELETE", `/actions/${actionId}`, undefined],
+      ['POST', '/meetings', { contact_id: person.id }],
+      ['POST', `/contacts/${person.id}/notes`, { text: 'x' }],
+      ['POST', `/contacts/${person.id}/deals`, { name: 'x' }],
+      ['PUT', `/actions/${actionId}/undo_completion`, undefined],
+      ['DELETE', `/actions/${actionId}`, undefined],
     ] as const) {
       const res = await bearer(method, path, body);
-      expect([path, res.status, (await res.json()).error_name]).toEqual([
-        path,
-        403,
-        "no_permission_to_complete_action",
-      ]);
+      expect([path, res.status, (await res.json()).error_name]).toEqual([path, 403, 'no_permission_to_complete_action']);
     }
   });
 
-  it("documents every action route in the OpenAPI document", async () => {
-    const doc = (await (
-      await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)
-    ).json()) as { paths: Record<string, Record<string, unknown>> };
-    expect(Object.keys(doc.paths["/actions"]).sort()).toEqual(["get", "post"]);
-    expect(Object.keys(doc.paths["/actions/{action_id}"]).sort()).toEqual([
-      "delete",
-      "get",
-      "put",
-    ]);
-    for (const verb of ["mark_as_done", "undo_completion", "swap", "unlink"])
-      expect(Object.keys(doc.paths[`/actions/{action_id}/${verb}`])).toEqual([
-        "put",
-      ]);
-    expect(
-      Object.keys(doc.paths["/actions/external/{provider}/{external_id}"]),
-    ).toEqual(["put"]);
-    expect(
-      Object.keys(doc.paths["/contacts/{contact_id}/actions"]).sort(),
-    ).toEqual(["get", "post"]);
+  it('documents every action route in the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths['/actions']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/actions/{action_id}']).sort()).toEqual(['delete', 'get', 'put']);
+    for (const verb of ['mark_as_done', 'undo_completion', 'swap', 'unlink']) expect(Object.keys(doc.paths[`/actions/{action_id}/${verb}`])).toEqual(['put']);
+    expect(Object.keys(doc.paths['/actions/external/{provider}/{external_id}'])).toEqual(['put']);
+    expect(Object.keys(doc.paths['/contacts/{contact_id}/actions']).sort()).toEqual(['get', 'post']);
   });
 
   /** An access token of the admin for `scope`, through the authorization code flow with PKCE (login and consent forms). */
   async function accessToken(scope: string): Promise<string> {
-    const redirectUri = "http://localhost:8765/callback";
+    const redirectUri = 'http://localhost:8765/callback';
     const operator = {
       authorization: `Bearer ${services.operatorToken}`,
-      "content-type": "application/json",
+      'content-type': 'application/json',
     };
     const client = await (
       await fetch(`${services.authUrl}/operator/clients`, {
-        method: "POST",
+        method: 'POST',
         headers: operator,
         body: JSON.stringify({
-          client_name: "Assistant",
+          client_name: 'Assistant',
           redirect_uris: [redirectUri],
-          scope: "crm crm.readonly mcp",
-          token_endpoint_auth_method: "client_secret_basic",
+          scope: 'crm crm.readonly mcp',
+          token_endpoint_auth_method: 'client_secret_basic',
         }),
       })
     ).json();
-    const verifier = randomBytes(32).toString("base64url");
-    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
     const cookies = new Map<string, string>();
     const go = async (url: string, form?: Record<string, string>) => {
       const res = await fetch(new URL(url, services.authUrl), {
-        method: form ? "POST" : "GET",
-        redirect: "manual",
+        method: form ? 'POST' : 'GET',
+        redirect: 'manual',
         headers: {
-          cookie: [...cookies.values()].join("; "),
-          ...(form
-            ? { "content-type": "application/x-www-form-urlencoded" }
-            : {}),
+          cookie: [...cookies.values()].join('; '),
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
         },
         body: form ? new URLSearchParams(form) : undefined,
       });
-      for (const c of res.headers.getSetCookie())
-        cookies.set(c.split(";")[0].split("=")[0], c.split(";")[0]);
+      for (const c of res.headers.getSetCookie()) cookies.set(c.split(';')[0].split('=')[0], c.split(';')[0]);
       return res;
     };
-    const field = (html: string, name: string) =>
-      new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1] ?? "";
-    const uid = (html: string) =>
-      /\/oauth\/interaction\/([^/"]+)\//.exec(html)?.[1] ?? "";
+    const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1] ?? '';
+    const uid = (html: string) => /\/oauth\/interaction\/([^/"]+)\//.exec(html)?.[1] ?? '';
     const query = new URLSearchParams({
-      response_type: "code",
+      response_type: 'code',
       client_id: client.client_id,
       redirect_uri: redirectUri,
       scope,
-      state: "st",
+      state: 'st',
       code_challenge: challenge,
-      code_challenge_method: "S256",
+      code_challenge_method: 'S256',
     });
     let res = await go(`/oauth/authorize?${query}`);
-    let html = await (await go(res.headers.get("location")!)).text();
+    let html = await (await go(res.headers.get('location')!)).text();
     res = await go(`/oauth/interaction/${uid(html)}/login`, {
-      csrf: field(html, "csrf"),
+      csrf: field(html, 'csrf'),
       email: admin.user.email,
       password: DEFAULT_TEST_PASSWORD,
     });
-    res = await go(res.headers.get("location")!);
-    html = await (await go(res.headers.get("location")!)).text();
+    res = await go(res.headers.get('location')!);
+    html = await (await go(res.headers.get('location')!)).text();
     res = await go(`/oauth/interaction/${uid(html)}/confirm`, {
-      csrf: field(html, "csrf"),
+      csrf: field(html, 'csrf'),
     });
-    res = await go(res.headers.get("location")!);
-    const code = new URL(res.headers.get("location")!).searchParams.get(
-      "code",
-    )!;
+    res = await go(res.headers.get('location')!);
+    const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
     const tokens = await (
       await fetch(`${services.authUrl}/oauth/token`, {
-        method: "POST",
+        method: 'POST',
         headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString("base64")}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
         },
         body: new URLSearchParams({
-          grant_type: "authorization_code",
+          grant_type: 'authorization_code',
           code,
           redirect_uri: redirectUri,
           code_verifier: verifier,

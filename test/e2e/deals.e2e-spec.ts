@@ -1,58 +1,51 @@
-import {
-  api,
-  createAccount,
-  createUser,
-  startServices,
-  type CreatedAccount,
-  type ServicesHandle,
-} from "@crm/testing";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 const DEAL_KEYS = [
-  "amount",
-  "attachments",
-  "author",
-  "close_date",
-  "commission",
-  "commission_base",
-  "commission_percentage",
-  "commission_type",
-  "contact_id",
-  "contact_info",
-  "cost",
-  "created_at",
-  "date",
-  "deal_fields",
-  "deal_items",
-  "expected_close_date",
-  "has_deal_items",
-  "has_related_notes",
-  "id",
-  "linked_contacts",
-  "margin",
-  "modified_at",
-  "months",
-  "name",
-  "owner",
-  "owner_id",
-  "pipeline_id",
-  "reason_lost_id",
-  "sales_pipeline_id",
-  "stage",
-  "status",
-  "text",
-  "total_amount",
-  "total_cost",
+  'amount',
+  'attachments',
+  'author',
+  'close_date',
+  'commission',
+  'commission_base',
+  'commission_percentage',
+  'commission_type',
+  'contact_id',
+  'contact_info',
+  'cost',
+  'created_at',
+  'date',
+  'deal_fields',
+  'deal_items',
+  'expected_close_date',
+  'has_deal_items',
+  'has_related_notes',
+  'id',
+  'linked_contacts',
+  'margin',
+  'modified_at',
+  'months',
+  'name',
+  'owner',
+  'owner_id',
+  'pipeline_id',
+  'reason_lost_id',
+  'sales_pipeline_id',
+  'stage',
+  'status',
+  'text',
+  'total_amount',
+  'total_cost',
 ];
-const FOREIGN_ID = "f".repeat(24);
+const FOREIGN_ID = 'f'.repeat(24);
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** Deals over HTTP (spec "Deal", "GET /deals", "POST /contacts/{contact_id}/deals"; decisions.md "Deals and actions"). */
-describe("deals (e2e)", () => {
+describe('deals (e2e)', () => {
   let services: ServicesHandle;
   let admin: CreatedAccount;
   let member: CreatedAccount;
@@ -60,10 +53,7 @@ describe("deals (e2e)", () => {
 
   beforeAll(async () => {
     services = await startServices();
-    [admin, stranger] = await Promise.all([
-      createAccount(services),
-      createAccount(services, { name: "Stranger Ltd" }),
-    ]);
+    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services, { name: 'Stranger Ltd' })]);
     member = await createUser(services, admin);
   });
 
@@ -72,75 +62,34 @@ describe("deals (e2e)", () => {
   });
 
   const call = (who: CreatedAccount) => api(services, who);
-  const ok = async (
-    who: CreatedAccount,
-    method: string,
-    path: string,
-    body?: unknown,
-    status = 200,
-  ): Promise<Json> => {
+  const ok = async (who: CreatedAccount, method: string, path: string, body?: unknown, status = 200): Promise<Json> => {
     const res = await call(who)<Json>(method, path, body);
-    if (res.status !== status)
-      throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
+    if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
     return res.body.data;
   };
-  const contact = async (
-    who: CreatedAccount,
-    body: Record<string, unknown> = {},
-  ) =>
-    (
-      await ok(
-        who,
-        "POST",
-        "/contacts",
-        { first_name: "Ann", last_name: "Lee", ...body },
-        201,
-      )
-    ).contact as Json;
-  const deal = async (
-    who: CreatedAccount,
-    contactId: string,
-    body: Record<string, unknown> = {},
-  ) =>
-    (
-      await ok(
-        who,
-        "POST",
-        `/contacts/${contactId}/deals`,
-        { name: "Deal", ...body },
-        201,
-      )
-    ).deal as Json;
+  const contact = async (who: CreatedAccount, body: Record<string, unknown> = {}) => (await ok(who, 'POST', '/contacts', { first_name: 'Ann', last_name: 'Lee', ...body }, 201)).contact as Json;
+  const deal = async (who: CreatedAccount, contactId: string, body: Record<string, unknown> = {}) => (await ok(who, 'POST', `/contacts/${contactId}/deals`, { name: 'Deal', ...body }, 201)).deal as Json;
 
-  it("creates a deal with the spec defaults and reads it back", async () => {
-    const person = await contact(admin, { company_name: "Globex" });
-    const res = await call(admin)<Json>(
-      "POST",
-      `/contacts/${person.id}/deals.json`,
-      {
-        name: `  ${"x".repeat(80)}`,
-        text: "[b]Big[/b] [i]one[/i]",
-        amount: 250.5,
-        months: 4,
-        cost: 50.25,
-      },
-    );
+  it('creates a deal with the spec defaults and reads it back', async () => {
+    const person = await contact(admin, { company_name: 'Globex' });
+    const res = await call(admin)<Json>('POST', `/contacts/${person.id}/deals.json`, {
+      name: `  ${'x'.repeat(80)}`,
+      text: '[b]Big[/b] [i]one[/i]',
+      amount: 250.5,
+      months: 4,
+      cost: 50.25,
+    });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual([
-      "data",
-      "message",
-      "status",
-      "timestamp",
-    ]);
+    expect(Object.keys(res.body).sort()).toEqual(['data', 'message', 'status', 'timestamp']);
     const created = res.body.data.deal;
     expect(Object.keys(created).sort()).toEqual(DEAL_KEYS);
     expect(created).toMatchObject({
       id: expect.stringMatching(/^[0-9a-f]{24}$/),
       contact_id: person.id,
       owner_id: admin.user.id,
-      name: "x".repeat(60),
-      text: "[b]Big[/b] [i]one[/i]",
-      status: "pending",
+      name: 'x'.repeat(60),
+      text: '[b]Big[/b] [i]one[/i]',
+      status: 'pending',
       stage: 10,
       date: today(),
       expected_close_date: today(),
@@ -156,68 +105,52 @@ describe("deals (e2e)", () => {
       attachments: [],
       linked_contacts: [],
       has_related_notes: false,
-      author: "Ada Admin",
-      contact_info: { contact_name: "Ann Lee", company: "Globex" },
-      owner: { id: admin.user.id, name: "Ada Admin", email: admin.user.email },
+      author: 'Ada Admin',
+      contact_info: { contact_name: 'Ann Lee', company: 'Globex' },
+      owner: { id: admin.user.id, name: 'Ada Admin', email: admin.user.email },
       reason_lost_id: null,
     });
-    const pipelines = await ok(admin, "GET", "/pipelines");
+    const pipelines = await ok(admin, 'GET', '/pipelines');
     expect(JSON.stringify(pipelines)).toContain(created.pipeline_id);
     expect(JSON.stringify(pipelines)).toContain(created.sales_pipeline_id);
-    const got = await ok(
-      admin,
-      "GET",
-      `/deals/${created.id.toUpperCase()}.json`,
-    );
+    const got = await ok(admin, 'GET', `/deals/${created.id.toUpperCase()}.json`);
     expect(got.deal).toEqual(created);
     // POST /deals with contact_id in the body is the same create.
-    expect(
-      (
-        await ok(
-          member,
-          "POST",
-          "/deals",
-          { contact_id: person.id, name: "Body" },
-          201,
-        )
-      ).deal,
-    ).toMatchObject({
+    expect((await ok(member, 'POST', '/deals', { contact_id: person.id, name: 'Body' }, 201)).deal).toMatchObject({
       contact_id: person.id,
       owner_id: member.user.id,
-      author: "Uma User",
+      author: 'Uma User',
     });
   });
 
-  it("moves deals through pending, won and lost, and the contact and company counters follow", async () => {
-    const person = await contact(admin, { company_name: "Counters Inc" });
+  it('moves deals through pending, won and lost, and the contact and company counters follow', async () => {
+    const person = await contact(admin, { company_name: 'Counters Inc' });
     const d = await deal(admin, person.id, {
       stage: 60,
       amount: 100,
       months: 2,
     });
-    let read = (await ok(admin, "GET", `/contacts/${person.id}`)).contact;
+    let read = (await ok(admin, 'GET', `/contacts/${person.id}`)).contact;
     expect(read).toMatchObject({
       pending_deal: true,
       total_pendings: 200,
       total_deals_count: 1,
     });
 
-    const won = (await ok(admin, "PATCH", `/deals/${d.id}`, { status: "won" }))
-      .deal;
+    const won = (await ok(admin, 'PATCH', `/deals/${d.id}`, { status: 'won' })).deal;
     expect(won).toMatchObject({
-      status: "won",
+      status: 'won',
       stage: null,
       last_stage: 60,
       close_date: today(),
     });
-    read = (await ok(admin, "GET", `/contacts/${person.id}`)).contact;
+    read = (await ok(admin, 'GET', `/contacts/${person.id}`)).contact;
     expect(read).toMatchObject({
       pending_deal: false,
       total_pendings: 0,
       total_deals_count: 1,
     });
-    const company = (await ok(admin, "GET", `/companies/${person.company_id}`))
-      .company;
+    const company = (await ok(admin, 'GET', `/companies/${person.company_id}`)).company;
     expect(company).toMatchObject({
       won_deals_count: 1,
       pending_deals_count: 0,
@@ -227,82 +160,62 @@ describe("deals (e2e)", () => {
     });
 
     const lost = (
-      await ok(admin, "PUT", `/deals/${d.id}?partial=true`, {
-        status: "lost",
-        close_date: "2025-12-31",
+      await ok(admin, 'PUT', `/deals/${d.id}?partial=true`, {
+        status: 'lost',
+        close_date: '2025-12-31',
       })
     ).deal;
     expect(lost).toMatchObject({
-      status: "lost",
+      status: 'lost',
       last_stage: 60,
-      close_date: "2025-12-31",
+      close_date: '2025-12-31',
     });
-    const reopened = (
-      await ok(admin, "PATCH", `/deals/${d.id}`, { status: "pending" })
-    ).deal;
-    expect(reopened).toMatchObject({ status: "pending", stage: 60 });
-    expect(reopened).not.toHaveProperty("last_stage");
-    const companyAgain = (
-      await ok(admin, "GET", `/companies/${person.company_id}`)
-    ).company;
+    const reopened = (await ok(admin, 'PATCH', `/deals/${d.id}`, { status: 'pending' })).deal;
+    expect(reopened).toMatchObject({ status: 'pending', stage: 60 });
+    expect(reopened).not.toHaveProperty('last_stage');
+    const companyAgain = (await ok(admin, 'GET', `/companies/${person.company_id}`)).company;
     expect(companyAgain).toMatchObject({
       won_deals_count: 0,
       pending_deals_count: 1,
       total_pending_amount: 200,
     });
-    expect(companyAgain.pending_deals.map((e: Json) => e.deal.id)).toEqual([
-      d.id,
-    ]);
+    expect(companyAgain.pending_deals.map((e: Json) => e.deal.id)).toEqual([d.id]);
 
     // PUT replaces: name required, absent scalar fields back to their defaults, status kept.
-    expect(
-      (await call(admin)<Json>("PUT", `/deals/${d.id}`, { amount: 5 })).body,
-    ).toMatchObject({
-      error_name: "invalid_request_data",
+    expect((await call(admin)<Json>('PUT', `/deals/${d.id}`, { amount: 5 })).body).toMatchObject({
+      error_name: 'invalid_request_data',
       errors: { name: expect.any(String) },
     });
-    const replaced = (
-      await ok(admin, "PUT", `/deals/${d.id}`, { name: "Replaced" })
-    ).deal;
+    const replaced = (await ok(admin, 'PUT', `/deals/${d.id}`, { name: 'Replaced' })).deal;
     expect(replaced).toMatchObject({
-      name: "Replaced",
+      name: 'Replaced',
       amount: 0,
       months: 1,
-      text: "",
-      status: "pending",
+      text: '',
+      status: 'pending',
       stage: 60,
     });
-    read = (await ok(admin, "GET", `/contacts/${person.id}`)).contact;
+    read = (await ok(admin, 'GET', `/contacts/${person.id}`)).contact;
     expect(read).toMatchObject({ pending_deal: true, total_pendings: 0 });
 
-    expect((await call(admin)("DELETE", `/deals/${d.id}`)).status).toBe(200);
-    expect((await call(admin)("GET", `/deals/${d.id}`)).status).toBe(404);
-    read = (await ok(admin, "GET", `/contacts/${person.id}`)).contact;
+    expect((await call(admin)('DELETE', `/deals/${d.id}`)).status).toBe(200);
+    expect((await call(admin)('GET', `/deals/${d.id}`)).status).toBe(404);
+    read = (await ok(admin, 'GET', `/contacts/${person.id}`)).contact;
     expect(read).toMatchObject({ pending_deal: false, total_deals_count: 0 });
   });
 
-  it("keeps deal items, linked contacts and admin-only deal fields", async () => {
-    const primary = await contact(admin, { last_name: "Primary" });
+  it('keeps deal items, linked contacts and admin-only deal fields', async () => {
+    const primary = await contact(admin, { last_name: 'Primary' });
     const other = await contact(admin, {
-      first_name: "Bo",
-      last_name: "Linked",
-      company_name: "Initech",
+      first_name: 'Bo',
+      last_name: 'Linked',
+      company_name: 'Initech',
     });
-    const field = (
-      await ok(
-        admin,
-        "POST",
-        "/deal_fields",
-        { name: "Region", type: "select_box", choices: ["EMEA", "APAC"] },
-        201,
-      )
-    ).deal_field;
+    const field = (await ok(admin, 'POST', '/deal_fields', { name: 'Region', type: 'select_box', choices: ['EMEA', 'APAC'] }, 201)).deal_field;
     const d = await deal(admin, primary.id, {
       linked_contact_ids: [other.id],
-      deal_fields: [{ deal_field: { id: field.id }, value: "EMEA" }],
-      deal_items: [
-        { name: "Seats", price: 20, cost: 5, qty: 10, description: "per seat" },
-      ],
+      deal_fields: [{ deal_field: { id: field.id }, value: 'EMEA' }],
+      deal_items: [{ name: 'Seats', price: 20, cost: 5, qty: 10, description: 'per seat' }],
     });
     expect(d).toMatchObject({
       has_deal_items: true,
@@ -313,7 +226,7 @@ describe("deals (e2e)", () => {
     });
     expect(d.deal_items).toEqual([
       expect.objectContaining({
-        name: "Seats",
+        name: 'Seats',
         price: 20,
         cost: 5,
         qty: 10,
@@ -326,151 +239,116 @@ describe("deals (e2e)", () => {
     expect(d.linked_contacts).toEqual([
       {
         id: other.id,
-        contact_name: "Bo Linked",
-        company: "Initech",
-        photo_url: "",
+        contact_name: 'Bo Linked',
+        company: 'Initech',
+        photo_url: '',
       },
     ]);
     expect(d.deal_fields).toEqual([
       {
         deal_field: {
           id: field.id,
-          name: "Region",
-          type: "select_box",
+          name: 'Region',
+          type: 'select_box',
           position: field.position,
-          choices: ["EMEA", "APAC"],
+          choices: ['EMEA', 'APAC'],
         },
-        value: "EMEA",
+        value: 'EMEA',
       },
     ]);
 
-    const denied = await call(member)<Json>("PATCH", `/deals/${d.id}`, {
-      deal_fields: [{ deal_field: { id: field.id }, value: "APAC" }],
+    const denied = await call(member)<Json>('PATCH', `/deals/${d.id}`, {
+      deal_fields: [{ deal_field: { id: field.id }, value: 'APAC' }],
     });
     expect(denied.status).toBe(403);
-    expect(denied.body.error_name).toBe("no_permission_to_complete_action");
-    const badValue = await call(admin)<Json>("PATCH", `/deals/${d.id}`, {
-      deal_fields: [{ deal_field: { id: field.id }, value: "Mars" }],
+    expect(denied.body.error_name).toBe('no_permission_to_complete_action');
+    const badValue = await call(admin)<Json>('PATCH', `/deals/${d.id}`, {
+      deal_fields: [{ deal_field: { id: field.id }, value: 'Mars' }],
     });
     expect(badValue.status).toBe(400);
-    expect(Object.keys(badValue.body.errors)).toEqual(["deal_fields.0.value"]);
+    expect(Object.keys(badValue.body.errors)).toEqual(['deal_fields.0.value']);
     expect(
       (
-        await call(admin)("PATCH", `/deals/${d.id}`, {
-          deal_fields: [{ deal_field: { id: FOREIGN_ID }, value: "x" }],
+        await call(admin)('PATCH', `/deals/${d.id}`, {
+          deal_fields: [{ deal_field: { id: FOREIGN_ID }, value: 'x' }],
         })
       ).status,
     ).toBe(404);
     expect(
       (
-        await call(admin)("PATCH", `/deals/${d.id}`, {
+        await call(admin)('PATCH', `/deals/${d.id}`, {
           linked_contact_ids: [FOREIGN_ID],
         })
       ).status,
     ).toBe(404);
 
-    const listed = await ok(
-      admin,
-      "GET",
-      `/deals?contact_id=${primary.id}&fields=contacts(all)`,
-    );
+    const listed = await ok(admin, 'GET', `/deals?contact_id=${primary.id}&fields=contacts(all)`);
     expect(listed.deals).toHaveLength(1);
-    expect(listed.deals[0].contacts.map((c: Json) => c.id)).toEqual([
-      primary.id,
-      other.id,
-    ]);
+    expect(listed.deals[0].contacts.map((c: Json) => c.id)).toEqual([primary.id, other.id]);
     expect(listed.deals[0].contacts[1]).toMatchObject({
-      first_name: "Bo",
-      last_name: "Linked",
-      company_name: "Initech",
+      first_name: 'Bo',
+      last_name: 'Linked',
+      company_name: 'Initech',
     });
-    const withDeals = await ok(
-      admin,
-      "GET",
-      `/contacts?fields=deals(all)&search=Primary`,
-    );
-    expect(withDeals.contacts[0].deals.map((e: Json) => e.deal.id)).toEqual([
-      d.id,
-    ]);
+    const withDeals = await ok(admin, 'GET', `/contacts?fields=deals(all)&search=Primary`);
+    expect(withDeals.contacts[0].deals.map((e: Json) => e.deal.id)).toEqual([d.id]);
   });
 
-  it("lists with every filter, paging and the one-of-four rule", async () => {
-    const who = await createAccount(services, { name: "Lister" });
+  it('lists with every filter, paging and the one-of-four rule', async () => {
+    const who = await createAccount(services, { name: 'Lister' });
     const a = await contact(who, {
-      last_name: "Alpha",
-      company_name: "Alpha Co",
-      tags: ["hot"],
+      last_name: 'Alpha',
+      company_name: 'Alpha Co',
+      tags: ['hot'],
     });
-    const b = await contact(who, { last_name: "Beta" });
+    const b = await contact(who, { last_name: 'Beta' });
     const d1 = await deal(who, a.id, {
-      name: "Apple pie",
+      name: 'Apple pie',
       amount: 10,
       stage: 25,
-      date: "2025-01-10",
-      expected_close_date: "2025-02-01",
+      date: '2025-01-10',
+      expected_close_date: '2025-02-01',
     });
     const d2 = await deal(who, a.id, {
-      name: "Banana",
+      name: 'Banana',
       amount: 30,
-      status: "won",
-      date: "2025-03-10",
-      close_date: "2025-03-20",
+      status: 'won',
+      date: '2025-03-10',
+      close_date: '2025-03-20',
     });
     const d3 = await deal(who, b.id, {
-      name: "Cherry",
+      name: 'Cherry',
       amount: 20,
-      status: "lost",
-      date: "2025-05-10",
+      status: 'lost',
+      date: '2025-05-10',
     });
     const d4 = await deal(who, b.id, {
-      name: "Apple tart",
+      name: 'Apple tart',
       amount: 40,
       stage: 50,
-      date: "2025-07-10",
+      date: '2025-07-10',
     });
-    const ids = async (query: string) =>
-      (await ok(who, "GET", `/deals${query}`)).deals.map(
-        (e: Json) => e.deal.id,
-      );
+    const ids = async (query: string) => (await ok(who, 'GET', `/deals${query}`)).deals.map((e: Json) => e.deal.id);
 
-    expect(await ids("")).toEqual([d4.id, d3.id, d2.id, d1.id]);
-    expect(await ids("?status=pending")).toEqual([d4.id, d1.id]);
-    expect(await ids("?status=closed")).toEqual([d3.id, d2.id]);
-    expect(await ids("?status=WON")).toEqual([d2.id]);
-    expect(await ids("?stage=25")).toEqual([d1.id]);
-    expect(await ids("?name=apple")).toEqual([d4.id, d1.id]);
-    expect(await ids("?search=alpha")).toEqual([d2.id, d1.id]);
+    expect(await ids('')).toEqual([d4.id, d3.id, d2.id, d1.id]);
+    expect(await ids('?status=pending')).toEqual([d4.id, d1.id]);
+    expect(await ids('?status=closed')).toEqual([d3.id, d2.id]);
+    expect(await ids('?status=WON')).toEqual([d2.id]);
+    expect(await ids('?stage=25')).toEqual([d1.id]);
+    expect(await ids('?name=apple')).toEqual([d4.id, d1.id]);
+    expect(await ids('?search=alpha')).toEqual([d2.id, d1.id]);
     expect(await ids(`?contact_id=${b.id}`)).toEqual([d4.id, d3.id]);
     expect(await ids(`?company_id=${a.company_id}`)).toEqual([d2.id, d1.id]);
-    expect(await ids("?tag=HOT")).toEqual([d2.id, d1.id]);
-    expect(
-      await ids(
-        `?owner_id=${who.user.id}&pipeline_id=${d1.pipeline_id}&sales_pipeline_id=${d1.sales_pipeline_id}`,
-      ),
-    ).toHaveLength(4);
-    expect(await ids("?sort_by=amount")).toEqual([d1.id, d3.id, d2.id, d4.id]);
-    expect(await ids("?sort_by=amount&order=desc")).toEqual([
-      d4.id,
-      d2.id,
-      d3.id,
-      d1.id,
-    ]);
-    expect(
-      await ids("?date_filter=date&since=2025-03-10&until=2025-05-10"),
-    ).toEqual([d3.id, d2.id]);
-    expect(
-      await ids("?date_filter=close_date&until=2025-03-20&status=won"),
-    ).toEqual([d2.id]);
-    expect(
-      await ids(`?modified_since=${Math.floor(Date.now() / 1000) + 3600}`),
-    ).toEqual([]);
-    expect(await ids("?unmodified_since=2000-01-01")).toEqual([]);
+    expect(await ids('?tag=HOT')).toEqual([d2.id, d1.id]);
+    expect(await ids(`?owner_id=${who.user.id}&pipeline_id=${d1.pipeline_id}&sales_pipeline_id=${d1.sales_pipeline_id}`)).toHaveLength(4);
+    expect(await ids('?sort_by=amount')).toEqual([d1.id, d3.id, d2.id, d4.id]);
+    expect(await ids('?sort_by=amount&order=desc')).toEqual([d4.id, d2.id, d3.id, d1.id]);
+    expect(await ids('?date_filter=date&since=2025-03-10&until=2025-05-10')).toEqual([d3.id, d2.id]);
+    expect(await ids('?date_filter=close_date&until=2025-03-20&status=won')).toEqual([d2.id]);
+    expect(await ids(`?modified_since=${Math.floor(Date.now() / 1000) + 3600}`)).toEqual([]);
+    expect(await ids('?unmodified_since=2000-01-01')).toEqual([]);
 
-    const page = await ok(
-      who,
-      "GET",
-      "/contacts/" + a.id + "/deals?per_page=1&page=2",
-    );
+    const page = await ok(who, 'GET', '/contacts/' + a.id + '/deals?per_page=1&page=2');
     expect(page).toMatchObject({
       total_count: 2,
       page: 2,
@@ -478,175 +356,131 @@ describe("deals (e2e)", () => {
       max_page: 2,
     });
     expect(page.deals.map((e: Json) => e.deal.id)).toEqual([d1.id]);
-    const history = await ok(
-      who,
-      "GET",
-      `/deals?include_history=true&per_page=1`,
-    );
+    const history = await ok(who, 'GET', `/deals?include_history=true&per_page=1`);
     expect(history.deals[0].deal.previous_pipeline_stages).toEqual({});
-    expect(
-      (await ok(who, "GET", "/deals?per_page=1")).deals[0].deal,
-    ).not.toHaveProperty("previous_pipeline_stages");
+    expect((await ok(who, 'GET', '/deals?per_page=1')).deals[0].deal).not.toHaveProperty('previous_pipeline_stages');
 
     for (const [query, key] of [
-      [`?contact_id=${a.id}&tag=hot`, "tag"],
-      ["?status=open", "status"],
-      ["?stage=100", "stage"],
-      ["?fields=notes(all)", "fields"],
-      ["?date_filter=date&modified_since=2025-01-01", "date_filter"],
-      ["?since=yesterday", "since"],
-      ["?sort_by=owner", "sort_by"],
-      ["?include_history=maybe", "include_history"],
-      ["?per_page=0", "per_page"],
-      ["?search=a%00b", "search"],
+      [`?contact_id=${a.id}&tag=hot`, 'tag'],
+      ['?status=open', 'status'],
+      ['?stage=100', 'stage'],
+      ['?fields=notes(all)', 'fields'],
+      ['?date_filter=date&modified_since=2025-01-01', 'date_filter'],
+      ['?since=yesterday', 'since'],
+      ['?sort_by=owner', 'sort_by'],
+      ['?include_history=maybe', 'include_history'],
+      ['?per_page=0', 'per_page'],
+      ['?search=a%00b', 'search'],
     ]) {
-      const res = await call(who)<Json>("GET", `/deals${query}`);
-      expect([query, res.status, res.body.error_name]).toEqual([
-        query,
-        400,
-        "invalid_request_data",
-      ]);
+      const res = await call(who)<Json>('GET', `/deals${query}`);
+      expect([query, res.status, res.body.error_name]).toEqual([query, 400, 'invalid_request_data']);
       expect(Object.keys(res.body.errors)).toContain(key);
     }
-    expect(
-      (await call(who)("GET", `/deals?contact_id=${FOREIGN_ID}`)).status,
-    ).toBe(404);
-    expect(
-      (await call(who)("GET", `/contacts/${FOREIGN_ID}/deals`)).status,
-    ).toBe(404);
+    expect((await call(who)('GET', `/deals?contact_id=${FOREIGN_ID}`)).status).toBe(404);
+    expect((await call(who)('GET', `/contacts/${FOREIGN_ID}/deals`)).status).toBe(404);
   });
 
-  it("refuses bad input with errors keyed by field and another account with 404", async () => {
+  it('refuses bad input with errors keyed by field and another account with 404', async () => {
     const person = await contact(admin);
     for (const [body, key] of [
-      [{ stage: 0 }, "stage"],
-      [{ stage: 100 }, "stage"],
-      [{ stage: "ten" }, "stage"],
-      [{ status: "closed" }, "status"],
-      [{ date: "2025-13-01" }, "date"],
-      [{ close_date: "20250101" }, "close_date"],
-      [{ months: 0 }, "months"],
-      [{ amount: -1 }, "amount"],
-      [{ deal_items: [{ name: "x", qty: -2 }] }, "deal_items.0.qty"],
-      [{ deal_items: [{ qty: 1 }] }, "deal_items.0.name"],
-      [{ name: "" }, "name"],
-      [{ text: "a\u0000b" }, "text"],
+      [{ stage: 0 }, 'stage'],
+      [{ stage: 100 }, 'stage'],
+      [{ stage: 'ten' }, 'stage'],
+      [{ status: 'closed' }, 'status'],
+      [{ date: '2025-13-01' }, 'date'],
+      [{ close_date: '20250101' }, 'close_date'],
+      [{ months: 0 }, 'months'],
+      [{ amount: -1 }, 'amount'],
+      [{ deal_items: [{ name: 'x', qty: -2 }] }, 'deal_items.0.qty'],
+      [{ deal_items: [{ qty: 1 }] }, 'deal_items.0.name'],
+      [{ name: '' }, 'name'],
+      [{ text: 'a\u0000b' }, 'text'],
     ] as Array<[Record<string, unknown>, string]>) {
-      const res = await call(admin)<Json>(
-        "POST",
-        `/contacts/${person.id}/deals`,
-        { name: "x", ...body },
-      );
-      expect([key, res.status, res.body.error_name]).toEqual([
-        key,
-        400,
-        "invalid_request_data",
-      ]);
+      const res = await call(admin)<Json>('POST', `/contacts/${person.id}/deals`, { name: 'x', ...body });
+      expect([key, res.status, res.body.error_name]).toEqual([key, 400, 'invalid_request_data']);
       expect(Object.keys(res.body.errors)).toContain(key);
     }
-    const missing = await call(admin)<Json>(
-      "POST",
-      `/contacts/${person.id}/deals`,
-      { amount: 1 },
-    );
-    expect(missing.body.errors).toHaveProperty("name");
+    const missing = await call(admin)<Json>('POST', `/contacts/${person.id}/deals`, { amount: 1 });
+    expect(missing.body.errors).toHaveProperty('name');
     // A stage sent for a won deal is ignored.
-    expect(
-      (await deal(admin, person.id, { status: "won", stage: 100 })).status,
-    ).toBe("won");
+    expect((await deal(admin, person.id, { status: 'won', stage: 100 })).status).toBe('won');
 
     const theirs = await contact(stranger);
     expect(
       (
-        await call(admin)<Json>("POST", `/contacts/${theirs.id}/deals`, {
-          name: "x",
+        await call(admin)<Json>('POST', `/contacts/${theirs.id}/deals`, {
+          name: 'x',
         })
       ).body.error_name,
-    ).toBe("resource_not_found");
+    ).toBe('resource_not_found');
     const mine = await deal(admin, person.id);
     for (const [method, body] of [
-      ["GET", undefined],
-      ["PUT", { name: "x" }],
-      ["PATCH", { name: "x" }],
-      ["DELETE", undefined],
+      ['GET', undefined],
+      ['PUT', { name: 'x' }],
+      ['PATCH', { name: 'x' }],
+      ['DELETE', undefined],
     ] as const) {
       const res = await call(stranger)<Json>(method, `/deals/${mine.id}`, body);
-      expect([method, res.status, res.body.error_name]).toEqual([
-        method,
-        404,
-        "resource_not_found",
-      ]);
+      expect([method, res.status, res.body.error_name]).toEqual([method, 404, 'resource_not_found']);
     }
-    expect((await ok(stranger, "GET", "/deals")).total_count).toBe(0);
+    expect((await ok(stranger, 'GET', '/deals')).total_count).toBe(0);
     expect(
       (
-        await call(admin)("PATCH", `/deals/${mine.id}`, {
+        await call(admin)('PATCH', `/deals/${mine.id}`, {
           contact_id: theirs.id,
         })
       ).status,
     ).toBe(404);
     expect(
       (
-        await call(admin)("PATCH", `/deals/${mine.id}`, {
+        await call(admin)('PATCH', `/deals/${mine.id}`, {
           owner_id: stranger.user.id,
         })
       ).status,
     ).toBe(404);
-    expect((await call(admin)("GET", "/deals/not-an-id")).status).toBe(404);
+    expect((await call(admin)('GET', '/deals/not-an-id')).status).toBe(404);
   });
 
-  it("delivers deal events in the spec shape (created, changed_to_won, deleted)", async () => {
+  it('delivers deal events in the spec shape (created, changed_to_won, deleted)', async () => {
     const received: Json[] = [];
     const receiver = http.createServer((req, res) => {
-      let body = "";
-      req.on("data", (c) => (body += c));
-      req.on("end", () => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
         received.push(JSON.parse(body));
         res.writeHead(200).end();
       });
     });
-    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     try {
-      const who = await createAccount(services, { name: "Hooked" });
+      const who = await createAccount(services, { name: 'Hooked' });
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       expect(
         (
-          await call(who)("POST", "/webhooks", {
-            name: "deals",
+          await call(who)('POST', '/webhooks', {
+            name: 'deals',
             hook_url: url,
-            types: ["deal"],
-            secretkey: "s3",
+            types: ['deal'],
+            secretkey: 's3',
           })
         ).status,
       ).toBe(201);
       const person = await contact(who);
       const d = await deal(who, person.id, { stage: 35 });
-      await ok(who, "PATCH", `/deals/${d.id}`, { status: "won" });
-      await ok(who, "DELETE", `/deals/${d.id}`);
+      await ok(who, 'PATCH', `/deals/${d.id}`, { status: 'won' });
+      await ok(who, 'DELETE', `/deals/${d.id}`);
       const until = Date.now() + 20_000;
-      while (received.length < 3 && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 100));
+      while (received.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
       const byReason = Object.fromEntries(received.map((e) => [e.reason, e]));
-      expect(Object.keys(byReason).sort()).toEqual([
-        "changed_to_won",
-        "created",
-        "deleted",
-      ]);
-      for (const event of received)
-        expect(Object.keys(event).sort()).toEqual([
-          "data",
-          "reason",
-          "secretkey",
-          "timestamp",
-          "type",
-        ]);
+      expect(Object.keys(byReason).sort()).toEqual(['changed_to_won', 'created', 'deleted']);
+      for (const event of received) expect(Object.keys(event).sort()).toEqual(['data', 'reason', 'secretkey', 'timestamp', 'type']);
       expect(byReason.created).toMatchObject({
-        type: "deal",
-        secretkey: "s3",
+        type: 'deal',
+        secretkey: 's3',
         data: {
           deal: {
             id: d.id,
-            status: "pending",
+            status: 'pending',
             stage: 35,
             expected_close_date: today(),
           },
@@ -654,7 +488,7 @@ describe("deals (e2e)", () => {
       });
       expect(byReason.changed_to_won.data.deal).toMatchObject({
         id: d.id,
-        status: "won",
+        status: 'won',
         last_stage: 35,
         close_date: today(),
       });
@@ -664,19 +498,10 @@ describe("deals (e2e)", () => {
     }
   });
 
-  it("documents every deal route in the OpenAPI document", async () => {
-    const doc = (await (
-      await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)
-    ).json()) as { paths: Record<string, Record<string, unknown>> };
-    expect(Object.keys(doc.paths["/deals"]).sort()).toEqual(["get", "post"]);
-    expect(Object.keys(doc.paths["/deals/{deal_id}"]).sort()).toEqual([
-      "delete",
-      "get",
-      "patch",
-      "put",
-    ]);
-    expect(
-      Object.keys(doc.paths["/contacts/{contact_id}/deals"]).sort(),
-    ).toEqual(["get", "post"]);
+  it('documents every deal route in the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths['/deals']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/deals/{deal_id}']).sort()).toEqual(['delete', 'get', 'patch', 'put']);
+    expect(Object.keys(doc.paths['/contacts/{contact_id}/deals']).sort()).toEqual(['get', 'post']);
   });
 });

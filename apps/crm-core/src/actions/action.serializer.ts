@@ -1,21 +1,7 @@
-import type { ActionDto, ActionStatus } from "@crm/contracts";
+import type { ActionDto, ActionStatus } from '@crm/contracts';
 
 /** Columns of crm.actions that {@link toActionDto} reads (prefix with the table alias). */
-export const ACTION_COLUMNS = [
-  "id",
-  "assignee_id",
-  "contact_id",
-  "text",
-  "status",
-  "date",
-  "exact_time",
-  "position",
-  "done",
-  "done_at",
-  "externally_controlled",
-  "created_at",
-  "modified_at",
-] as const;
+export const ACTION_COLUMNS = ['id', 'assignee_id', 'contact_id', 'text', 'status', 'date', 'exact_time', 'position', 'done', 'done_at', 'externally_controlled', 'created_at', 'modified_at'] as const;
 
 export interface ActionRow {
   id: string;
@@ -36,7 +22,7 @@ export interface ActionRow {
 
 export function plainDate(value: string | Date | null): string | null {
   if (value === null) return null;
-  if (typeof value === "string") return value.slice(0, 10);
+  if (typeof value === 'string') return value.slice(0, 10);
   return value.toISOString().slice(0, 10);
 }
 
@@ -57,6 +43,6 @@ export function toActionDto(row: ActionRow): ActionDto {
     created_at: new Date(row.created_at).toISOString(),
     modified_at: new Date(row.modified_at).toISOString(),
   };
-  if (row.status === "done") delete dto.date;
+  if (row.status === 'done') delete dto.date;
   return dto;
 }

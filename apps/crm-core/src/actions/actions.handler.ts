@@ -1,8 +1,8 @@
-import { Controller, UseInterceptors } from "@nestjs/common";
-import { MessagePattern, Payload } from "@nestjs/microservices";
-import { RpcReplyInterceptor, reply } from "@crm/messaging";
-import { Subjects, type RpcRequest } from "@crm/contracts";
-import { ActionsService } from "./actions.service";
+import { Controller, UseInterceptors } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcReplyInterceptor, reply } from '@crm/messaging';
+import { Subjects, type RpcRequest } from '@crm/contracts';
+import { ActionsService } from './actions.service';
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)
@@ -59,10 +59,7 @@ export class ActionsHandler {
   /** 201 when the mirrored action is created, 200 when it is updated (decisions.md "Requests"). */
   @MessagePattern(Subjects.ActionsExternalUpsert)
   async upsertExternal(@Payload() request: RpcRequest) {
-    const { data, created } = await this.actions.upsertExternal(
-      request.caller,
-      request.payload,
-    );
+    const { data, created } = await this.actions.upsertExternal(request.caller, request.payload);
     return reply(data, { httpStatus: created ? 201 : 200 });
   }
 }

@@ -1,11 +1,11 @@
-import type { CallDto } from "@crm/contracts";
-import { attachmentsJson, toAttachmentDtos } from "../records/attachments";
-import { fullName, isoOf } from "../records/record-common";
+import type { CallDto } from '@crm/contracts';
+import { attachmentsJson, toAttachmentDtos } from '../records/attachments';
+import { fullName, isoOf } from '../records/record-common';
 
 /** A Call with its author and attachments; crm.calls `l`, its contact `c`. */
 export const CALL_SELECT = `SELECT l.id, l.contact_id, l.author_id, l.text, l.call_result, l.call_time_int, l.via, l.phone_number, l.recording_link, l.created_at, l.modified_at,
     au.first_name AS a_first_name, au.last_name AS a_last_name, c.status_id AS c_status_id,
-    ${attachmentsJson("l.id")} AS attachments
+    ${attachmentsJson('l.id')} AS attachments
   FROM crm.calls l
   JOIN crm.contacts c ON c.id = l.contact_id
   LEFT JOIN crm.users au ON au.id = l.author_id`;

@@ -1,8 +1,8 @@
-import { Controller, UseInterceptors } from "@nestjs/common";
-import { MessagePattern, Payload } from "@nestjs/microservices";
-import { RpcReplyInterceptor, reply } from "@crm/messaging";
-import { Subjects, type RpcRequest } from "@crm/contracts";
-import { CallsService } from "./calls.service";
+import { Controller, UseInterceptors } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcReplyInterceptor, reply } from '@crm/messaging';
+import { Subjects, type RpcRequest } from '@crm/contracts';
+import { CallsService } from './calls.service';
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)

@@ -1,14 +1,8 @@
-import type {
-  DealDto,
-  DealFieldValueDto,
-  DealItemDto,
-  DealStatus,
-  LinkedContactDto,
-} from "@crm/contracts";
-import type { EntityManager } from "typeorm";
-import { preparedQuery } from "../contacts/prepared-query";
-import { attachmentsJson, toAttachmentDtos } from "../records/attachments";
-import { fullName, isoOf, plainDateOf } from "../records/record-common";
+import type { DealDto, DealFieldValueDto, DealItemDto, DealStatus, LinkedContactDto } from '@crm/contracts';
+import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../contacts/prepared-query';
+import { attachmentsJson, toAttachmentDtos } from '../records/attachments';
+import { fullName, isoOf, plainDateOf } from '../records/record-common';
 
 /**
  * Everything a Deal shows, in one SELECT over crm.deals aliased `d` (primary contact `c`): items,
@@ -26,7 +20,7 @@ export const DEAL_SELECT = `SELECT d.id, d.account_id, d.contact_id, d.owner_id,
     (SELECT coalesce(json_agg(json_build_object('id', lc.id, 'first_name', lc.first_name, 'last_name', lc.last_name, 'company', lc.company_name, 'photo_url', lc.photo_url) ORDER BY lc.sort_name, lc.id), '[]'::json)
        FROM crm.deal_contacts dc JOIN crm.contacts lc ON lc.id = dc.contact_id WHERE dc.deal_id = d.id AND lc.deleted_at IS NULL) AS linked,
     EXISTS (SELECT 1 FROM crm.notes n WHERE n.linked_deal_id = d.id) AS has_related_notes,
-    ${attachmentsJson("d.id")} AS attachments
+    ${attachmentsJson('d.id')} AS attachments
   FROM crm.deals d
   JOIN crm.contacts c ON c.id = d.contact_id
   LEFT JOIN crm.users ou ON ou.id = d.owner_id
@@ -102,14 +96,8 @@ export interface DealFieldDefinition {
 }
 
 /** The account's deal fields by id (in display order). */
-export async function dealFieldDefinitions(
-  m: EntityManager,
-  accountId: string,
-): Promise<Map<string, DealFieldDefinition>> {
-  const rows: DealFieldDefinition[] = await m.query(
-    "SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = $1 AND field_set = 'deal_fields' ORDER BY position, created_at, id",
-    [accountId],
-  );
+export async function dealFieldDefinitions(m: EntityManager, accountId: string): Promise<Map<string, DealFieldDefinition>> {
+  const rows: DealFieldDefinition[] = await m.query("SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = $1 AND field_set = 'deal_fields' ORDER BY position, created_at, id", [accountId]);
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -119,25 +107,18 @@ export function money(value: number): number {
 }
 
 /** The amounts a deal derives: totals over its months, margin, and a percentage commission. */
-export function dealTotals(
-  amount: number,
-  months: number,
-  cost: number,
-): { total_amount: number; total_cost: number; margin: number } {
+export function dealTotals(amount: number, months: number, cost: number): { total_amount: number; total_cost: number; margin: number } {
   const total_amount = money(amount * months);
   const total_cost = money(cost * months);
   return { total_amount, total_cost, margin: money(total_amount - total_cost) };
 }
 
-function dealFieldsOf(
-  values: Record<string, unknown>,
-  definitions: Map<string, DealFieldDefinition>,
-): DealFieldValueDto[] {
+function dealFieldsOf(values: Record<string, unknown>, definitions: Map<string, DealFieldDefinition>): DealFieldValueDto[] {
   const out: DealFieldValueDto[] = [];
   for (const def of definitions.values()) {
     const value = values[def.id];
     if (value === undefined || value === null) continue;
-    const deal_field: DealFieldValueDto["deal_field"] = {
+    const deal_field: DealFieldValueDto['deal_field'] = {
       id: def.id,
       name: def.name,
       type: def.type,
@@ -153,11 +134,7 @@ function dealFieldsOf(
  * The API (and webhook) shape of a deal. Pending deals show `stage`; won and lost deals show
  * `stage` null and `last_stage`, the stage they closed from (Events rule 6).
  */
-export function toDealDto(
-  row: DealRow,
-  definitions: Map<string, DealFieldDefinition>,
-  options: { includeHistory?: boolean } = {},
-): DealDto {
+export function toDealDto(row: DealRow, definitions: Map<string, DealFieldDefinition>, options: { includeHistory?: boolean } = {}): DealDto {
   const amount = Number(row.amount);
   const cost = Number(row.cost);
   const items: DealItemDto[] = row.items.map((i) => ({
@@ -188,7 +165,7 @@ export function toDealDto(
     sales_pipeline_id: row.sales_pipeline_id,
     name: row.name,
     text: row.text,
-    stage: row.status === "pending" ? row.stage : null,
+    stage: row.status === 'pending' ? row.stage : null,
     status: row.status,
     expected_close_date: plainDateOf(row.expected_close_date)!,
     close_date: plainDateOf(row.close_date)!,
@@ -215,38 +192,23 @@ export function toDealDto(
     owner: {
       id: row.owner_id,
       name: fullName(row.o_first_name, row.o_last_name),
-      email: row.o_email ?? "",
+      email: row.o_email ?? '',
     },
     created_at: isoOf(row.created_at),
     modified_at: isoOf(row.modified_at),
     linked_contacts: linked,
   };
-  if (row.status !== "pending") dto.last_stage = row.last_stage;
-  if (options.includeHistory)
-    dto.previous_pipeline_stages = row.previous_pipeline_stages ?? {};
+  if (row.status !== 'pending') dto.last_stage = row.last_stage;
+  if (options.includeHistory) dto.previous_pipeline_stages = row.previous_pipeline_stages ?? {};
   return dto;
 }
 
 /** Deals selected by a WHERE/ORDER/LIMIT tail over `d` and `c`, serialized. */
-export async function selectDeals(
-  m: EntityManager,
-  accountId: string,
-  tail: string,
-  params: unknown[],
-  options: { includeHistory?: boolean } = {},
-): Promise<Array<{ row: DealRow; dto: DealDto }>> {
+export async function selectDeals(m: EntityManager, accountId: string, tail: string, params: unknown[], options: { includeHistory?: boolean } = {}): Promise<Array<{ row: DealRow; dto: DealDto }>> {
   // A prepared statement: planning this SELECT costs more than running it for a page of deals.
-  const rows = await preparedQuery<DealRow>(
-    m,
-    `${DEAL_SELECT} ${tail}`,
-    params,
-  );
-  const needsFields = rows.some(
-    (row) => row.deal_fields && Object.keys(row.deal_fields).length > 0,
-  );
-  const definitions = needsFields
-    ? await dealFieldDefinitions(m, accountId)
-    : new Map<string, DealFieldDefinition>();
+  const rows = await preparedQuery<DealRow>(m, `${DEAL_SELECT} ${tail}`, params);
+  const needsFields = rows.some((row) => row.deal_fields && Object.keys(row.deal_fields).length > 0);
+  const definitions = needsFields ? await dealFieldDefinitions(m, accountId) : new Map<string, DealFieldDefinition>();
   return rows.map((row) => ({
     row,
     dto: toDealDto(row, definitions, options),

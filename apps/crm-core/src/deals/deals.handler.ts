@@ -1,8 +1,8 @@
-import { Controller, UseInterceptors } from "@nestjs/common";
-import { MessagePattern, Payload } from "@nestjs/microservices";
-import { RpcReplyInterceptor, reply } from "@crm/messaging";
-import { Subjects, type RpcRequest } from "@crm/contracts";
-import { DealsService } from "./deals.service";
+import { Controller, UseInterceptors } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcReplyInterceptor, reply } from '@crm/messaging';
+import { Subjects, type RpcRequest } from '@crm/contracts';
+import { DealsService } from './deals.service';
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)
@@ -28,12 +28,12 @@ export class DealsHandler {
 
   @MessagePattern(Subjects.DealsUpdate)
   update(@Payload() request: RpcRequest) {
-    return this.deals.update(request.caller, request.payload, "put");
+    return this.deals.update(request.caller, request.payload, 'put');
   }
 
   @MessagePattern(Subjects.DealsPatch)
   patch(@Payload() request: RpcRequest) {
-    return this.deals.update(request.caller, request.payload, "patch");
+    return this.deals.update(request.caller, request.payload, 'patch');
   }
 
   @MessagePattern(Subjects.DealsDelete)

@@ -1,11 +1,11 @@
-import type { MeetingDto } from "@crm/contracts";
-import { attachmentsJson, toAttachmentDtos } from "../records/attachments";
-import { fullName, isoOf } from "../records/record-common";
+import type { MeetingDto } from '@crm/contracts';
+import { attachmentsJson, toAttachmentDtos } from '../records/attachments';
+import { fullName, isoOf } from '../records/record-common';
 
 /** A Meeting with its author and attachments; crm.meetings `g`, its contact `c`. */
 export const MEETING_SELECT = `SELECT g.id, g.contact_id, g.author_id, g.text, g.meeting_time_int, g.place, g.created_at, g.modified_at,
     au.first_name AS a_first_name, au.last_name AS a_last_name, c.status_id AS c_status_id,
-    ${attachmentsJson("g.id")} AS attachments
+    ${attachmentsJson('g.id')} AS attachments
   FROM crm.meetings g
   JOIN crm.contacts c ON c.id = g.contact_id
   LEFT JOIN crm.users au ON au.id = g.author_id`;

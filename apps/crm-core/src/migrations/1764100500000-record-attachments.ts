@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from "typeorm";
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Issue 5: attachment metadata of deals, notes, calls and meetings (files kept by a storage
@@ -6,7 +6,7 @@ import type { MigrationInterface, QueryRunner } from "typeorm";
  * (a note's `user_ids_to_notify`), and the index behind a deal's `has_related_notes`.
  */
 export class RecordAttachments1764100500000 implements MigrationInterface {
-  name = "RecordAttachments1764100500000";
+  name = 'RecordAttachments1764100500000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
@@ -29,12 +29,8 @@ export class RecordAttachments1764100500000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         modified_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(
-      `CREATE INDEX attachments_record_idx ON crm.attachments (record_id, position)`,
-    );
-    await q.query(
-      `CREATE INDEX attachments_pinned_idx ON crm.attachments (contact_id, pinned_at DESC) WHERE pinned`,
-    );
+    await q.query(`CREATE INDEX attachments_record_idx ON crm.attachments (record_id, position)`);
+    await q.query(`CREATE INDEX attachments_pinned_idx ON crm.attachments (contact_id, pinned_at DESC) WHERE pinned`);
 
     await q.query(`
       CREATE TABLE crm.notifications (
@@ -49,16 +45,10 @@ export class RecordAttachments1764100500000 implements MigrationInterface {
         read_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(
-      `CREATE INDEX notifications_user_idx ON crm.notifications (user_id, created_at DESC)`,
-    );
-    await q.query(
-      `CREATE INDEX notifications_record_idx ON crm.notifications (record_id)`,
-    );
+    await q.query(`CREATE INDEX notifications_user_idx ON crm.notifications (user_id, created_at DESC)`);
+    await q.query(`CREATE INDEX notifications_record_idx ON crm.notifications (record_id)`);
 
-    await q.query(
-      `CREATE INDEX notes_linked_deal_idx ON crm.notes (linked_deal_id) WHERE linked_deal_id IS NOT NULL`,
-    );
+    await q.query(`CREATE INDEX notes_linked_deal_idx ON crm.notes (linked_deal_id) WHERE linked_deal_id IS NOT NULL`);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -1,8 +1,8 @@
-import { Controller, UseInterceptors } from "@nestjs/common";
-import { MessagePattern, Payload } from "@nestjs/microservices";
-import { RpcReplyInterceptor, reply } from "@crm/messaging";
-import { Subjects, type RpcRequest } from "@crm/contracts";
-import { NotesService } from "./notes.service";
+import { Controller, UseInterceptors } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcReplyInterceptor, reply } from '@crm/messaging';
+import { Subjects, type RpcRequest } from '@crm/contracts';
+import { NotesService } from './notes.service';
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)

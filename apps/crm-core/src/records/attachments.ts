@@ -1,8 +1,8 @@
-import { newId } from "@crm/common";
-import type { AttachmentDto, AttachmentInput } from "@crm/contracts";
-import type { EntityManager } from "typeorm";
+import { newId } from '@crm/common';
+import type { AttachmentDto, AttachmentInput } from '@crm/contracts';
+import type { EntityManager } from 'typeorm';
 
-export type AttachmentRecordType = "deal" | "note" | "call" | "meeting";
+export type AttachmentRecordType = 'deal' | 'note' | 'call' | 'meeting';
 
 /** A SELECT-list expression: the attachments of the record whose id is `idColumn`, as a JSON array. */
 export function attachmentsJson(idColumn: string): string {
@@ -46,35 +46,15 @@ export function toAttachmentDtos(rows: unknown): AttachmentDto[] {
  * one of the record's attachments updates it (pinned_at kept while it stays pinned), others are
  * added, and the record's attachments not listed are removed.
  */
-export async function replaceAttachments(
-  m: EntityManager,
-  accountId: string,
-  type: AttachmentRecordType,
-  recordId: string,
-  contactId: string,
-  inputs: readonly AttachmentInput[],
-): Promise<void> {
-  const existing: Array<{ id: string; pinned: boolean }> = await m.query(
-    "SELECT id, pinned FROM crm.attachments WHERE record_id = $1 AND account_id = $2",
-    [recordId, accountId],
-  );
+export async function replaceAttachments(m: EntityManager, accountId: string, type: AttachmentRecordType, recordId: string, contactId: string, inputs: readonly AttachmentInput[]): Promise<void> {
+  const existing: Array<{ id: string; pinned: boolean }> = await m.query('SELECT id, pinned FROM crm.attachments WHERE record_id = $1 AND account_id = $2', [recordId, accountId]);
   const byId = new Map(existing.map((a) => [a.id, a]));
   const kept = new Set<string>();
   for (const [position, input] of inputs.entries()) {
     const id = input.id?.toLowerCase();
     const current = id ? byId.get(id) : undefined;
     const pinned = input.pinned === true;
-    const values = [
-      input.filename,
-      input.custom_filename ?? "",
-      pinned,
-      input.size ?? 0,
-      input.storage_provider || "external",
-      input.url,
-      input.url_expires_at ?? null,
-      input.thumbnail_url ?? null,
-      position,
-    ];
+    const values = [input.filename, input.custom_filename ?? '', pinned, input.size ?? 0, input.storage_provider || 'external', input.url, input.url_expires_at ?? null, input.thumbnail_url ?? null, position];
     if (current && !kept.has(current.id)) {
       kept.add(current.id);
       await m.query(
@@ -92,15 +72,9 @@ export async function replaceAttachments(
     }
   }
   const removed = existing.filter((a) => !kept.has(a.id)).map((a) => a.id);
-  if (removed.length > 0)
-    await m.query("DELETE FROM crm.attachments WHERE id = ANY($1::varchar[])", [
-      removed,
-    ]);
+  if (removed.length > 0) await m.query('DELETE FROM crm.attachments WHERE id = ANY($1::varchar[])', [removed]);
 }
 
-export async function deleteAttachments(
-  m: EntityManager,
-  recordId: string,
-): Promise<void> {
-  await m.query("DELETE FROM crm.attachments WHERE record_id = $1", [recordId]);
+export async function deleteAttachments(m: EntityManager, recordId: string): Promise<void> {
+  await m.query('DELETE FROM crm.attachments WHERE record_id = $1', [recordId]);
 }

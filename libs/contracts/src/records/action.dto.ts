@@ -1,17 +1,7 @@
 /** Action status values: next actions (`date`, `date_time`, `waiting`), queued (`queued_with_date`), `done`. */
-export const ACTION_STATUSES = [
-  "date",
-  "date_time",
-  "waiting",
-  "queued_with_date",
-  "done",
-] as const;
+export const ACTION_STATUSES = ['date', 'date_time', 'waiting', 'queued_with_date', 'done'] as const;
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
-export const NEXT_ACTION_STATUSES: readonly ActionStatus[] = [
-  "date",
-  "date_time",
-  "waiting",
-];
+export const NEXT_ACTION_STATUSES: readonly ActionStatus[] = ['date', 'date_time', 'waiting'];
 
 /** The spec's Action; a completed action has no `date` key (Events rule 4). */
 export interface ActionDto {

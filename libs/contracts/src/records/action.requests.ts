@@ -1,31 +1,14 @@
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-} from "class-validator";
-import { ACTION_STATUSES, type ActionStatus } from "./action.dto";
-import { RecordListRequest } from "./record-list.request";
-import { IsPlainDate, Lower, ToBoolean } from "./record.validators";
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ACTION_STATUSES, type ActionStatus } from './action.dto';
+import { RecordListRequest } from './record-list.request';
+import { IsPlainDate, Lower, ToBoolean } from './record.validators';
 
-const present = (key: string) => (o: Record<string, unknown>) =>
-  o[key] !== undefined && o[key] !== null;
+const present = (key: string) => (o: Record<string, unknown>) => o[key] !== undefined && o[key] !== null;
 /** Statuses a client may write: next actions and queued ones (`done` comes from mark_as_done). */
-export const WRITABLE_ACTION_STATUSES = [
-  "date",
-  "date_time",
-  "waiting",
-  "queued_with_date",
-] as const;
+export const WRITABLE_ACTION_STATUSES = ['date', 'date_time', 'waiting', 'queued_with_date'] as const;
 export type WritableActionStatus = (typeof WRITABLE_ACTION_STATUSES)[number];
 export const MAX_ACTION_TEXT = 10_000;
-const STATUS_MESSAGE = `status must be one of: ${WRITABLE_ACTION_STATUSES.join(", ")}`;
+const STATUS_MESSAGE = `status must be one of: ${WRITABLE_ACTION_STATUSES.join(', ')}`;
 const TEXT_MESSAGE = `text must be a non-empty string of at most ${MAX_ACTION_TEXT} characters`;
 
 /**
@@ -35,9 +18,9 @@ const TEXT_MESSAGE = `text must be a non-empty string of at most ${MAX_ACTION_TE
  */
 export class ActionFieldsRequest {
   /** Default: the caller. */
-  @ValidateIf(present("assignee_id"))
-  @IsString({ message: "assignee_id must be a user id" })
-  @MaxLength(64, { message: "assignee_id must be a user id" })
+  @ValidateIf(present('assignee_id'))
+  @IsString({ message: 'assignee_id must be a user id' })
+  @MaxLength(64, { message: 'assignee_id must be a user id' })
   assignee_id?: string | null;
 
   @ValidateIf((o: ActionFieldsRequest) => o.text !== undefined)
@@ -47,35 +30,35 @@ export class ActionFieldsRequest {
   text?: string;
 
   /** Default: date_time with exact_time, date with a date, else waiting. */
-  @ValidateIf(present("status"))
+  @ValidateIf(present('status'))
   @Lower()
   @IsIn(WRITABLE_ACTION_STATUSES, { message: STATUS_MESSAGE })
   status?: WritableActionStatus | null;
 
-  @ValidateIf(present("date"))
+  @ValidateIf(present('date'))
   @IsPlainDate()
   date?: string | null;
 
   /** Unix seconds (status date_time). */
-  @ValidateIf(present("exact_time"))
-  @IsInt({ message: "exact_time must be Unix seconds" })
-  @Min(0, { message: "exact_time must be Unix seconds" })
-  @Max(99_999_999_999, { message: "exact_time must be Unix seconds" })
+  @ValidateIf(present('exact_time'))
+  @IsInt({ message: 'exact_time must be Unix seconds' })
+  @Min(0, { message: 'exact_time must be Unix seconds' })
+  @Max(99_999_999_999, { message: 'exact_time must be Unix seconds' })
   exact_time?: number | null;
 
   /** Place in the queue of queued actions (1 = first); default: the end. */
-  @ValidateIf(present("position"))
-  @IsInt({ message: "position must be an integer from 1 to 10000" })
-  @Min(1, { message: "position must be an integer from 1 to 10000" })
-  @Max(10_000, { message: "position must be an integer from 1 to 10000" })
+  @ValidateIf(present('position'))
+  @IsInt({ message: 'position must be an integer from 1 to 10000' })
+  @Min(1, { message: 'position must be an integer from 1 to 10000' })
+  @Max(10_000, { message: 'position must be an integer from 1 to 10000' })
   position?: number | null;
 }
 
 /** POST /actions (and POST /contacts/{contact_id}/actions): contact_id and text required. */
 export class CreateActionRequest extends ActionFieldsRequest {
-  @IsString({ message: "contact_id is required" })
-  @IsNotEmpty({ message: "contact_id is required" })
-  @MaxLength(64, { message: "contact_id must be a contact id" })
+  @IsString({ message: 'contact_id is required' })
+  @IsNotEmpty({ message: 'contact_id is required' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
   contact_id: string;
 }
 
@@ -93,43 +76,34 @@ export class UpdateActionRequest extends ActionFieldsRequest {
   @IsString()
   action_id: string;
 
-  @ValidateIf(present("done"))
-  @IsBoolean({ message: "done must be true or false" })
+  @ValidateIf(present('done'))
+  @IsBoolean({ message: 'done must be true or false' })
   done?: boolean | null;
 
   @IsOptional()
   @ToBoolean()
-  @IsBoolean({ message: "partial must be true or false" })
+  @IsBoolean({ message: 'partial must be true or false' })
   partial?: boolean;
 }
 
 /** PUT /actions/external/{provider}/{external_id}: creates or updates the mirrored action. */
 export class ExternalActionRequest extends ActionFieldsRequest {
   @IsString()
-  @MaxLength(100, { message: "provider must be at most 100 characters" })
+  @MaxLength(100, { message: 'provider must be at most 100 characters' })
   provider: string;
 
   @IsString()
-  @MaxLength(200, { message: "external_id must be at most 200 characters" })
+  @MaxLength(200, { message: 'external_id must be at most 200 characters' })
   external_id: string;
 
-  @IsString({ message: "contact_id is required" })
-  @IsNotEmpty({ message: "contact_id is required" })
-  @MaxLength(64, { message: "contact_id must be a contact id" })
+  @IsString({ message: 'contact_id is required' })
+  @IsNotEmpty({ message: 'contact_id is required' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
   contact_id: string;
 }
 
-export const ACTION_DATE_FILTERS = [
-  "created_at",
-  "modified_at",
-  "date",
-] as const;
-export const ACTION_SORT_KEYS = [
-  "date",
-  "position",
-  "created_at",
-  "modified_at",
-] as const;
+export const ACTION_DATE_FILTERS = ['created_at', 'modified_at', 'date'] as const;
+export const ACTION_SORT_KEYS = ['date', 'position', 'created_at', 'modified_at'] as const;
 
 /** GET /actions (and GET /contacts/{contact_id}/actions). */
 export class ListActionsRequest extends RecordListRequest {
@@ -141,19 +115,19 @@ export class ListActionsRequest extends RecordListRequest {
   @IsOptional()
   @Lower()
   @IsIn(ACTION_STATUSES, {
-    message: `status must be one of: ${ACTION_STATUSES.join(", ")}`,
+    message: `status must be one of: ${ACTION_STATUSES.join(', ')}`,
   })
   status?: ActionStatus;
 
   @IsOptional()
   @ToBoolean()
-  @IsBoolean({ message: "done must be true or false" })
+  @IsBoolean({ message: 'done must be true or false' })
   done?: boolean;
 
   @IsOptional()
   @Lower()
   @IsIn(ACTION_DATE_FILTERS, {
-    message: `date_filter must be one of: ${ACTION_DATE_FILTERS.join(", ")}`,
+    message: `date_filter must be one of: ${ACTION_DATE_FILTERS.join(', ')}`,
   })
   date_filter?: (typeof ACTION_DATE_FILTERS)[number];
 
@@ -161,7 +135,7 @@ export class ListActionsRequest extends RecordListRequest {
   @IsOptional()
   @Lower()
   @IsIn(ACTION_SORT_KEYS, {
-    message: `sort_by must be one of: ${ACTION_SORT_KEYS.join(", ")}`,
+    message: `sort_by must be one of: ${ACTION_SORT_KEYS.join(', ')}`,
   })
   sort_by?: (typeof ACTION_SORT_KEYS)[number];
 }

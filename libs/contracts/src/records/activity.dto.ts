@@ -1,5 +1,5 @@
-import type { PageInfo } from "../paging/paging.request";
-import type { AttachmentDto } from "./attachment.dto";
+import type { PageInfo } from '../paging/paging.request';
+import type { AttachmentDto } from './attachment.dto';
 
 /** The spec's Note; `linked_deal_id` and `linked_deal_name` are "" when no deal is linked. */
 export interface NoteDto {

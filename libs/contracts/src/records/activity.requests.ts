@@ -1,34 +1,18 @@
-import { Type } from "class-transformer";
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-  ValidateNested,
-} from "class-validator";
-import { CALL_RESULTS } from "../configuration/pipeline.dto";
-import { AttachmentInput } from "./attachment.dto";
-import { RecordListRequest } from "./record-list.request";
-import { IsPlainDate, Lower, MAX_TEXT, ToBoolean } from "./record.validators";
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { CALL_RESULTS } from '../configuration/pipeline.dto';
+import { AttachmentInput } from './attachment.dto';
+import { RecordListRequest } from './record-list.request';
+import { IsPlainDate, Lower, MAX_TEXT, ToBoolean } from './record.validators';
 
-const present = (key: string) => (o: Record<string, unknown>) =>
-  o[key] !== undefined && o[key] !== null;
+const present = (key: string) => (o: Record<string, unknown>) => o[key] !== undefined && o[key] !== null;
 const UNIX_MESSAGE = (field: string) => `${field} must be Unix seconds`;
-export const ACTIVITY_DATE_FILTERS = ["created_at", "modified_at"] as const;
+export const ACTIVITY_DATE_FILTERS = ['created_at', 'modified_at'] as const;
 
 class AttachmentsField {
-  @ValidateIf(present("attachments"))
-  @IsArray({ message: "attachments must be an array of attachments" })
-  @ArrayMaxSize(100, { message: "attachments may hold at most 100 entries" })
+  @ValidateIf(present('attachments'))
+  @IsArray({ message: 'attachments must be an array of attachments' })
+  @ArrayMaxSize(100, { message: 'attachments may hold at most 100 entries' })
   @ValidateNested({ each: true })
   @Type(() => AttachmentInput)
   attachments?: AttachmentInput[] | null;
@@ -39,7 +23,7 @@ function PartialFlag(): PropertyDecorator {
   return (target, key) => {
     IsOptional()(target, key);
     ToBoolean()(target, key);
-    IsBoolean({ message: "partial must be true or false" })(target, key);
+    IsBoolean({ message: 'partial must be true or false' })(target, key);
   };
 }
 
@@ -47,44 +31,44 @@ function PartialFlag(): PropertyDecorator {
 
 class NoteFields extends AttachmentsField {
   /** Markup `[b]..[/b]`, `[i]..[/i]` is stored exactly as sent. */
-  @ValidateIf(present("text"))
-  @IsString({ message: "text must be a string" })
-  @IsNotEmpty({ message: "text must not be empty" })
+  @ValidateIf(present('text'))
+  @IsString({ message: 'text must be a string' })
+  @IsNotEmpty({ message: 'text must not be empty' })
   @MaxLength(MAX_TEXT, {
     message: `text must be at most ${MAX_TEXT} characters`,
   })
   text?: string;
 
   /** Default: today (UTC). */
-  @ValidateIf(present("date"))
+  @ValidateIf(present('date'))
   @IsPlainDate()
   date?: string | null;
 
   /** A deal of the note's contact; "" or null: none. */
-  @ValidateIf(present("linked_deal_id"))
-  @IsString({ message: "linked_deal_id must be a deal id" })
-  @MaxLength(64, { message: "linked_deal_id must be a deal id" })
+  @ValidateIf(present('linked_deal_id'))
+  @IsString({ message: 'linked_deal_id must be a deal id' })
+  @MaxLength(64, { message: 'linked_deal_id must be a deal id' })
   linked_deal_id?: string | null;
 }
 
 /** POST /notes (and POST /contacts/{contact_id}/notes): contact_id and text required. */
 export class CreateNoteRequest extends NoteFields {
-  @IsString({ message: "contact_id is required" })
-  @IsNotEmpty({ message: "contact_id is required" })
-  @MaxLength(64, { message: "contact_id must be a contact id" })
+  @IsString({ message: 'contact_id is required' })
+  @IsNotEmpty({ message: 'contact_id is required' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
   contact_id: string;
 
   /** Users of the account to notify of the note. */
-  @ValidateIf(present("user_ids_to_notify"))
-  @IsArray({ message: "user_ids_to_notify must be an array of user ids" })
-  @ArrayMaxSize(100, { message: "user_ids_to_notify may hold at most 100 ids" })
+  @ValidateIf(present('user_ids_to_notify'))
+  @IsArray({ message: 'user_ids_to_notify must be an array of user ids' })
+  @ArrayMaxSize(100, { message: 'user_ids_to_notify may hold at most 100 ids' })
   @IsString({
     each: true,
-    message: "user_ids_to_notify must be an array of user ids",
+    message: 'user_ids_to_notify must be an array of user ids',
   })
   @MaxLength(64, {
     each: true,
-    message: "user_ids_to_notify must be an array of user ids",
+    message: 'user_ids_to_notify must be an array of user ids',
   })
   user_ids_to_notify?: string[] | null;
 }
@@ -107,73 +91,69 @@ export class ListNotesRequest extends RecordListRequest {
   @IsOptional()
   @Lower()
   @IsIn(ACTIVITY_DATE_FILTERS, {
-    message: "date_filter must be one of: created_at, modified_at",
+    message: 'date_filter must be one of: created_at, modified_at',
   })
   date_filter?: (typeof ACTIVITY_DATE_FILTERS)[number];
 
   /** Default: date, newest first. */
   @IsOptional()
   @Lower()
-  @IsIn(["date", "created_at", "modified_at"], {
-    message: "sort_by must be one of: date, created_at, modified_at",
+  @IsIn(['date', 'created_at', 'modified_at'], {
+    message: 'sort_by must be one of: date, created_at, modified_at',
   })
-  sort_by?: "date" | "created_at" | "modified_at";
+  sort_by?: 'date' | 'created_at' | 'modified_at';
 }
 
 // --- calls ---
 
 class CallFields extends AttachmentsField {
-  @ValidateIf(present("text"))
-  @IsString({ message: "text must be a string" })
+  @ValidateIf(present('text'))
+  @IsString({ message: 'text must be a string' })
   @MaxLength(MAX_TEXT, {
     message: `text must be at most ${MAX_TEXT} characters`,
   })
   text?: string | null;
 
   /** One of the account's call results (GET /call_results), or "" for none. */
-  @ValidateIf(present("call_result"))
-  @IsIn(["", ...CALL_RESULTS.map((r) => r.id)], {
-    message: `call_result must be one of: ${CALL_RESULTS.map((r) => r.id).join(", ")} (or empty)`,
+  @ValidateIf(present('call_result'))
+  @IsIn(['', ...CALL_RESULTS.map((r) => r.id)], {
+    message: `call_result must be one of: ${CALL_RESULTS.map((r) => r.id).join(', ')} (or empty)`,
   })
   call_result?: string | null;
 
   /** Unix seconds; default: now. */
-  @ValidateIf(present("call_time_int"))
-  @IsInt({ message: UNIX_MESSAGE("call_time_int") })
-  @Min(0, { message: UNIX_MESSAGE("call_time_int") })
-  @Max(99_999_999_999, { message: UNIX_MESSAGE("call_time_int") })
+  @ValidateIf(present('call_time_int'))
+  @IsInt({ message: UNIX_MESSAGE('call_time_int') })
+  @Min(0, { message: UNIX_MESSAGE('call_time_int') })
+  @Max(99_999_999_999, { message: UNIX_MESSAGE('call_time_int') })
   call_time_int?: number | null;
 
-  @ValidateIf(present("via"))
-  @IsString({ message: "via must be a string" })
-  @MaxLength(100, { message: "via must be at most 100 characters" })
+  @ValidateIf(present('via'))
+  @IsString({ message: 'via must be a string' })
+  @MaxLength(100, { message: 'via must be at most 100 characters' })
   via?: string | null;
 
-  @ValidateIf(present("phone_number"))
-  @IsString({ message: "phone_number must be a string" })
-  @MaxLength(100, { message: "phone_number must be at most 100 characters" })
+  @ValidateIf(present('phone_number'))
+  @IsString({ message: 'phone_number must be a string' })
+  @MaxLength(100, { message: 'phone_number must be at most 100 characters' })
   phone_number?: string | null;
 
-  @ValidateIf((o: CallFields) =>
-    typeof o.recording_link === "string"
-      ? o.recording_link !== ""
-      : o.recording_link !== undefined && o.recording_link !== null,
-  )
-  @IsString({ message: "recording_link must be an absolute http(s) URL" })
+  @ValidateIf((o: CallFields) => (typeof o.recording_link === 'string' ? o.recording_link !== '' : o.recording_link !== undefined && o.recording_link !== null))
+  @IsString({ message: 'recording_link must be an absolute http(s) URL' })
   @MaxLength(2000, {
-    message: "recording_link must be at most 2000 characters",
+    message: 'recording_link must be at most 2000 characters',
   })
   @Matches(/^https?:\/\/\S+$/i, {
-    message: "recording_link must be an absolute http(s) URL",
+    message: 'recording_link must be an absolute http(s) URL',
   })
   recording_link?: string | null;
 }
 
 /** POST /calls (and POST /contacts/{contact_id}/calls). */
 export class CreateCallRequest extends CallFields {
-  @IsString({ message: "contact_id is required" })
-  @IsNotEmpty({ message: "contact_id is required" })
-  @MaxLength(64, { message: "contact_id must be a contact id" })
+  @IsString({ message: 'contact_id is required' })
+  @IsNotEmpty({ message: 'contact_id is required' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
   contact_id: string;
 }
 
@@ -194,47 +174,47 @@ export class ListCallsRequest extends RecordListRequest {
   @IsOptional()
   @Lower()
   @IsIn(ACTIVITY_DATE_FILTERS, {
-    message: "date_filter must be one of: created_at, modified_at",
+    message: 'date_filter must be one of: created_at, modified_at',
   })
   date_filter?: (typeof ACTIVITY_DATE_FILTERS)[number];
 
   /** Default: call_time_int, newest first. */
   @IsOptional()
   @Lower()
-  @IsIn(["call_time_int", "created_at", "modified_at"], {
-    message: "sort_by must be one of: call_time_int, created_at, modified_at",
+  @IsIn(['call_time_int', 'created_at', 'modified_at'], {
+    message: 'sort_by must be one of: call_time_int, created_at, modified_at',
   })
-  sort_by?: "call_time_int" | "created_at" | "modified_at";
+  sort_by?: 'call_time_int' | 'created_at' | 'modified_at';
 }
 
 // --- meetings ---
 
 class MeetingFields extends AttachmentsField {
-  @ValidateIf(present("text"))
-  @IsString({ message: "text must be a string" })
+  @ValidateIf(present('text'))
+  @IsString({ message: 'text must be a string' })
   @MaxLength(MAX_TEXT, {
     message: `text must be at most ${MAX_TEXT} characters`,
   })
   text?: string | null;
 
   /** Unix seconds; default: now. */
-  @ValidateIf(present("meeting_time_int"))
-  @IsInt({ message: UNIX_MESSAGE("meeting_time_int") })
-  @Min(0, { message: UNIX_MESSAGE("meeting_time_int") })
-  @Max(99_999_999_999, { message: UNIX_MESSAGE("meeting_time_int") })
+  @ValidateIf(present('meeting_time_int'))
+  @IsInt({ message: UNIX_MESSAGE('meeting_time_int') })
+  @Min(0, { message: UNIX_MESSAGE('meeting_time_int') })
+  @Max(99_999_999_999, { message: UNIX_MESSAGE('meeting_time_int') })
   meeting_time_int?: number | null;
 
-  @ValidateIf(present("place"))
-  @IsString({ message: "place must be a string" })
-  @MaxLength(500, { message: "place must be at most 500 characters" })
+  @ValidateIf(present('place'))
+  @IsString({ message: 'place must be a string' })
+  @MaxLength(500, { message: 'place must be at most 500 characters' })
   place?: string | null;
 }
 
 /** POST /meetings (and POST /contacts/{contact_id}/meetings). */
 export class CreateMeetingRequest extends MeetingFields {
-  @IsString({ message: "contact_id is required" })
-  @IsNotEmpty({ message: "contact_id is required" })
-  @MaxLength(64, { message: "contact_id must be a contact id" })
+  @IsString({ message: 'contact_id is required' })
+  @IsNotEmpty({ message: 'contact_id is required' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
   contact_id: string;
 }
 
@@ -255,16 +235,15 @@ export class ListMeetingsRequest extends RecordListRequest {
   @IsOptional()
   @Lower()
   @IsIn(ACTIVITY_DATE_FILTERS, {
-    message: "date_filter must be one of: created_at, modified_at",
+    message: 'date_filter must be one of: created_at, modified_at',
   })
   date_filter?: (typeof ACTIVITY_DATE_FILTERS)[number];
 
   /** Default: meeting_time_int, newest first. */
   @IsOptional()
   @Lower()
-  @IsIn(["meeting_time_int", "created_at", "modified_at"], {
-    message:
-      "sort_by must be one of: meeting_time_int, created_at, modified_at",
+  @IsIn(['meeting_time_int', 'created_at', 'modified_at'], {
+    message: 'sort_by must be one of: meeting_time_int, created_at, modified_at',
   })
-  sort_by?: "meeting_time_int" | "created_at" | "modified_at";
+  sort_by?: 'meeting_time_int' | 'created_at' | 'modified_at';
 }

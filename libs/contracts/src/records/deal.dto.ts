@@ -1,7 +1,7 @@
-import type { PageInfo } from "../paging/paging.request";
-import type { AttachmentDto } from "./attachment.dto";
+import type { PageInfo } from '../paging/paging.request';
+import type { AttachmentDto } from './attachment.dto';
 
-export const DEAL_STATUSES = ["pending", "won", "lost"] as const;
+export const DEAL_STATUSES = ['pending', 'won', 'lost'] as const;
 export type DealStatus = (typeof DEAL_STATUSES)[number];
 
 /** The spec's Deal item; `amount` is price x qty. */

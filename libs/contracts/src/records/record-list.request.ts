@@ -1,6 +1,6 @@
-import { IsIn, IsOptional, IsString, MaxLength } from "class-validator";
-import { PagingRequest } from "../paging/paging.request";
-import { IsTimeBound, Lower } from "./record.validators";
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PagingRequest } from '../paging/paging.request';
+import { IsTimeBound, Lower } from './record.validators';
 
 /**
  * Paging and the common time filters of record lists (spec "Common list filters for time"):
@@ -10,8 +10,8 @@ import { IsTimeBound, Lower } from "./record.validators";
 export class RecordListRequest extends PagingRequest {
   /** Records of one contact (also the path parameter of /contacts/{contact_id}/...). */
   @IsOptional()
-  @IsString({ message: "contact_id must be a contact id" })
-  @MaxLength(64, { message: "contact_id must be a contact id" })
+  @IsString({ message: 'contact_id must be a contact id' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
   contact_id?: string;
 
   @IsOptional()
@@ -32,6 +32,6 @@ export class RecordListRequest extends PagingRequest {
 
   @IsOptional()
   @Lower()
-  @IsIn(["asc", "desc"], { message: "order must be asc or desc" })
-  order?: "asc" | "desc";
+  @IsIn(['asc', 'desc'], { message: 'order must be asc or desc' })
+  order?: 'asc' | 'desc';
 }
