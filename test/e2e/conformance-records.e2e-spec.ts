@@ -694,4 +694,23 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       expectInvalid(await A('PUT', `/actions/external/google/${unique('evt-')}`, { text: 'no contact' }), 'contact_id');
     });
   });
+  describe('no input crashes a service (spec: 400 is the default for unclassified errors)', () => {
+    it('NUL characters in record fields and queries are 400 invalid_request_data naming the field; huge numbers are 400, never 5xx', async () => {
+      const NUL = 'a\u0000b';
+      const c = (await newContact(A, { last_name: 'Fuzz' })).contact;
+      const deal = await newDeal(A, c.id, { name: 'Fuzz deal' });
+      expectInvalid(await A('POST', `/contacts/${c.id}/deals`, { name: NUL }), 'name');
+      expectInvalid(await A('POST', `/contacts/${c.id}/deals`, { name: 'x', text: NUL }), 'text');
+      expectInvalid(await A('PATCH', `/deals/${deal.id}`, { text: NUL }), 'text');
+      expectInvalid(await A('POST', '/notes', { contact_id: c.id, text: NUL }), 'text');
+      expectInvalid(await A('POST', '/calls', { contact_id: c.id, text: NUL }), 'text');
+      expectInvalid(await A('POST', '/meetings', { contact_id: c.id, text: 'm', place: NUL }), 'place');
+      expectInvalid(await A('POST', '/actions', { contact_id: c.id, text: NUL, status: 'waiting' }), 'text');
+      expectInvalid(await A('PUT', '/actions/external/google/a%00b', { contact_id: c.id, assignee_id: admin.user.id, text: 't', status: 'waiting' }), 'external_id');
+      expectInvalid(await A('GET', '/deals?search=a%00b'), 'search');
+      expectInvalid(await A('GET', '/deals?name=a%00b'), 'name');
+      expectInvalid(await A('POST', `/contacts/${c.id}/deals`, { name: 'big', months: 2147483648 }), 'months');
+      expectInvalid(await A('POST', `/contacts/${c.id}/deals`, { name: 'big', stage: 2 ** 53 }), 'stage');
+    });
+  });
 });
