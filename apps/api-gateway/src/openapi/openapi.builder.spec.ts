@@ -28,4 +28,15 @@ describe('OpenAPI document', () => {
     const listUsers = doc.paths['/users'].get as { parameters: Array<{ name: string; in: string }> };
     expect(listUsers.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:page', 'query:per_page']);
   });
+
+  it('resolves every schema reference inside the document (nested request classes included)', () => {
+    const refs = [...new Set(JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [])].map((r) => r.slice(8, -1));
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      const [, section, name] = /^#\/components\/(schemas|responses)\/(.+)$/.exec(ref) ?? [];
+      expect([ref, section && (doc.components as Record<string, Record<string, unknown>>)[section][name] !== undefined]).toEqual([ref, true]);
+    }
+    const createContact = doc.paths['/contacts'].post as { requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } } };
+    expect(createContact.requestBody.content['application/json'].schema.properties.emails).toEqual(expect.objectContaining({ items: { $ref: '#/components/schemas/EmailInput' } }));
+  });
 });

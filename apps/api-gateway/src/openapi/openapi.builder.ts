@@ -1,5 +1,8 @@
 import { API_PREFIX, API_ROUTES, ERROR_CATALOG, type RouteDeclaration } from '@crm/contracts';
-import { targetConstructorToSchema } from 'class-validator-jsonschema';
+import { ValidationTypes } from 'class-validator';
+// class-transformer's own store of @Type() metadata, so nested request classes get real schemas.
+import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
+import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; required?: string[] };
 
@@ -25,8 +28,19 @@ function pathParams(route: RouteDeclaration): string[] {
   return [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
 }
 
+/**
+ * Nested classes (`@Type(() => X)`) are referenced as components/schemas/X. A custom validator
+ * (registerDecorator) says nothing a schema can express: it adds no keyword (the library would
+ * otherwise emit a dangling `$ref` to the property's design type, e.g. `Object`).
+ */
+const SCHEMA_OPTIONS = {
+  classTransformerMetadataStorage: defaultMetadataStorage,
+  refPointerPrefix: '#/components/schemas/',
+  additionalConverters: { [ValidationTypes.CUSTOM_VALIDATION]: {} },
+};
+
 function operation(route: RouteDeclaration) {
-  const schema = targetConstructorToSchema(route.request) as Schema;
+  const schema = targetConstructorToSchema(route.request, SCHEMA_OPTIONS) as Schema;
   const props = schema.properties ?? {};
   const inPath = pathParams(route);
   const rest = Object.keys(props).filter((name) => !inPath.includes(name));
@@ -78,7 +92,7 @@ export function buildOpenApi(options: { serverUrl: string; authUrl: string; rout
           },
         },
       },
-      schemas: { SuccessEnvelope: ENVELOPE_SUCCESS, ErrorEnvelope: ENVELOPE_ERROR },
+      schemas: { ...(validationMetadatasToSchemas(SCHEMA_OPTIONS) as Record<string, Schema>), SuccessEnvelope: ENVELOPE_SUCCESS, ErrorEnvelope: ENVELOPE_ERROR },
       responses: {
         Error: { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
         TooMany: { description: 'Too many concurrent requests', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'text/plain': { schema: { type: 'string' } } } },

@@ -96,7 +96,7 @@ export async function contactConditions(m: EntityManager, caller: Caller, f: Con
     const term = searchTermOf(f.search);
     if (term) where.add(`c.search_text LIKE ${where.param(`%${escapeLike(term)}%`)}`);
   }
-  if (f.phone !== undefined) {
+  if (f.phone != null) {
     const digits = digitsOf(f.phone);
     if (!digits) where.add('false');
     else {
@@ -107,40 +107,40 @@ export async function contactConditions(m: EntityManager, caller: Caller, f: Con
   }
   for (const key of ['email', 'url'] as const) {
     const value = f[key];
-    if (value === undefined) continue;
+    if (value == null) continue;
     const folded = fold(value);
     const p = where.param(folded);
     where.add(`c.search_text LIKE ${where.param(`%${escapeLike(folded)}%`)}`);
     where.add(`EXISTS (SELECT 1 FROM jsonb_array_elements(c.${key}s) e WHERE lower(e->>'value') = ${p})`);
   }
-  if (f.action_stream !== undefined) where.add(exists(f.action_stream, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status IN ${NEXT}`));
-  if (f.has_actions !== undefined) {
+  if (f.action_stream != null) where.add(exists(f.action_stream, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status IN ${NEXT}`));
+  if (f.has_actions != null) {
     where.add(`c.owner_id = ${me()}`);
     where.add(exists(f.has_actions, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.status <> 'done'`));
   }
-  if (f.has_actions_for_me !== undefined) {
+  if (f.has_actions_for_me != null) {
     where.add(`c.owner_id = ${me()}`);
     where.add(exists(f.has_actions_for_me, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status <> 'done'`));
   }
-  if (f.has_actions_today !== undefined) {
+  if (f.has_actions_today != null) {
     where.add(`c.owner_id = ${me()}`);
     where.add(exists(f.has_actions_today, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status <> 'done' AND a.date = (now() AT TIME ZONE 'UTC')::date`));
   }
-  if (f.waiting !== undefined) where.add(exists(f.waiting, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status = 'waiting'`));
-  if (f.pending_deal !== undefined) where.add(exists(f.pending_deal, `SELECT 1 FROM crm.deals d WHERE d.contact_id = c.id AND d.status = 'pending'`));
-  if (f.starred !== undefined) where.add(`c.starred = ${where.param(f.starred)}`);
+  if (f.waiting != null) where.add(exists(f.waiting, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status = 'waiting'`));
+  if (f.pending_deal != null) where.add(exists(f.pending_deal, `SELECT 1 FROM crm.deals d WHERE d.contact_id = c.id AND d.status = 'pending'`));
+  if (f.starred != null) where.add(`c.starred = ${where.param(f.starred)}`);
   if (f.letter) where.add(`c.letter = ${where.param(f.letter)}`);
-  if (f.custom_field_id && f.custom_field_value !== undefined) {
+  if (f.custom_field_id && f.custom_field_value != null) {
     const id = where.param(f.custom_field_id.toLowerCase());
     const value = where.param(f.custom_field_value.toLowerCase());
     where.add(`(lower(c.custom_fields->>${id}) = ${value} OR (jsonb_typeof(c.custom_fields->${id}) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(c.custom_fields->${id}) v WHERE lower(v) = ${value})))`);
   }
-  if (f.lead_source !== undefined) where.add(`c.lead_source_id IN (SELECT ls.id FROM crm.lead_sources ls WHERE ls.account_id = $1 AND lower(ls.text) = lower(${where.param(f.lead_source)}))`);
+  if (f.lead_source != null) where.add(`c.lead_source_id IN (SELECT ls.id FROM crm.lead_sources ls WHERE ls.account_id = $1 AND lower(ls.text) = lower(${where.param(f.lead_source)}))`);
   if (f.lead_source_id) where.add(`c.lead_source_id = ${where.param(f.lead_source_id.toLowerCase())}`);
   if (f.status_id) where.add(`c.status_id = ${where.param(f.status_id.toLowerCase())}`);
   if (f.not_linked_with) where.add(`c.company_id IS DISTINCT FROM ${where.param(f.not_linked_with.toLowerCase())}`);
   if (f.company_id) where.add(`c.company_id = ${where.param(f.company_id.toLowerCase())}`);
-  if (f.tag !== undefined) where.add(`EXISTS (SELECT 1 FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id AND t.account_id = $1 AND lower(t.name) = lower(${where.param(f.tag)}))`);
+  if (f.tag != null) where.add(`EXISTS (SELECT 1 FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id AND t.account_id = $1 AND lower(t.name) = lower(${where.param(f.tag)}))`);
   if (f.filter_id) {
     const condition = await savedFilterCondition(m, caller.account_id, f.filter_id, where.params.length + 1);
     where.params.push(...condition.params);

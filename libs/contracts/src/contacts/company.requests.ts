@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../paging/paging.request';
 import { CONTACT_LIMITS, DATE_FILTERS, FieldIdInput, SORT_ORDERS, type DateFilter, type SortOrder } from './contact.requests';
 import { ID_PATTERN, IsTimeValue, lower, NotWith, toBoolean, toInteger, toTimeString, trim } from './request-helpers';
@@ -57,11 +57,15 @@ export class ListCompaniesRequest {
   @IsIn(SORT_ORDERS, { message: 'order must be asc or desc' })
   order?: SortOrder;
 
+  /** Default 1 (an absent value takes the default; null is refused like any non-integer). */
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
   @Transform(toInteger)
   @IsInt({ message: 'page must be an integer of at least 1' })
   @Min(1, { message: 'page must be an integer of at least 1' })
   page: number = 1;
 
+  /** Default 10; above 100 clamped to 100. */
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
   @Transform(toInteger)
   @Transform(({ value }) => (typeof value === 'number' && value > MAX_PER_PAGE ? MAX_PER_PAGE : value))
   @IsInt({ message: 'per_page must be an integer of at least 1' })

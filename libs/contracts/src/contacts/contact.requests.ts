@@ -223,11 +223,15 @@ export class ListContactsRequest extends ContactFilterRequest {
   @IsIn(SORT_ORDERS, { message: 'order must be asc or desc' })
   order?: SortOrder;
 
+  /** Default 1 (an absent value takes the default; null is refused like any non-integer). */
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
   @Transform(toInteger)
   @IsInt({ message: 'page must be an integer of at least 1' })
   @Min(1, { message: 'page must be an integer of at least 1' })
   page: number = 1;
 
+  /** Default 10; above 100 clamped to 100. */
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
   @Transform(toInteger)
   @Transform(({ value }) => (typeof value === 'number' && value > MAX_PER_PAGE ? MAX_PER_PAGE : value))
   @IsInt({ message: 'per_page must be an integer of at least 1' })
