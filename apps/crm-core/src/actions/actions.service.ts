@@ -200,7 +200,7 @@ export class ActionsService {
         contact_status_id: contact.status_id,
         data: { id: action.id },
       });
-      await this.finish(m, caller, contact, null, touched);
+      await this.announce(m, caller, contact, touched);
       return {};
     });
   }
@@ -437,24 +437,22 @@ export class ActionsService {
     }
   }
 
-  /** Writes the events of every action the transaction touched and returns `id`'s DTO. */
-  private async finish(m: EntityManager, caller: Caller, contact: ContactRef, id: string | null, touched: Touched): Promise<ActionDto> {
+  /** Writes the events of every action the transaction touched and returns the DTO of `id`. */
+  private async finish(m: EntityManager, caller: Caller, contact: ContactRef, id: string, touched: Touched): Promise<ActionDto> {
+    const written = await this.announce(m, caller, contact, touched);
+    return written.get(id) ?? toActionDto(await this.reload(m, id));
+  }
+
+  /** Writes the event of every action the transaction touched; returns their DTOs by id. */
+  private async announce(m: EntityManager, caller: Caller, contact: ContactRef, touched: Touched): Promise<Map<string, ActionDto>> {
     const ids = [...touched.keys()];
     const rows: StoredAction[] = ids.length > 0 ? await m.query(`${SELECT} WHERE a.id = ANY($1::varchar[])`, [ids]) : [];
     const byId = new Map(rows.map((row) => [row.id, toActionDto(row)]));
     for (const [actionId, reason] of touched) {
       const action = byId.get(actionId);
-      if (action)
-        await writeEvent(m, {
-          account_id: caller.account_id,
-          type: 'action',
-          reason,
-          record_id: actionId,
-          contact_status_id: contact.status_id,
-          data: { action },
-        });
+      if (action) await writeEvent(m, { account_id: caller.account_id, type: 'action', reason, record_id: actionId, contact_status_id: contact.status_id, data: { action } });
     }
-    return id ? (byId.get(id) ?? toActionDto(await this.reload(m, id))) : (undefined as unknown as ActionDto);
+    return byId;
   }
 }
 
