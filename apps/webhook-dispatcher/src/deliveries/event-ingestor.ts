@@ -66,6 +66,8 @@ export class EventIngestor {
   private active = false;
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
+  private buffer: JsMsg[] = [];
+  private processing: Promise<void> | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -108,15 +110,11 @@ export class EventIngestor {
         const messages = await consumer.consume({ max_messages: BATCH });
         this.messages = messages;
         if (!this.active) await messages.close();
-        let batch: JsMsg[] = [];
         for await (const msg of messages) {
-          batch.push(msg);
-          // Everything that arrived together goes in one statement: small batches when idle (low latency), large ones under load.
-          if (batch.length >= BATCH || messages.getPending() === 0) {
-            const taken = batch;
-            batch = [];
-            await this.ingest(taken);
-          }
+          this.buffer.push(msg);
+          this.kick();
+          // Backpressure: stop pulling while a full batch waits for PostgreSQL.
+          if (this.buffer.length >= BATCH) await this.processing;
           if (!this.active) break;
         }
       } catch (error) {
@@ -125,6 +123,23 @@ export class EventIngestor {
         await sleep(1000);
       }
     }
+    await this.processing;
+    // Taken but not stored: left unacknowledged, they come back to whoever ingests next.
+    this.buffer = [];
+  }
+
+  /**
+   * Stores what has arrived: everything that came in together goes in one statement (one message
+   * when idle, for latency; up to a full batch under load, for throughput), one batch at a time.
+   */
+  private kick(): void {
+    this.processing ??= (async () => {
+      await new Promise((r) => setImmediate(r));
+      while (this.buffer.length > 0 && this.active) await this.ingest(this.buffer.splice(0, BATCH));
+    })().finally(() => {
+      this.processing = undefined;
+      if (this.buffer.length > 0 && this.active) this.kick();
+    });
   }
 
   private async ingest(msgs: JsMsg[]): Promise<void> {
