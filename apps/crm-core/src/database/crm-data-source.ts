@@ -9,6 +9,7 @@ import { PredefinedActions1764000200000 } from '../migrations/1764000200000-pred
 import { CrmRecords1764100000000 } from '../migrations/1764100000000-crm-records';
 import { OutboxContactStatus1764100100000 } from '../migrations/1764100100000-outbox-contact-status';
 import { RecordAttachments1764100500000 } from '../migrations/1764100500000-record-attachments';
+import { DealsStatusCount1764100510000 } from '../migrations/1764100510000-deals-status-count';
 import { ContactRelationshipsRelated1764100440000 } from '../migrations/1764100440000-contact-relationships-related';
 import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
@@ -40,6 +41,7 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       OutboxContactStatus1764100100000,
       ContactRelationshipsRelated1764100440000,
       RecordAttachments1764100500000,
+      DealsStatusCount1764100510000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

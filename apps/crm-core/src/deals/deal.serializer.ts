@@ -203,10 +203,15 @@ export function toDealDto(row: DealRow, definitions: Map<string, DealFieldDefini
   return dto;
 }
 
-/** Deals selected by a WHERE/ORDER/LIMIT tail over `d` and `c`, serialized. */
-export async function selectDeals(m: EntityManager, accountId: string, tail: string, params: unknown[], options: { includeHistory?: boolean } = {}): Promise<Array<{ row: DealRow; dto: DealDto }>> {
-  // A prepared statement: planning this SELECT costs more than running it for a page of deals.
-  const rows = await preparedQuery<DealRow>(m, `${DEAL_SELECT} ${tail}`, params);
+/**
+ * Deals selected by a WHERE/ORDER/LIMIT tail over `d` and `c`, serialized. Selections by id are
+ * prepared statements (planning this SELECT costs more than running it); an ordered page with a
+ * LIMIT parameter (`customPlan`) is planned each time, since a generic plan cannot know the
+ * limit and would build every row of the filter before cutting the page.
+ */
+export async function selectDeals(m: EntityManager, accountId: string, tail: string, params: unknown[], options: { includeHistory?: boolean; customPlan?: boolean } = {}): Promise<Array<{ row: DealRow; dto: DealDto }>> {
+  const text = `${DEAL_SELECT} ${tail}`;
+  const rows: DealRow[] = options.customPlan ? await m.query(text, params) : await preparedQuery<DealRow>(m, text, params);
   const needsFields = rows.some((row) => row.deal_fields && Object.keys(row.deal_fields).length > 0);
   const definitions = needsFields ? await dealFieldDefinitions(m, accountId) : new Map<string, DealFieldDefinition>();
   return rows.map((row) => ({

@@ -136,6 +136,7 @@ export class DealsService {
     const pageParams = [...params, per_page, (page - 1) * per_page];
     const deals = await selectDeals(m, caller.account_id, `WHERE ${where.join(' AND ')} AND c.deleted_at IS NULL ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, pageParams, {
       includeHistory: request.include_history === true,
+      customPlan: true,
     });
     let entries: DealListEntry[] = deals.map(({ dto }) => ({ deal: dto }));
     if (withContacts)
