@@ -8,6 +8,7 @@ import { RelationshipTypes1764000100000 } from '../migrations/1764000100000-rela
 import { PredefinedActions1764000200000 } from '../migrations/1764000200000-predefined-actions';
 import { CrmRecords1764100000000 } from '../migrations/1764100000000-crm-records';
 import { OutboxContactStatus1764100100000 } from '../migrations/1764100100000-outbox-contact-status';
+import { ContactsCountIndex1764100300000 } from '../migrations/1764100300000-contacts-count-index';
 import { RecordAttachments1764100500000 } from '../migrations/1764100500000-record-attachments';
 import { DealsStatusCount1764100510000 } from '../migrations/1764100510000-deals-status-count';
 import { ContactRelationshipsRelated1764100440000 } from '../migrations/1764100440000-contact-relationships-related';
@@ -39,6 +40,7 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       // contacts, companies, configuration, deals, notes, calls, meetings, actions (issues 3-5)
       CrmRecords1764100000000,
       OutboxContactStatus1764100100000,
+      ContactsCountIndex1764100300000,
       ContactRelationshipsRelated1764100440000,
       RecordAttachments1764100500000,
       DealsStatusCount1764100510000,
