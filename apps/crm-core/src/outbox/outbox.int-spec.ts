@@ -9,6 +9,7 @@ import type { DataSource } from 'typeorm';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
 import { ensureEventsStream, OutboxRelay, writeEvent } from './outbox';
+import { OutboxListener } from './outbox-listener';
 
 const logger = createLogger('outbox-test', 'silent');
 const ACCOUNT = 'a'.repeat(24);
@@ -85,5 +86,29 @@ describe('transactional outbox relayed to JetStream (real PostgreSQL and NATS)',
     const ack = await jetstream(nc).publish(`${namespace}.events.note.created`, '{}', { msgID: eventId });
     expect(ack.duplicate).toBe(true);
     expect((await streamEvents()).filter((e) => e.event_id === eventId)).toHaveLength(1);
+  });
+
+  it('two running relays keep the stream in outbox order, woken by the commit (not by their poll)', async () => {
+    const relays = [new OutboxRelay(dataSource, nc, namespace, logger), new OutboxRelay(dataSource, nc, namespace, logger)];
+    const listeners = relays.map((relay) => new OutboxListener(db.url, logger, () => relay.wake()));
+    listeners.forEach((l) => l.start());
+    // Idle polls of a minute: only the NOTIFY of a commit can make them publish in time.
+    const loops = relays.map((relay) => relay.run(60_000));
+    await new Promise((r) => setTimeout(r, 300)); // the listeners LISTEN
+    const before = (await streamEvents()).length;
+    const started = Date.now();
+    const written: string[] = [];
+    for (let batch = 0; batch < 10; batch += 1) {
+      await dataSource.transaction(async (m) => {
+        for (let i = 0; i < 20; i += 1) written.push(await writeEvent(m, { account_id: ACCOUNT, type: 'deal', reason: 'updated', record_id: 'd'.repeat(24), data: { deal: { id: 'd'.repeat(24), n: batch * 20 + i } } }));
+      });
+    }
+    const deadline = Date.now() + 5000;
+    while ((await streamEvents()).length < before + 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(Date.now() - started).toBeLessThan(5000);
+    await Promise.all(loops.map((l) => l.stop()));
+    await Promise.all(listeners.map((l) => l.stop()));
+    const relayed = (await streamEvents()).slice(before).map((e) => e.event_id);
+    expect(relayed).toEqual(written);
   });
 });
