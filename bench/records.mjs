@@ -171,12 +171,15 @@ async function main() {
 
     const probe = JSON.parse((await listPending()).body);
     log(`GET /deals?status=pending answers total_count ${probe.data?.total_count}`);
-    log(`warming up (3 s), then ${SECONDS} s per scenario at ${CONNECTIONS} clients`);
-    await load('warm-up', createDeal, { seconds: 3 });
+    log(`warming up (2 s + 2 s), then ${SECONDS} s per scenario at ${CONNECTIONS} clients`);
+    await load('warm-up', listPending, { seconds: 2 });
+    await load('warm-up', createDeal, { seconds: 2 });
+    // The list runs first, on the seeded data (vacuumed, as autovacuum keeps a settled table);
+    // right after tens of thousands of inserts its index-only count also visits the new heap pages.
     const scenarios = [
+      ['list', 'GET /deals?status=pending', listPending, false],
       ['deals', 'POST /contacts/{id}/deals', createDeal, true],
       ['notes', 'POST /notes', createNote, true],
-      ['list', 'GET /deals?status=pending', listPending, false],
     ].filter(([key]) => ONLY === null || ONLY.includes(key));
     const rows = [];
     for (const [, name, run, write] of scenarios) rows.push({ ...(await load(name, run)), write });
@@ -189,7 +192,7 @@ async function main() {
     const report = [
       `# Records benchmark ${new Date().toISOString()}`,
       '',
-      `Machine: ${machine}. One replica of each service (NODE_ENV=production, LOG_LEVEL=warn), the load generator, PostgreSQL, Redis and NATS on the same machine. Closed loop, keep-alive, HTTP Basic with a real API key through the gateway's full chain (authentication, rate and concurrency limits in Redis, validation, NATS request to crm-core, PostgreSQL transaction with the outbox event, relay to JetStream running alongside). ${SECONDS} s per scenario after a 3 s warm-up, ${CONNECTIONS} clients.`,
+      `Machine: ${machine}. One replica of each service (NODE_ENV=production, LOG_LEVEL=warn), the load generator, PostgreSQL, Redis and NATS on the same machine. Closed loop, keep-alive, HTTP Basic with a real API key through the gateway's full chain (authentication, rate and concurrency limits in Redis, validation, NATS request to crm-core, PostgreSQL transaction with the outbox event, relay to JetStream running alongside). ${SECONDS} s per scenario after 2 s warm-ups (list, create), ${CONNECTIONS} clients; the list runs first, on the seeded (vacuumed) table, then the writes.`,
       '',
       `Data: ${CONTACTS} contacts and ${DEALS} deals seeded with SQL (60% pending, 25% won, 15% lost; ${probe.data?.total_count} pending at the start), contacts picked at random per request.`,
       '',
