@@ -12,8 +12,9 @@
 //
 // Writes bench/results/<date>-contacts.md.   npm run bench:contacts [-- --seconds 10 --contacts 50000]
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import pg from 'pg';
@@ -40,6 +41,40 @@ function request(url, headers = {}) {
   });
 }
 
+/**
+ * CPU seconds used so far by this run's gateway and crm-core (told apart from other systems on
+ * the machine by their CRM_NAMESPACE) and by the PostgreSQL backends of this run's database, from
+ * /proc: a cost per request that does not depend on how busy the machine is. Null without /proc.
+ */
+const measured = { namespace: '', database: '' };
+function cpuSnapshot() {
+  const out = new Map();
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  for (const pid of pids) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      let key = null;
+      if (cmd.startsWith('postgres: ') && cmd.includes(` ${measured.database} `)) key = 'postgres';
+      else if (cmd.includes('dist/apps/api-gateway/') || cmd.includes('dist/apps/crm-core/')) {
+        if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`CRM_NAMESPACE=${measured.namespace}`)) continue;
+        key = cmd.includes('api-gateway') ? 'gateway' : 'core';
+      }
+      if (!key) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, { key, seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+    } catch {
+      // the process ended meanwhile, or is not ours to read
+    }
+  }
+  return out;
+}
+
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -50,6 +85,7 @@ async function load(name, makeRequest, { seconds = SECONDS, connections }) {
   const statuses = new Map();
   const until = Date.now() + seconds * 1000;
   const started = process.hrtime.bigint();
+  const cpuBefore = cpuSnapshot();
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (Date.now() < until) {
@@ -61,9 +97,14 @@ async function load(name, makeRequest, { seconds = SECONDS, connections }) {
     }),
   );
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpuAfter = cpuSnapshot();
   latencies.sort((a, b) => a - b);
-  const row = { name, connections, requests: latencies.length, rps: Math.round(latencies.length / elapsed), p50: percentile(latencies, 50).toFixed(1), p99: percentile(latencies, 99).toFixed(1), statuses: Object.fromEntries(statuses) };
-  log(`${name} @${connections}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, statuses ${JSON.stringify(row.statuses)}`);
+  // Per process: what it used during the scenario (a process that ended meanwhile is not counted).
+  const used = (key) => [...cpuAfter.entries()].filter(([, v]) => v.key === key).reduce((sum, [pid, v]) => sum + v.seconds - (cpuBefore.get(pid)?.seconds ?? 0), 0);
+  const perRequest = (key) => (cpuBefore && cpuAfter ? ((used(key) * 1000) / latencies.length).toFixed(2) : 'n/a');
+  const cpu = { gateway: perRequest('gateway'), core: perRequest('core'), postgres: perRequest('postgres') };
+  const row = { name, connections, requests: latencies.length, rps: Math.round(latencies.length / elapsed), p50: percentile(latencies, 50).toFixed(1), p99: percentile(latencies, 99).toFixed(1), statuses: Object.fromEntries(statuses), cpu };
+  log(`${name} @${connections}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, statuses ${JSON.stringify(row.statuses)}, CPU ms/request ${JSON.stringify(cpu)}`);
   return row;
 }
 
@@ -184,6 +225,8 @@ async function main() {
   let floor;
   try {
     const { gateway, auth } = system.urls;
+    measured.namespace = system.env.CRM_NAMESPACE;
+    measured.database = new URL(system.env.DATABASE_URL).pathname.slice(1);
     const account = await (await fetch(`${auth}/operator/accounts`, { method: 'POST', headers: system.operatorHeaders, body: JSON.stringify({ name: 'Bench', admin: { first_name: 'Bench', last_name: 'Admin', email: `bench-${Date.now()}@example.com`, password: 'bench password 1' } }) })).json();
     const accountId = account.account.id;
     const userId = account.user.id;
@@ -209,6 +252,7 @@ async function main() {
     const check = await request(`${api}/contacts/${ids[0]}`, basic);
     if (check.status !== 200) throw new Error(`GET /contacts/{id} answered ${check.status}: ${check.body}`);
 
+    const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(', ');
     log(`warming up, then ${SECONDS} s per scenario`);
     await load('warm-up', () => request(`${api}/contacts/${pick()}`, basic), { seconds: 3, connections: 16 });
     await load('warm-up floor', () => request(`${floorUrl}/contacts/${pick()}`), { seconds: 2, connections: 16 });
@@ -258,9 +302,11 @@ async function main() {
       '',
       `Machine: ${machineDescription()}. ${ids.length.toLocaleString('en')} contacts in one account (40% with a company), seeded with SQL through crm-core's column rules. Services from a fresh build with NODE_ENV=production, LOG_LEVEL=warn, one replica each; the full production chain (HTTP Basic API key, per-user rate limits in Redis, validation, NATS, crm-core, PostgreSQL; no response caching); the load generator runs on the same machine (closed loop, keep-alive, ${SECONDS} s per scenario after a warm-up). The machine is shared with other work, so figures vary by a few percent between runs.`,
       '',
-      '| scenario | clients | requests | req/s | p50 ms | p99 ms | statuses |',
-      '|---|---|---|---|---|---|---|',
-      ...rows.map((r) => `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${JSON.stringify(r.statuses)} |`),
+      '| scenario | clients | requests | req/s | p50 ms | p99 ms | CPU ms per request: gateway / crm-core / PostgreSQL | statuses |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows.map((r) => `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.name.includes('floor') ? '- / - / ' + r.cpu.postgres : `${r.cpu.gateway} / ${r.cpu.core} / ${r.cpu.postgres}`} | ${JSON.stringify(r.statuses)} |`),
+      '',
+      `Load average of the machine before the measurements: ${loadBefore}; after: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')} (2 cores; other work was running).`,
       '',
       '## Targets',
       '',
@@ -268,11 +314,18 @@ async function main() {
       `- For reference, GET /users/{id} (one small row, the same chain) reaches ${users.rps} req/s = ${((users.rps / fl.rps) * 100).toFixed(0)}% of the floor: the chain itself (three processes, Redis, NATS) sets the ceiling; the contact read costs ${((1 - gw.rps / users.rps) * 100).toFixed(0)}% on top of it.`,
       `- GET /contacts?per_page=100 at 16 clients: p99 ${list.p99} ms (target under 100 ms) — ${Number(list.p99) < 100 ? 'met' : 'NOT met'}; random pages 1-500: p99 ${listPages.p99} ms.`,
       `- GET /contacts?search=... at 16 clients: p99 ${search.p99} ms (target under 100 ms) — ${Number(search.p99) < 100 ? 'met' : 'NOT met'}.`,
-      `- Cascade: ${batchMs.length} batches of 100 (${seen.toLocaleString('en')} contacts) in ${walkSeconds.toFixed(1)} s, one client; time per batch: ${segments.map(([name, xs]) => `${name} ${mean(xs).toFixed(1)} ms`).join('; ')}; p50 ${percentile(sortedBatches, 50).toFixed(1)} ms, p99 ${percentile(sortedBatches, 99).toFixed(1)} ms.`,
+      `- Cascade: ${batchMs.length} batches of 100 (${seen.toLocaleString('en')} contacts) in ${walkSeconds.toFixed(1)} s, one client; time per batch: ${segments.map(([name, xs]) => `${name} ${mean(xs).toFixed(1)} ms`).join('; ')}; p50 ${percentile(sortedBatches, 50).toFixed(1)} ms, p99 ${percentile(sortedBatches, 99).toFixed(1)} ms. No batch costs more than the first: the batch query starts at the keyset bound on the index (plans below); what decreases along the walk is \`items_left\`, a count of the contacts after the batch.`,
       '',
       '## What a request costs',
       '',
-      'The floor is one process doing one indexed query and `JSON.stringify`. A gateway request adds: the API-key check (one Redis GET plus an HMAC), the per-user limits (one Redis Lua script), routing and class-validator validation of the query, a NATS request-reply to crm-core, validation again there, and the contact wrapper: the contact with its computed fields (deal aggregates, tags, company size) in one query, the open actions in one, and for a contact with a company the company with its counters and its pending deals (two more).',
+      'The CPU column is measured from /proc for this run\'s own processes (gateway and crm-core by their namespace, the PostgreSQL backends of this run\'s database), so it does not depend on how busy the shared machine was. Two cores give at most 2,000 CPU ms per second to share between the gateway, crm-core, PostgreSQL, Redis, NATS and the load generator:',
+      '',
+      ...[gw, users, list, listPages, search].map((r) => {
+        const total = ['gateway', 'core', 'postgres'].reduce((sum, k) => sum + Number(r.cpu[k]), 0);
+        return `- ${r.name}: ${total.toFixed(2)} CPU ms per request in the three processes, so at most about ${Math.round(2000 / total)} req/s on two otherwise idle cores (measured: ${r.rps}).`;
+      }),
+      '',
+      'The floor is one process doing one indexed query and `JSON.stringify`. A gateway request adds: the API-key check (one Redis GET plus an HMAC), the per-user limits (one Redis Lua script), routing and class-validator validation, a NATS request-reply to crm-core, validation again there, and the reply turned into the envelope. GET /contacts/{id} costs about what GET /users/{id} costs: the contact wrapper is two prepared statements (the contact with its computed fields; the caller\'s open actions) plus, for a contact with a company, the company with its counters (a third); pending deals are read only for companies that have some. A list of 100 adds `total_count` (an index-only scan of a narrow partial index), the page of ids, and about 100 KB of JSON that crm-core serializes and the gateway parses and serializes again. Deep pages (`page` up to 500) pay OFFSET over the index: the cascade is the keyset way to walk everything.',
       '',
       '## Cascade query plans',
       '',
