@@ -191,19 +191,23 @@ async function seed(dbUrl, accountId, ownerId, columns) {
   }
 }
 
-/** EXPLAIN (ANALYZE, BUFFERS) of the cascade's batch query as crm-core runs it, after the `after`-th contact. */
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the cascade's queries as crm-core runs them for the batch after the
+ * `after`-th contact: the batch itself and its `items_left` (the contacts after the batch).
+ */
 async function explainCascade(dbUrl, accountId, ownerId, after) {
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    const bound = after === 0 ? null : (await db.query('SELECT sort_name, id FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL ORDER BY sort_name, id OFFSET $3 LIMIT 1', [accountId, ownerId, after - 1])).rows[0];
-    const keyset = bound ? ' AND (c.sort_name, c.id) > ($3, $4)' : '';
-    const params = bound ? [accountId, ownerId, bound.sort_name, bound.id] : [accountId, ownerId];
-    const sql = `SELECT c.id, c.sort_name FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2${keyset} ORDER BY c.sort_name, c.id LIMIT 100`;
-    const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
-    const count = `SELECT count(*)::int AS n FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2${keyset}`;
-    const countPlan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${count}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
-    return { sql, plan, countPlan };
+    const keyAt = async (offset) => (await db.query('SELECT sort_name, id FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL ORDER BY sort_name, id OFFSET $3 LIMIT 1', [accountId, ownerId, offset])).rows[0];
+    const scope = 'c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2';
+    const bound = after === 0 ? null : await keyAt(after - 1);
+    const sql = `SELECT c.id, c.sort_name FROM crm.contacts c WHERE ${scope}${bound ? ' AND (c.sort_name, c.id) > ($3, $4)' : ''} ORDER BY c.sort_name, c.id LIMIT 100`;
+    const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, bound ? [accountId, ownerId, bound.sort_name, bound.id] : [accountId, ownerId])).rows.map((r) => r['QUERY PLAN']).join('\n');
+    const end = await keyAt(after + 99);
+    const count = `SELECT count(*)::int AS n FROM crm.contacts c WHERE ${scope} AND (c.sort_name, c.id) > ($3, $4)`;
+    const countPlan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${count}`, [accountId, ownerId, end.sort_name, end.id])).rows.map((r) => r['QUERY PLAN']).join('\n');
+    return { sql, plan, count, countPlan };
   } finally {
     await db.end();
   }
@@ -213,8 +217,8 @@ async function explainSearch(dbUrl, accountId, ownerId, term) {
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    const sql = 'SELECT c.id FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2 AND c.search_text LIKE $3 ORDER BY c.sort_name ASC, c.id ASC LIMIT 10 OFFSET 0';
-    return (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, [accountId, ownerId, `%${term}%`])).rows.map((r) => r['QUERY PLAN']).join('\n');
+    const sql = 'WITH search_hits AS MATERIALIZED (SELECT s.id FROM crm.contacts s WHERE s.account_id = $1 AND s.search_text LIKE $3) SELECT c.id FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2 AND c.id IN (SELECT id FROM search_hits) ORDER BY c.sort_name ASC, c.id ASC LIMIT 10 OFFSET 0';
+    return { sql, plan: (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, [accountId, ownerId, `%${term}%`])).rows.map((r) => r['QUERY PLAN']).join('\n') };
   } finally {
     await db.end();
   }
@@ -347,16 +351,32 @@ async function main() {
       deepPlan.plan,
       '```',
       '',
-      '`items_left` counts the contacts after the batch (index-only scan from the bound, so it gets cheaper as the walk advances). First batch:',
+      '`items_left` is a count of the contacts after the batch:',
+      '',
+      '```sql',
+      deepPlan.count,
+      '```',
+      '',
+      'After the first batch (about 49,900 contacts to count: the largest cost of the first batches, shrinking along the walk):',
       '',
       '```',
       firstPlan.countPlan,
       '```',
       '',
-      `Search (\`search=${terms[0]}\`, trigram index on search_text):`,
+      `After the batch at the ${Math.min(45_000, ids.length - 100).toLocaleString('en')}th contact (a few thousand left: from the bound on the index):`,
       '',
       '```',
-      searchPlan,
+      deepPlan.countPlan,
+      '```',
+      '',
+      `Search (\`search=${terms[0]}\`): the trigram index on search_text finds the matches first (a materialized CTE), then they are ordered by name; the count of the same matches gives \`total_count\`. Terms of one or two characters (no trigram) filter the name order instead.`,
+      '',
+      '```sql',
+      searchPlan.sql,
+      '```',
+      '',
+      '```',
+      searchPlan.plan,
       '```',
       '',
     ].join('\n');

@@ -7,6 +7,8 @@ import { digitsOf, escapeLike, fold, searchTermOf } from './contact-columns';
 export class SqlWhere {
   readonly parts: string[] = [];
   readonly params: unknown[];
+  /** Common table expressions the conditions refer to (`name AS (...)`). */
+  readonly ctes: string[] = [];
 
   constructor(accountId: string) {
     this.params = [accountId];
@@ -24,6 +26,11 @@ export class SqlWhere {
 
   get sql(): string {
     return this.parts.length > 0 ? this.parts.join(' AND ') : 'true';
+  }
+
+  /** `WITH ... ` to put before the statement that uses {@link sql} ('' when none). */
+  get withSql(): string {
+    return this.ctes.length > 0 ? `WITH ${this.ctes.join(', ')} ` : '';
   }
 }
 
@@ -94,7 +101,15 @@ export async function contactConditions(m: EntityManager, caller: Caller, f: Con
 
   if (f.search) {
     const term = searchTermOf(f.search);
-    if (term) where.add(`c.search_text LIKE ${where.param(`%${escapeLike(term)}%`)}`);
+    if (term.length >= 3) {
+      // The trigram index finds the matches first (a fence the planner cannot flatten): walking
+      // the name index and filtering could read most of the account for a rare term.
+      where.ctes.push(`search_hits AS MATERIALIZED (SELECT s.id FROM crm.contacts s WHERE s.account_id = $1 AND s.search_text LIKE ${where.param(`%${escapeLike(term)}%`)})`);
+      where.add('c.id IN (SELECT id FROM search_hits)');
+    } else if (term) {
+      // One or two characters have no trigram: a filter over the name order.
+      where.add(`c.search_text LIKE ${where.param(`%${escapeLike(term)}%`)}`);
+    }
   }
   if (f.phone != null) {
     const digits = digitsOf(f.phone);

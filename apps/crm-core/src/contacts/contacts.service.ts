@@ -84,8 +84,8 @@ export class ContactsService {
     const orderBy = contactOrderBy(request.sort_by, request.order, ranged);
     const offset = (request.page - 1) * request.per_page;
     const [[{ total }], rows] = await Promise.all([
-      m.query(`SELECT count(*)::int AS total FROM crm.contacts c WHERE ${where.sql}`, where.params) as Promise<Array<{ total: number }>>,
-      m.query(`SELECT c.id FROM crm.contacts c WHERE ${where.sql} ORDER BY ${orderBy} LIMIT ${request.per_page} OFFSET ${offset}`, where.params) as Promise<Array<{ id: string }>>,
+      m.query(`${where.withSql}SELECT count(*)::int AS total FROM crm.contacts c WHERE ${where.sql}`, where.params) as Promise<Array<{ total: number }>>,
+      m.query(`${where.withSql}SELECT c.id FROM crm.contacts c WHERE ${where.sql} ORDER BY ${orderBy} LIMIT ${request.per_page} OFFSET ${offset}`, where.params) as Promise<Array<{ id: string }>>,
     ]);
     const ids = rows.map((r) => r.id);
     const resources = requestedResources(request.fields);
@@ -114,12 +114,12 @@ export class ContactsService {
       if (!last) throw notFound();
       where.add(`(c.sort_name, c.id) > (${where.param(last.sort_name)}, ${where.param(last.id)})`);
     }
-    const rows: Array<{ id: string; sort_name: string }> = await m.query(`SELECT c.id, c.sort_name FROM crm.contacts c WHERE ${where.sql} ORDER BY c.sort_name, c.id LIMIT ${CASCADE_BATCH}`, where.params);
+    const rows: Array<{ id: string; sort_name: string }> = await m.query(`${where.withSql}SELECT c.id, c.sort_name FROM crm.contacts c WHERE ${where.sql} ORDER BY c.sort_name, c.id LIMIT ${CASCADE_BATCH}`, where.params);
     let itemsLeft = 0;
     if (rows.length === CASCADE_BATCH) {
       const end = rows[rows.length - 1];
       const params = [...where.params, end.sort_name, end.id];
-      const [{ n }] = await m.query(`SELECT count(*)::int AS n FROM crm.contacts c WHERE ${where.sql} AND (c.sort_name, c.id) > ($${params.length - 1}, $${params.length})`, params);
+      const [{ n }] = await m.query(`${where.withSql}SELECT count(*)::int AS n FROM crm.contacts c WHERE ${where.sql} AND (c.sort_name, c.id) > ($${params.length - 1}, $${params.length})`, params);
       itemsLeft = n;
     }
     const contacts = await loadContactWrappers(m, caller.account_id, rows.map((r) => r.id), caller.user_id);
