@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsInt, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 10;
@@ -14,6 +14,8 @@ export class PagingRequest {
   @Transform(toInteger)
   @IsInt({ message: 'page must be an integer of at least 1' })
   @Min(1, { message: 'page must be an integer of at least 1' })
+  // Beyond 2^53 a page number is not an exact integer, and its row offset would overflow SQL's bigint.
+  @Max(Number.MAX_SAFE_INTEGER, { message: `page must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}` })
   page: number = 1;
 
   @Transform(toInteger)
