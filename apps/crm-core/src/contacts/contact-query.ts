@@ -188,3 +188,28 @@ export function contactOrderBy(sortBy: ContactSortKey | undefined, order: SortOr
   const dir = direction === 'desc' ? 'DESC' : 'ASC';
   return column === 'c.sort_name' ? `c.sort_name ${dir}, c.id ${dir}` : `${column} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
 }
+
+/** How far into the name order the cascade counts `items_left` from the front. */
+export const CASCADE_COUNT_REACH = 20_000;
+
+/**
+ * `items_left` of a cascade batch ending at `end`: the contacts matching `where` after it, counted
+ * from the nearer end so no batch pays for counting the whole account. Up to `reach` contacts up to
+ * the end, on the name index, subtracted from the total (index-only on the narrow count index);
+ * further in, the contacts after the end, read in name order from the bound.
+ */
+export async function countItemsLeft(m: EntityManager, where: SqlWhere, end: { sort_name: string; id: string }, reach = CASCADE_COUNT_REACH): Promise<number> {
+  const params = [...where.params, end.sort_name, end.id];
+  const bound = `($${params.length - 1}, $${params.length})`;
+  const [{ n: before }] = await m.query(
+    `${where.withSql}SELECT count(*)::int AS n FROM (SELECT 1 FROM crm.contacts c WHERE ${where.sql} AND (c.sort_name, c.id) <= ${bound} ORDER BY c.sort_name, c.id LIMIT ${Number(reach)}) s`,
+    params,
+  );
+  if (before < reach) {
+    const [{ total }] = await m.query(`${where.withSql}SELECT count(*)::int AS total FROM crm.contacts c WHERE ${where.sql}`, where.params);
+    return Math.max(0, total - before);
+  }
+  // In name order, so the planner reads the name index from the bound rather than the table.
+  const [{ n }] = await m.query(`${where.withSql}SELECT count(*)::int AS n FROM (SELECT 1 FROM crm.contacts c WHERE ${where.sql} AND (c.sort_name, c.id) > ${bound} ORDER BY c.sort_name, c.id) s`, params);
+  return n;
+}

@@ -11,6 +11,7 @@ import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
 import { SummaryService } from '../summary/summary.service';
 import { letterOf, searchTextOf, sortNameOf } from './contact-columns';
+import { contactConditions, countItemsLeft } from './contact-query';
 import { contactEventSiblings, loadContactDtos } from './contact-readers';
 import { ContactsService } from './contacts.service';
 
@@ -169,6 +170,15 @@ describe('contacts (real PostgreSQL)', () => {
     const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL', [acme.account_id, acme.user_id]);
     expect(seen.size).toBe(n);
     expect(batches).toBe(Math.ceil(n / 100));
+
+    // items_left from either end gives the same count (a small reach forces the far-end path).
+    const { where } = await contactConditions(dataSource.manager, caller, {});
+    const keys: Array<{ sort_name: string; id: string }> = await dataSource.query('SELECT sort_name, id FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL ORDER BY sort_name, id', [acme.account_id, acme.user_id]);
+    for (const position of [0, 99, 250, 1500, keys.length - 2, keys.length - 1]) {
+      const expected = keys.length - 1 - position;
+      expect([position, await countItemsLeft(dataSource.manager, where, keys[position], 500)]).toEqual([position, expected]);
+      expect([position, await countItemsLeft(dataSource.manager, where, keys[position])]).toEqual([position, expected]);
+    }
 
     const [plan] = await dataSource.query(
       `EXPLAIN (FORMAT JSON) SELECT c.id, c.sort_name FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2 AND (c.sort_name, c.id) > ($3, $4) ORDER BY c.sort_name, c.id LIMIT 100`,

@@ -32,7 +32,7 @@ import {
 import { DataSource, type EntityManager } from 'typeorm';
 import { applyCompanySync } from '../companies/company-sync';
 import { SummaryService, type SummaryBlocks } from '../summary/summary.service';
-import { contactConditions, contactOrderBy } from './contact-query';
+import { contactConditions, contactOrderBy, countItemsLeft } from './contact-query';
 import { fieldDefinitions, loadContactWrappers } from './contact-readers';
 import {
   assertInAccount,
@@ -106,21 +106,22 @@ export class ContactsService {
     const request = parseContract(CascadeContactsRequest, payload);
     const m = this.dataSource.manager;
     const { where } = await contactConditions(m, caller, request);
+    let batchSql = `${where.withSql}SELECT c.id, c.sort_name FROM crm.contacts c WHERE ${where.sql}`;
+    let batchParams = where.params;
     const lastId = request.last_id?.trim();
     if (lastId !== undefined && lastId !== '' && lastId !== '0') {
       const id = pathId(lastId);
       // A contact deleted since it was received still marks the place (its key does not change).
       const [last] = await m.query('SELECT sort_name, id FROM crm.contacts WHERE id = $1 AND account_id = $2', [id, caller.account_id]);
       if (!last) throw notFound();
-      where.add(`(c.sort_name, c.id) > (${where.param(last.sort_name)}, ${where.param(last.id)})`);
+      batchParams = [...where.params, last.sort_name, last.id];
+      batchSql += ` AND (c.sort_name, c.id) > ($${batchParams.length - 1}, $${batchParams.length})`;
     }
-    const rows: Array<{ id: string; sort_name: string }> = await m.query(`${where.withSql}SELECT c.id, c.sort_name FROM crm.contacts c WHERE ${where.sql} ORDER BY c.sort_name, c.id LIMIT ${CASCADE_BATCH}`, where.params);
+    const rows: Array<{ id: string; sort_name: string }> = await m.query(`${batchSql} ORDER BY c.sort_name, c.id LIMIT ${CASCADE_BATCH}`, batchParams);
     let itemsLeft = 0;
     if (rows.length === CASCADE_BATCH) {
       const end = rows[rows.length - 1];
-      const params = [...where.params, end.sort_name, end.id];
-      const [{ n }] = await m.query(`${where.withSql}SELECT count(*)::int AS n FROM crm.contacts c WHERE ${where.sql} AND (c.sort_name, c.id) > ($${params.length - 1}, $${params.length})`, params);
-      itemsLeft = n;
+      itemsLeft = await countItemsLeft(m, where, end);
     }
     const contacts = await loadContactWrappers(m, caller.account_id, rows.map((r) => r.id), caller.user_id);
     const nextId = rows.length > 0 ? rows[rows.length - 1].id : null;
