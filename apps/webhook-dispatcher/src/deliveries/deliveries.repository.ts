@@ -85,6 +85,8 @@ export interface DeliveryRow {
   reason: string;
   record_id: string;
   status: WebhookDeliveryStatus;
+  /** The last attempt (the earlier ones are in the attempts table). */
+  last_attempted_at: Date | null;
   last_response_code: number | null;
   last_duration_ms: number | null;
   last_error: string | null;
@@ -108,7 +110,7 @@ const SECRETS = `CASE WHEN w.previous_signing_secret IS NOT NULL AND w.previous_
 const NO_OLDER_FIRST_ATTEMPT = (alias: string) =>
   `NOT EXISTS (SELECT 1 FROM webhooks.deliveries p WHERE p.webhook_id = ${alias}.webhook_id AND p.record_id = ${alias}.record_id AND p.status = 'pending' AND p.attempt_count = 0 AND p.event_seq < ${alias}.event_seq)`;
 
-const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.type, e.reason, d.record_id, d.status, d.last_response_code, d.last_duration_ms, d.last_error, d.next_attempt_at, d.created_at, d.completed_at, d.locked_by`;
+const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.type, e.reason, d.record_id, d.status, d.last_attempted_at, d.last_response_code, d.last_duration_ms, d.last_error, d.next_attempt_at, d.created_at, d.completed_at, d.locked_by`;
 
 /** Every query of the delivery pipeline and the delivery log (schema "webhooks"). */
 @Injectable()
@@ -138,29 +140,22 @@ export class DeliveriesRepository {
     const rows: Array<{ id: string; locked_by: number | null }> = await this.dataSource.query(
       `WITH ev AS (
          INSERT INTO webhooks.events (event_id, account_id, type, reason, record_id, occurred_at, published_at, stream_seq, data)
-         SELECT t.event_id, t.account_id, t.type, t.reason, t.record_id, t.occurred_at, to_timestamp(t.published_ms / 1000.0), t.stream_seq, t.data::json
-         FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[], $6::bigint[], $7::float8[], $8::bigint[], $9::text[])
-           AS t(event_id, account_id, type, reason, record_id, occurred_at, published_ms, stream_seq, data)
+         SELECT t.event_id, t.account_id, t.type, t.reason, t.record_id, t.occurred_at, to_timestamp(t.published_ms / 1000.0), t.stream_seq, t.data
+         FROM json_to_recordset($1::json)
+           AS t(event_id varchar, account_id varchar, type varchar, reason varchar, record_id varchar, occurred_at bigint, published_ms float8, stream_seq bigint, data json)
          ON CONFLICT (event_id) DO NOTHING
        ),
        n AS (
-         SELECT * FROM unnest($10::varchar[], $11::varchar[], $12::varchar[], $13::varchar[], $14::bigint[], $15::boolean[]) AS t(id, event_id, webhook_id, record_id, event_seq, claim)
+         SELECT * FROM unnest($2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[], $6::bigint[], $7::boolean[]) AS t(id, event_id, webhook_id, record_id, event_seq, claim)
        )
        INSERT INTO webhooks.deliveries (id, event_id, webhook_id, record_id, event_seq, next_attempt_at, locked_by)
-       SELECT n.id, n.event_id, n.webhook_id, n.record_id, n.event_seq, now(), CASE WHEN n.claim AND ${NO_OLDER_FIRST_ATTEMPT('n')} THEN $16::int END
+       SELECT n.id, n.event_id, n.webhook_id, n.record_id, n.event_seq, now(), CASE WHEN n.claim AND ${NO_OLDER_FIRST_ATTEMPT('n')} THEN $8::int END
        FROM n JOIN webhooks.webhooks w ON w.id = n.webhook_id
        ON CONFLICT (event_id, webhook_id) DO NOTHING
        RETURNING id, locked_by`,
       [
-        events.map((e) => e.event_id),
-        events.map((e) => e.account_id),
-        events.map((e) => e.type),
-        events.map((e) => e.reason),
-        events.map((e) => e.record_id),
-        events.map((e) => e.timestamp),
-        events.map((e) => e.published_at_ms),
-        events.map((e) => e.stream_seq),
-        events.map((e) => e.data_json),
+        // One JSON text (no per-character array escaping); each event's data spliced in as serialized.
+        `[${events.map((e) => `${JSON.stringify({ event_id: e.event_id, account_id: e.account_id, type: e.type, reason: e.reason, record_id: e.record_id, occurred_at: e.timestamp, published_ms: e.published_at_ms, stream_seq: e.stream_seq }).slice(0, -1)},"data":${e.data_json}}`).join(',')}]`,
         deliveries.map((d) => d.id),
         deliveries.map((d) => d.event_id),
         deliveries.map((d) => d.webhook_id),
@@ -202,9 +197,10 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Writes attempts and the new state of their deliveries in one statement. The state changes only
-   * while the claim is still ours (a replica thought dead may have been replaced); the attempt is
-   * logged either way, since it happened.
+   * Writes attempts and the new state of their deliveries in one statement: the new attempt becomes
+   * the row's `last_*` and the one it replaces moves to the attempts table (a delivery that succeeds
+   * at once writes no attempt row). Only while the claim is still ours: a replica thought dead may
+   * have been replaced, and then the replacement's outcome counts.
    */
   async recordAttempts(records: AttemptRecord[]): Promise<void> {
     if (records.length === 0) return;
@@ -213,9 +209,9 @@ export class DeliveriesRepository {
          SELECT * FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::timestamptz[], $5::int[], $6::int[], $7::varchar[], $8::float8[])
            AS t(id, claim_key, status, attempted_at, duration_ms, response_code, error, delay_ms)
        ),
-       logged AS (
+       moved AS (
          INSERT INTO webhooks.delivery_attempts (delivery_id, attempted_at, duration_ms, response_code, error)
-         SELECT r.id, r.attempted_at, r.duration_ms, r.response_code, r.error FROM r WHERE EXISTS (SELECT 1 FROM webhooks.deliveries x WHERE x.id = r.id)
+         SELECT x.id, x.last_attempted_at, x.last_duration_ms, x.last_response_code, x.last_error FROM r JOIN webhooks.deliveries x ON x.id = r.id WHERE x.last_attempted_at IS NOT NULL
        )
        UPDATE webhooks.deliveries d SET
          status = r.status,
@@ -226,6 +222,7 @@ export class DeliveriesRepository {
          last_response_code = r.response_code,
          last_duration_ms = r.duration_ms,
          last_error = r.error,
+         last_attempted_at = r.attempted_at,
          locked_by = NULL
        FROM r WHERE d.id = r.id AND d.locked_by = r.claim_key`,
       [

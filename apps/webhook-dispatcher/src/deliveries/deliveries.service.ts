@@ -76,9 +76,10 @@ function toDto(row: DeliveryRow, attempts: AttemptRow[]): WebhookDeliveryDto {
     reason: row.reason,
     record_id: row.record_id,
     status: row.status,
-    attempts: attempts
-      .filter((a) => a.delivery_id === row.id)
-      .map((a) => ({ attempted_at: new Date(a.attempted_at).toISOString(), response_code: a.response_code, duration_ms: a.duration_ms, error: a.error })),
+    attempts: [
+      ...attempts.filter((a) => a.delivery_id === row.id),
+      ...(row.last_attempted_at ? [{ delivery_id: row.id, attempted_at: row.last_attempted_at, response_code: row.last_response_code, duration_ms: row.last_duration_ms ?? 0, error: row.last_error }] : []),
+    ].map((a) => ({ attempted_at: new Date(a.attempted_at).toISOString(), response_code: a.response_code, duration_ms: a.duration_ms, error: a.error })),
     response_code: row.last_response_code,
     duration_ms: row.last_duration_ms,
     error: row.last_error,

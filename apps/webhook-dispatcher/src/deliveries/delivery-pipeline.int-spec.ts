@@ -119,7 +119,7 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
 
   const attemptsOf = async (webhookId: string) =>
     dataSource.query<Array<{ event_id: string; status: string; attempt_count: number; codes: Array<number | null> }>>(
-      `SELECT d.event_id, d.status, d.attempt_count, array(SELECT a.response_code FROM webhooks.delivery_attempts a WHERE a.delivery_id = d.id ORDER BY a.id) AS codes FROM webhooks.deliveries d WHERE d.webhook_id = $1`,
+      `SELECT d.event_id, d.status, d.attempt_count, array(SELECT a.response_code FROM webhooks.delivery_attempts a WHERE a.delivery_id = d.id ORDER BY a.id) || CASE WHEN d.last_attempted_at IS NULL THEN ARRAY[]::int[] ELSE ARRAY[d.last_response_code] END AS codes FROM webhooks.deliveries d WHERE d.webhook_id = $1`,
       [webhookId],
     );
 

@@ -36,6 +36,7 @@ const MAX_POOLS = 2000;
  */
 export class ReceiverClient {
   private readonly pools = new Map<string, http.Agent>();
+  private readonly targets = new Map<string, Target>();
   private readonly lookup: ReturnType<typeof guardedLookup>;
 
   constructor(private readonly options: ReceiverClientOptions) {
@@ -44,18 +45,12 @@ export class ReceiverClient {
 
   async post(hookUrl: string, headers: Record<string, string>, body: string): Promise<PostResult> {
     const started = performance.now();
-    let url: URL;
-    try {
-      url = new URL(hookUrl);
-    } catch {
-      return { responseCode: null, retryAfterMs: null, durationMs: 0, error: 'invalid receiver URL', failure: 'network' };
-    }
-    const refused = refusedLiteralAddress(url.hostname, this.options.allowPrivate);
-    if (refused) return { responseCode: null, retryAfterMs: null, durationMs: 0, error: refused.message, failure: 'refused_address' };
-    let result = await this.once(url, headers, body, started);
+    const target = this.target(hookUrl);
+    if ('error' in target) return { responseCode: null, retryAfterMs: null, durationMs: 0, error: target.error, failure: target.failure };
+    let result = await this.once(target, headers, body, started);
     // A pooled connection the receiver closed just as we reused it: one immediate retry on a new one.
     if (result.reused && result.failure === 'network' && result.errorCode === 'ECONNRESET' && performance.now() - started < this.options.timeoutMs / 2) {
-      result = await this.once(url, headers, body, started);
+      result = await this.once(target, headers, body, started);
     }
     const { reused: _reused, errorCode: _code, ...post } = result;
     return post;
@@ -65,11 +60,32 @@ export class ReceiverClient {
   close(): void {
     for (const agent of this.pools.values()) agent.destroy();
     this.pools.clear();
+    this.targets.clear();
   }
 
-  private once(url: URL, headers: Record<string, string>, body: string, started: number): Promise<PostResult & { reused: boolean; errorCode?: string }> {
+  /** Request options of a receiver URL, parsed once (its pool, its guarded lookup), or why it cannot be reached. */
+  private target(hookUrl: string): Target | { error: string; failure: 'network' | 'refused_address' } {
+    const known = this.targets.get(hookUrl);
+    if (known) return known;
+    let url: URL;
+    try {
+      url = new URL(hookUrl);
+    } catch {
+      return { error: 'invalid receiver URL', failure: 'network' };
+    }
+    const refused = refusedLiteralAddress(url.hostname, this.options.allowPrivate);
+    if (refused) return { error: refused.message, failure: 'refused_address' };
     const secure = url.protocol === 'https:';
-    const payload = Buffer.from(body);
+    const target: Target = {
+      secure,
+      options: { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (secure ? 443 : 80), path: `${url.pathname}${url.search}`, method: 'POST', agent: this.pool(url, secure), lookup: this.lookup as never, servername: secure ? url.hostname : undefined },
+    };
+    if (this.targets.size >= MAX_POOLS * 4) this.targets.clear();
+    this.targets.set(hookUrl, target);
+    return target;
+  }
+
+  private once(target: Target, headers: Record<string, string>, body: string, started: number): Promise<PostResult & { reused: boolean; errorCode?: string }> {
     return new Promise((resolve) => {
       let settled = false;
       let reused = false;
@@ -78,29 +94,21 @@ export class ReceiverClient {
         settled = true;
         resolve({ ...r, durationMs: Math.max(0, Math.round(performance.now() - started)), reused });
       };
-      const request = (secure ? https : http).request(
-        url,
-        {
-          method: 'POST',
-          agent: this.pool(url, secure),
-          lookup: this.lookup as never,
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length), 'user-agent': this.options.userAgent },
-        },
-        (res) => {
-          const code = res.statusCode ?? 0;
-          const ok = code >= 200 && code < 300;
-          const retryAfter = code === 429 || code === 503 ? parseRetryAfter(headerValue(res.headers['retry-after'])) : null;
-          finish({ responseCode: code, retryAfterMs: retryAfter, error: ok ? null : `HTTP ${code}`, failure: ok ? null : 'http_status' });
-          let read = 0;
-          res.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (read > MAX_ANSWER_BYTES) res.destroy();
-          });
-          res.on('end', () => clearTimeout(deadline));
-          res.on('error', () => clearTimeout(deadline));
-          res.on('close', () => clearTimeout(deadline));
-        },
-      );
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(body));
+      headers['user-agent'] = this.options.userAgent;
+      const request = (target.secure ? https : http).request({ ...target.options, headers }, (res) => {
+        const code = res.statusCode ?? 0;
+        const ok = code >= 200 && code < 300;
+        const retryAfter = code === 429 || code === 503 ? parseRetryAfter(headerValue(res.headers['retry-after'])) : null;
+        finish({ responseCode: code, retryAfterMs: retryAfter, error: ok ? null : `HTTP ${code}`, failure: ok ? null : 'http_status' });
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) res.destroy();
+        });
+        res.on('close', () => clearTimeout(deadline));
+      });
       request.on('socket', () => (reused = request.reusedSocket));
       const deadline = setTimeout(() => {
         finish({ responseCode: null, retryAfterMs: null, error: `no answer within ${this.options.timeoutMs} ms`, failure: 'timeout' });
@@ -111,7 +119,7 @@ export class ReceiverClient {
         if (error instanceof PrivateAddressError) finish({ responseCode: null, retryAfterMs: null, error: error.message, failure: 'refused_address' });
         else finish({ responseCode: null, retryAfterMs: null, error: describe(error), failure: 'network', errorCode: error.code });
       });
-      request.end(payload);
+      request.end(body);
     });
   }
 
@@ -135,6 +143,11 @@ export class ReceiverClient {
     }
     return agent;
   }
+}
+
+interface Target {
+  secure: boolean;
+  options: http.RequestOptions & { servername?: string };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
