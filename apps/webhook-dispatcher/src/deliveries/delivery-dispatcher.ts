@@ -22,7 +22,7 @@ export interface DeliveryDispatcherOptions {
 }
 
 /** Deliveries held per replica at most (queued and in flight). */
-const MAX_HELD = 2000;
+const MAX_HELD = 10_000;
 const PURGE_EVERY_MS = 3600_000;
 
 /**

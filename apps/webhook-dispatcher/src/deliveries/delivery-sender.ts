@@ -13,6 +13,9 @@ export interface DeliverySenderOptions {
   retryScale: number;
 }
 
+/** Deliveries a flowing webhook may queue beyond its slots (one ingest batch). */
+const FLOWING_EXTRA = 256;
+
 /**
  * The webhook body: exactly `type`, `reason`, `timestamp`, `secretkey`, `data` (the spec's Events),
  * with `data` spliced in as serialized once at ingestion.
@@ -36,6 +39,8 @@ export class DeliverySender {
   private flushDelayMs = 0;
   private stopping = false;
   private readonly idleWaiters: Array<() => void> = [];
+  private readonly roomWaiters: Array<() => void> = [];
+  private readonly lastFinished = new Map<string, number>();
 
   constructor(
     private readonly repository: DeliveriesRepository,
@@ -56,10 +61,39 @@ export class DeliverySender {
     return this.held;
   }
 
-  /** Whether one more delivery for this webhook fits (its queue is at most as long as its slots). */
+  /**
+   * Whether one more delivery for this webhook fits. A webhook whose receiver answers (an attempt
+   * finished within the last second) may queue a batch beyond its slots; one that does not (hanging,
+   * or not seen yet) only as many as its slots, so it never holds much of the replica's room.
+   */
   hasRoomFor(webhookId: string, extra = 0): boolean {
     if (this.room - extra <= 0) return false;
-    return (this.queues.get(webhookId)?.length ?? 0) + (this.inFlight.get(webhookId) ?? 0) + extra < this.options.perWebhook * 2;
+    const allowance = this.options.perWebhook * 2 + (this.isFlowing(webhookId) ? FLOWING_EXTRA : 0);
+    return (this.queues.get(webhookId)?.length ?? 0) + (this.inFlight.get(webhookId) ?? 0) + extra < allowance;
+  }
+
+  /** Its receiver finished an attempt within the last second. */
+  isFlowing(webhookId: string): boolean {
+    return Date.now() - (this.lastFinished.get(webhookId) ?? 0) < 1000;
+  }
+
+  /**
+   * Waits (at most `maxMs`) until each flowing webhook has room for the deliveries a batch brings
+   * it, so that a busy but healthy receiver's deliveries are claimed as they are stored instead of
+   * taking a detour through the schedule. Hanging receivers are never waited for.
+   */
+  async waitForRoom(needs: Map<string, number>, maxMs: number): Promise<void> {
+    const deadline = Date.now() + maxMs;
+    const missing = () => [...needs].some(([id, n]) => this.isFlowing(id) && !this.hasRoomFor(id, n - 1) && this.room >= n);
+    while (missing() && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
+        this.roomWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
   }
 
   /** Webhooks this replica has no room for: not to be claimed now. */
@@ -129,7 +163,9 @@ export class DeliverySender {
     }
     this.held -= 1;
     this.inFlight.set(d.webhook_id, (this.inFlight.get(d.webhook_id) ?? 1) - 1);
+    if (result.responseCode !== null) this.lastFinished.set(d.webhook_id, Date.now());
     this.pump(d.webhook_id);
+    if (this.roomWaiters.length > 0) this.roomWaiters.splice(0).forEach((r) => r());
     this.scheduleFlush();
     if (this.held === 0) this.idleWaiters.splice(0).forEach((r) => r());
   }

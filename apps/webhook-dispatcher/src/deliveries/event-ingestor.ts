@@ -12,6 +12,8 @@ export const CONSUMER_ACK_WAIT_MS = 10_000;
 /** Events taken from the stream per pull (and at most per ingest statement). */
 const BATCH = 256;
 const DELIVERABLE = new Set<string>(WEBHOOK_EVENT_TYPES);
+/** How long a batch waits at most for room at busy, answering receivers (bounded: others' events wait too). */
+const ROOM_WAIT_MS = 50;
 
 /** Creates the events stream if crm-core has not yet, and the dispatchers' durable consumer (explicit acks). */
 export async function ensureDispatcherConsumer(nc: NatsConnection, namespace: string): Promise<void> {
@@ -181,11 +183,8 @@ export class EventIngestor {
     const byAccount = new Map<string, WebhookTarget[]>();
     for (const w of await this.repository.activeWebhooksOf(accounts)) byAccount.set(w.account_id, [...(byAccount.get(w.account_id) ?? []), w]);
 
-    const events: IngestedEvent[] = [];
-    const deliveries: NewDelivery[] = [];
-    const ready = new Map<string, Omit<ClaimedDelivery, 'claim_key'>>();
-    const seenRecord = new Set<string>();
-    const planned = new Map<string, number>();
+    const matched: Array<Taken & { targets: WebhookTarget[] }> = [];
+    const needs = new Map<string, number>();
     for (const { msg, event } of taken) {
       if (event.type === STATUS_DELETED_EVENT.type) {
         if (event.reason === STATUS_DELETED_EVENT.reason) await this.fallBack(event, byAccount.get(event.account_id) ?? []);
@@ -194,6 +193,18 @@ export class EventIngestor {
       if (!DELIVERABLE.has(event.type)) continue;
       const targets = (byAccount.get(event.account_id) ?? []).filter((w) => webhookWants(w, event));
       if (targets.length === 0) continue;
+      matched.push({ msg, event, targets });
+      for (const w of targets) needs.set(w.id, (needs.get(w.id) ?? 0) + 1);
+    }
+    // A busy receiver that answers: wait a moment for its room rather than detour through the schedule.
+    await this.sender.waitForRoom(needs, ROOM_WAIT_MS);
+
+    const events: IngestedEvent[] = [];
+    const deliveries: NewDelivery[] = [];
+    const ready = new Map<string, Omit<ClaimedDelivery, 'claim_key'>>();
+    const seenRecord = new Set<string>();
+    const planned = new Map<string, number>();
+    for (const { msg, event, targets } of matched) {
       const published = msg.time.getTime();
       const ingested: IngestedEvent = { event_id: event.event_id, account_id: event.account_id, type: event.type, reason: event.reason, record_id: event.record_id, timestamp: event.timestamp, published_at_ms: published, stream_seq: msg.seq, data_json: JSON.stringify(event.data ?? {}) };
       events.push(ingested);
