@@ -181,7 +181,8 @@ describe('deals (e2e)', () => {
     });
     expect(companyAgain.pending_deals.map((e: Json) => e.deal.id)).toEqual([d.id]);
 
-    // PUT replaces: name required, absent scalar fields back to their defaults, status kept.
+    // PUT replaces: name required, every absent writable field back to its create default
+    // (stage: the default pipeline's first stage, date today, owner the caller).
     expect((await call(admin)<Json>('PUT', `/deals/${d.id}`, { amount: 5 })).body).toMatchObject({
       error_name: 'invalid_request_data',
       errors: { name: expect.any(String) },
@@ -193,7 +194,9 @@ describe('deals (e2e)', () => {
       months: 1,
       text: '',
       status: 'pending',
-      stage: 60,
+      stage: 10,
+      date: new Date().toISOString().slice(0, 10),
+      owner_id: admin.user.id,
     });
     read = (await ok(admin, 'GET', `/contacts/${person.id}`)).contact;
     expect(read).toMatchObject({ pending_deal: true, total_pendings: 0 });

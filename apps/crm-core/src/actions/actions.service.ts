@@ -133,7 +133,8 @@ export class ActionsService {
       const { contact, action } = await this.lockAction(m, caller.account_id, request.action_id);
       const touched: Touched = new Map([[action.id, 'updated']]);
       const text = request.text ?? action.text;
-      const assignee = request.assignee_id ? await this.assignee(m, caller, request.assignee_id) : action.assignee_id;
+      // PUT: an absent assignee takes its create default, the caller.
+      const assignee = request.assignee_id || !partial ? await this.assignee(m, caller, request.assignee_id) : action.assignee_id;
       const scheduleSent = request.status !== undefined || request.date !== undefined || request.exact_time !== undefined;
       let schedule: Schedule | null = null;
       if (action.status !== 'done' && (scheduleSent || !partial)) {

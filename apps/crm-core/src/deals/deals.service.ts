@@ -299,15 +299,20 @@ export class DealsService {
         });
         next.contact_id = contact.id;
       }
+      // PUT: an absent owner, pipeline or sales pipeline takes its create default (the caller, the account's defaults).
       if (request.owner_id) next.owner_id = [...(await findUsers(m, caller.account_id, [request.owner_id], 'owner_id')).keys()][0];
-      if (request.pipeline_id || request.sales_pipeline_id) {
-        const { pipeline, sales } = await resolvePipelines(m, caller.account_id, request.pipeline_id || current.pipeline_id, request.sales_pipeline_id || current.sales_pipeline_id);
+      else if (!partial) next.owner_id = caller.user_id;
+      let defaultStage = current.stage;
+      if (request.pipeline_id || request.sales_pipeline_id || !partial) {
+        const keep = (sent: string | null | undefined, currentId: string) => sent || (partial ? currentId : null);
+        const { pipeline, sales } = await resolvePipelines(m, caller.account_id, keep(request.pipeline_id, current.pipeline_id), keep(request.sales_pipeline_id, current.sales_pipeline_id));
         next.pipeline_id = pipeline.id;
         next.sales_pipeline_id = sales.id;
+        if (!partial) defaultStage = firstStageOf(pipeline);
       }
       if (request.name !== undefined && request.name !== null) next.name = request.name;
       next.text = pick(request.text, current.text, '');
-      next.date = request.date ?? current.date;
+      next.date = pick(request.date, current.date, today);
       next.expected_close_date = pick(request.expected_close_date, current.expected_close_date, today);
       next.amount = pick(request.amount, current.amount, 0);
       next.months = pick(request.months, current.months, 1);
@@ -317,8 +322,8 @@ export class DealsService {
       next.commission = pick(request.commission, current.commission, 0);
       next.commission_percentage = pick(request.commission_percentage, current.commission_percentage, 0);
       next.reason_lost_id = request.reason_lost_id === undefined ? (partial ? current.reason_lost_id : null) : request.reason_lost_id || null;
-      next.status = request.status ?? current.status;
-      applyTransition(current, next, request, partial, today);
+      next.status = request.status ?? (partial ? current.status : 'pending');
+      applyTransition(current, next, request, partial, today, defaultStage);
       if (next.pipeline_id !== current.pipeline_id) {
         // Remember the stage the deal had in the pipeline it leaves; coming back restores it.
         const leftAt = current.status === 'pending' ? current.stage : current.last_stage;
@@ -445,11 +450,12 @@ function assertStage(state: DealState): void {
   if (state.stage === null || !Number.isInteger(state.stage) || state.stage <= 0 || state.stage >= 100) throw ApiError.invalid({ stage: STAGE_MESSAGE });
 }
 
-function applyTransition(current: DealState, next: DealState, request: DealFieldsSent, partial: boolean, today: string): void {
+/** `defaultStage`: the stage of a pending deal that stays pending without a stage sent (PUT: the pipeline's first stage). */
+function applyTransition(current: DealState, next: DealState, request: DealFieldsSent, partial: boolean, today: string, defaultStage: number | null): void {
   const sentStage = request.stage ?? undefined;
   const sentClose = request.close_date ?? undefined;
   if (current.status === 'pending' && next.status === 'pending') {
-    next.stage = sentStage ?? current.stage;
+    next.stage = sentStage ?? (partial ? current.stage : defaultStage);
     next.last_stage = null;
     next.close_date = sentClose ?? (partial ? current.close_date : today);
   } else if (current.status === 'pending') {

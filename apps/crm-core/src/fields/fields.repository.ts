@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FieldSet, FieldSortKey, FieldSortOrder, FieldType } from '@crm/contracts';
-import { DataSource, type FindOptionsOrder, type Repository } from 'typeorm';
+import { DataSource, type Repository } from 'typeorm';
+import { timeConditionsNamed, type TimeFilterInput } from '../records/time-filters';
 import { FieldEntity } from './entities/field.entity';
 
 /** The unique index that makes names case-insensitively unique per account and set. */
@@ -12,6 +13,8 @@ export interface FieldListQuery {
   order: FieldSortOrder;
   page: number;
   perPage: number;
+  /** The common time filters (date_filter, since, until, modified_since, unmodified_since). */
+  time?: TimeFilterInput;
 }
 
 export { isUniqueViolation } from '../common/unique-violation';
@@ -32,18 +35,22 @@ export class FieldsRepository {
   /** One page in the requested order; ties fall back to created_at and id in the same direction. */
   page(accountId: string, fieldSet: FieldSet, query: FieldListQuery): Promise<[FieldEntity[], number]> {
     const direction = query.order === 'desc' ? 'DESC' : 'ASC';
-    const order: FindOptionsOrder<FieldEntity> =
+    const order: Record<string, 'ASC' | 'DESC'> =
       query.sortBy === 'position'
-        ? { position: direction, createdAt: direction, id: direction }
+        ? { 'f.position': direction, 'f.createdAt': direction, 'f.id': direction }
         : query.sortBy === 'created_at'
-          ? { createdAt: direction, id: direction }
-          : { modifiedAt: direction, id: direction };
-    return this.repo.findAndCount({
-      where: { accountId, fieldSet, ...(query.type ? { type: query.type } : {}) },
-      order,
-      skip: (query.page - 1) * query.perPage,
-      take: query.perPage,
-    });
+          ? { 'f.createdAt': direction, 'f.id': direction }
+          : { 'f.modifiedAt': direction, 'f.id': direction };
+    const builder = this.repo.createQueryBuilder('f').where('f.account_id = :accountId AND f.field_set = :fieldSet', { accountId, fieldSet });
+    if (query.type) builder.andWhere('f.type = :type', { type: query.type });
+    const { conditions, parameters } = timeConditionsNamed(query.time ?? {}, 'f');
+    for (const condition of conditions) builder.andWhere(condition);
+    return builder
+      .setParameters(parameters)
+      .orderBy(order)
+      .skip((query.page - 1) * query.perPage)
+      .take(query.perPage)
+      .getManyAndCount();
   }
 
   /** One more than the highest position of the set; 1 for an empty set. */

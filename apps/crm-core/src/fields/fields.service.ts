@@ -48,6 +48,7 @@ export class FieldsService {
       order: request.order ?? 'asc',
       page: request.page,
       perPage: request.per_page,
+      time: request,
     });
     const item = FIELD_SET_INFO[set].item;
     return { [set]: rows.map((row) => ({ [item]: toFieldDto(row) })), ...pageInfo(total, request.page, request.per_page) } as ListFieldsReply<S>;

@@ -22,6 +22,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import { isUniqueViolation } from '../common/unique-violation';
 import { customFieldIdsOf, parseConditions, type CustomFieldInfo, type FilterReferences } from './filter-conditions';
+import { accountTimeWhere } from '../records/time-filters';
 
 const NAME_INDEX = 'filters_name_uq';
 
@@ -50,9 +51,12 @@ export class FiltersService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListFiltersReply> {
-    const { page, per_page } = parseContract(ListFiltersRequest, payload);
-    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM crm.filters WHERE account_id = $1', [caller.account_id]);
-    const rows: FilterRow[] = await this.dataSource.query('SELECT id, name, conditions, created_at, modified_at FROM crm.filters WHERE account_id = $1 ORDER BY lower(name), id LIMIT $2 OFFSET $3', [caller.account_id, per_page, (page - 1) * per_page]);
+    const request = parseContract(ListFiltersRequest, payload);
+    const { page, per_page } = request;
+    const { where, params } = accountTimeWhere(caller.account_id, request, 'f');
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.filters f WHERE ${where}`, params);
+    const n = params.length;
+    const rows: FilterRow[] = await this.dataSource.query(`SELECT f.id, f.name, f.conditions, f.created_at, f.modified_at FROM crm.filters f WHERE ${where} ORDER BY lower(f.name), f.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
     return { filters: rows.map((row) => ({ filter: toFilterDto(row) })), ...pageInfo(total, page, per_page) };
   }
 

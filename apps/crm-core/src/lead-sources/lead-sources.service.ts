@@ -18,7 +18,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import { isUniqueViolation } from '../common/unique-violation';
 import { accountCounts, accountUserIds } from '../summary/contact-counts';
-import { leadSourceRow, leadSourceRows, toLeadSourceDto, type LeadSourceRow } from './lead-source.rows';
+import { leadSourceCount, leadSourceRow, leadSourceRows, toLeadSourceDto, type LeadSourceRow } from './lead-source.rows';
 
 const NAME_INDEX = 'lead_sources_name_uq';
 
@@ -28,10 +28,11 @@ export class LeadSourcesService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<PageInfo & { lead_sources: LeadSourceReply[] }> {
-    const { page, per_page } = parseContract(ListLeadSourcesRequest, payload);
+    const request = parseContract(ListLeadSourcesRequest, payload);
+    const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      const [{ total }] = await m.query('SELECT count(*)::int AS total FROM crm.lead_sources WHERE account_id = $1', [caller.account_id]);
-      const rows = await leadSourceRows(m, caller.account_id, per_page, (page - 1) * per_page);
+      const total = await leadSourceCount(m, caller.account_id, request);
+      const rows = await leadSourceRows(m, caller.account_id, per_page, (page - 1) * per_page, request);
       return { lead_sources: await this.withCounts(m, caller, rows), ...pageInfo(total, page, per_page) };
     });
   }

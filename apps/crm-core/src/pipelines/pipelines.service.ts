@@ -15,6 +15,7 @@ import {
   type PipelineReply,
 } from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
+import { accountTimeWhere } from '../records/time-filters';
 
 interface PipelineRow {
   id: string;
@@ -52,9 +53,12 @@ export class PipelinesService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListPipelinesReply> {
-    const { page, per_page } = parseContract(ListPipelinesRequest, payload);
-    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM crm.pipelines WHERE account_id = $1', [caller.account_id]);
-    const rows: PipelineRow[] = await this.dataSource.query(`${SELECT} WHERE account_id = $1 ${ORDER} LIMIT $2 OFFSET $3`, [caller.account_id, per_page, (page - 1) * per_page]);
+    const request = parseContract(ListPipelinesRequest, payload);
+    const { page, per_page } = request;
+    const { where, params } = accountTimeWhere(caller.account_id, request, 'p');
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.pipelines p WHERE ${where}`, params);
+    const n = params.length;
+    const rows: PipelineRow[] = await this.dataSource.query(`${SELECT} p WHERE ${where} ${ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
     return { pipelines: rows.map((row) => ({ pipeline: toPipelineDto(row) })), ...pageInfo(total, page, per_page) };
   }
 

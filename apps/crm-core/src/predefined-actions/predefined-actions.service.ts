@@ -22,6 +22,7 @@ import {
 import { DataSource, type EntityManager } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import { isUniqueViolation } from '../common/unique-violation';
+import { accountTimeWhere } from '../records/time-filters';
 
 interface ActionRow {
   id: string;
@@ -53,9 +54,12 @@ export class PredefinedActionsService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListPredefinedActionsReply> {
-    const { page, per_page } = parseContract(ListPredefinedActionsRequest, payload);
-    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM crm.predefined_actions WHERE account_id = $1', [caller.account_id]);
-    const rows: ActionRow[] = await this.dataSource.query(`SELECT ${ACTION_COLUMNS} FROM crm.predefined_actions WHERE account_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`, [caller.account_id, per_page, (page - 1) * per_page]);
+    const request = parseContract(ListPredefinedActionsRequest, payload);
+    const { page, per_page } = request;
+    const { where, params } = accountTimeWhere(caller.account_id, request, 'a');
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.predefined_actions a WHERE ${where}`, params);
+    const n = params.length;
+    const rows: ActionRow[] = await this.dataSource.query(`SELECT ${ACTION_COLUMNS} FROM crm.predefined_actions a WHERE ${where} ORDER BY a.created_at, a.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
     return { predefined_actions: rows.map((row) => ({ predefined_action: actionDto(row) })), ...pageInfo(total, page, per_page) };
   }
 
@@ -94,9 +98,12 @@ export class PredefinedActionsService {
   }
 
   async listGroups(caller: Caller, payload: unknown): Promise<ListPredefinedActionGroupsReply> {
-    const { page, per_page } = parseContract(ListPredefinedActionGroupsRequest, payload);
-    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM crm.predefined_action_groups WHERE account_id = $1', [caller.account_id]);
-    const rows: GroupRow[] = await this.dataSource.query(`${GROUP_SELECT} WHERE g.account_id = $1 ORDER BY g.created_at, g.id LIMIT $2 OFFSET $3`, [caller.account_id, per_page, (page - 1) * per_page]);
+    const request = parseContract(ListPredefinedActionGroupsRequest, payload);
+    const { page, per_page } = request;
+    const { where, params } = accountTimeWhere(caller.account_id, request, 'g');
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.predefined_action_groups g WHERE ${where}`, params);
+    const n = params.length;
+    const rows: GroupRow[] = await this.dataSource.query(`${GROUP_SELECT} WHERE ${where} ORDER BY g.created_at, g.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
     return { predefined_action_groups: rows.map((row) => ({ predefined_action_group: groupDto(row) })), ...pageInfo(total, page, per_page) };
   }
 

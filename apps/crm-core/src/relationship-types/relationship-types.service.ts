@@ -17,6 +17,7 @@ import {
 import { DataSource, type EntityManager } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import { isUniqueViolation } from '../common/unique-violation';
+import { accountTimeWhere } from '../records/time-filters';
 
 const VARIANT_NAME_INDEX = 'relationship_variants_name_uq';
 
@@ -34,9 +35,12 @@ export class RelationshipTypesService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListRelationshipTypesReply> {
-    const { page, per_page } = parseContract(ListRelationshipTypesRequest, payload);
-    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM crm.relationship_types WHERE account_id = $1', [caller.account_id]);
-    const rows = await this.select(this.dataSource.manager, 'WHERE t.account_id = $1 ORDER BY t.created_at, t.id LIMIT $2 OFFSET $3', [caller.account_id, per_page, (page - 1) * per_page]);
+    const request = parseContract(ListRelationshipTypesRequest, payload);
+    const { page, per_page } = request;
+    const { where, params } = accountTimeWhere(caller.account_id, request, 't');
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.relationship_types t WHERE ${where}`, params);
+    const n = params.length;
+    const rows = await this.select(this.dataSource.manager, `WHERE ${where} ORDER BY t.created_at, t.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
     return { relationship_types: rows.map((row) => ({ relationship_type: toDto(row) })), ...pageInfo(total, page, per_page) };
   }
 

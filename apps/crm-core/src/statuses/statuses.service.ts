@@ -20,7 +20,7 @@ import { assertAdmin } from '../common/assert-admin';
 import { isUniqueViolation } from '../common/unique-violation';
 import { writeEvent } from '../outbox/outbox';
 import { accountCounts, accountUserIds } from '../summary/contact-counts';
-import { statusRow, statusRows, toStatusDto, type StatusRow } from './status.rows';
+import { statusCount, statusRow, statusRows, toStatusDto, type StatusRow } from './status.rows';
 
 const NAME_INDEX = 'statuses_name_uq';
 
@@ -45,10 +45,11 @@ export class StatusesService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<PageInfo & { statuses: StatusReply[] }> {
-    const { page, per_page } = parseContract(ListStatusesRequest, payload);
+    const request = parseContract(ListStatusesRequest, payload);
+    const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      const [{ total }] = await m.query('SELECT count(*)::int AS total FROM crm.statuses WHERE account_id = $1', [caller.account_id]);
-      const rows = await statusRows(m, caller.account_id, per_page, (page - 1) * per_page);
+      const total = await statusCount(m, caller.account_id, request);
+      const rows = await statusRows(m, caller.account_id, per_page, (page - 1) * per_page, request);
       const replies = await this.withCounts(m, caller, rows);
       return { statuses: replies, ...pageInfo(total, page, per_page) };
     });

@@ -1,6 +1,7 @@
 import { SYSTEM_TAGS, type SystemTag, type TagSummaryDto } from '@crm/contracts';
 import type { EntityManager } from 'typeorm';
 import { emptyGroup, type AccountCounts, type GroupCounts } from '../summary/contact-counts';
+import { accountTimeWhere, type TimeFilterInput } from '../records/time-filters';
 
 export interface TagRow {
   id: string;
@@ -8,9 +9,17 @@ export interface TagRow {
 }
 
 /** The account's tags by name (case-insensitive), then id. */
-export function tagRows(m: EntityManager, accountId: string, limit?: number, offset = 0): Promise<TagRow[]> {
+export function tagRows(m: EntityManager, accountId: string, limit?: number, offset = 0, time: TimeFilterInput = {}): Promise<TagRow[]> {
   const page = limit === undefined ? '' : ` LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
-  return m.query(`SELECT id, name FROM crm.tags WHERE account_id = $1 ORDER BY lower(name), id${page}`, [accountId]);
+  const { where, params } = accountTimeWhere(accountId, time, 't');
+  return m.query(`SELECT id, name FROM crm.tags t WHERE ${where} ORDER BY lower(name), id${page}`, params);
+}
+
+/** How many rows tagRows would list without paging. */
+export async function tagCount(m: EntityManager, accountId: string, time: TimeFilterInput = {}): Promise<number> {
+  const { where, params } = accountTimeWhere(accountId, time, 't');
+  const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM crm.tags t WHERE ${where}`, params);
+  return total;
 }
 
 export function toTagDto(name: string, group: GroupCounts | undefined): TagSummaryDto {

@@ -3,7 +3,7 @@ import { ApiError, ListTagsRequest, TagNameRequest, pageInfo, parseContract, typ
 import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import { accountCounts, tagCounts } from '../summary/contact-counts';
-import { systemTags, tagRows, toTagDto } from './tag.rows';
+import { systemTags, tagCount, tagRows, toTagDto } from './tag.rows';
 
 /**
  * Tags of an account: made by assigning them to contacts (the contacts module), listed here with
@@ -14,10 +14,11 @@ export class TagsService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListTagsReply> {
-    const { page, per_page } = parseContract(ListTagsRequest, payload);
+    const request = parseContract(ListTagsRequest, payload);
+    const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      const [{ total }] = await m.query('SELECT count(*)::int AS total FROM crm.tags WHERE account_id = $1', [caller.account_id]);
-      const rows = await tagRows(m, caller.account_id, per_page, (page - 1) * per_page);
+      const total = await tagCount(m, caller.account_id, request);
+      const rows = await tagRows(m, caller.account_id, per_page, (page - 1) * per_page, request);
       const byTag = await tagCounts(m, caller.account_id, caller.user_id);
       const counts = await accountCounts(m, caller.account_id, caller.user_id);
       return { tags: rows.map((row) => toTagDto(row.name, byTag.get(row.id))), system_tags: systemTags(counts), ...pageInfo(total, page, per_page) };

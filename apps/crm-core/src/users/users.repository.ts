@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type Repository } from 'typeorm';
+import { timeConditionsNamed, type TimeFilterInput } from '../records/time-filters';
 import { UserEntity } from './entities/user.entity';
 
 /** Every query is scoped by account: another account's user is simply not found. */
@@ -15,12 +16,16 @@ export class UsersRepository {
     return this.repo.findOneBy({ accountId, id: userId });
   }
 
-  async pageInAccount(accountId: string, page: number, perPage: number): Promise<[UserEntity[], number]> {
-    return this.repo.findAndCount({
-      where: { accountId },
-      order: { lastName: 'ASC', firstName: 'ASC', id: 'ASC' },
-      skip: (page - 1) * perPage,
-      take: perPage,
-    });
+  /** One page by name; `time`: the common time filters (decisions.md "Paging and lists"). */
+  async pageInAccount(accountId: string, page: number, perPage: number, time: TimeFilterInput = {}): Promise<[UserEntity[], number]> {
+    const { conditions, parameters } = timeConditionsNamed(time, 'u');
+    const builder = this.repo.createQueryBuilder('u').where('u.account_id = :accountId', { accountId });
+    for (const condition of conditions) builder.andWhere(condition);
+    return builder
+      .setParameters(parameters)
+      .orderBy({ 'u.lastName': 'ASC', 'u.firstName': 'ASC', 'u.id': 'ASC' })
+      .skip((page - 1) * perPage)
+      .take(perPage)
+      .getManyAndCount();
   }
 }

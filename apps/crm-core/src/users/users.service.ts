@@ -29,8 +29,9 @@ export class UsersService {
   }
 
   async list(caller: Caller, payload: unknown): Promise<ListUsersReply> {
-    const { page, per_page } = parseContract(ListUsersRequest, payload);
-    const [users, total] = await this.users.pageInAccount(caller.account_id, page, per_page);
+    const request = parseContract(ListUsersRequest, payload);
+    const { page, per_page } = request;
+    const [users, total] = await this.users.pageInAccount(caller.account_id, page, per_page, request);
     return { users: users.map((user) => ({ user: toUserDto(user, caller) })), ...pageInfo(total, page, per_page) };
   }
 }

@@ -1,13 +1,13 @@
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsObject, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
-import { PagingRequest } from '../paging/paging.request';
+import { TimeFilterRequest } from '../paging/time-filter.request';
 import { FILTER_LIMITS, type FilterConditionDto } from './filter.dto';
 import { toBoolean, trim } from './request-helpers';
 
 const NAME_MESSAGE = `name must be 1 to ${FILTER_LIMITS.name} characters`;
 const CONDITIONS_MESSAGE = `conditions must be an array of at most ${FILTER_LIMITS.conditions} objects { field, operator, value }`;
 
-export class ListFiltersRequest extends PagingRequest {}
+export class ListFiltersRequest extends TimeFilterRequest {}
 
 export class FilterIdRequest {
   /** Any string: an id that names no filter of the caller's account is 404, not 400. */

@@ -1,12 +1,12 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
-import { PagingRequest } from '../paging/paging.request';
+import { TimeFilterRequest } from '../paging/time-filter.request';
 import { toBoolean, trim } from './request-helpers';
 
 export const LEAD_SOURCE_NAME_LENGTH = 100;
 const TEXT_MESSAGE = `text must be a name of 1 to ${LEAD_SOURCE_NAME_LENGTH} characters`;
 
-export class ListLeadSourcesRequest extends PagingRequest {}
+export class ListLeadSourcesRequest extends TimeFilterRequest {}
 
 export class LeadSourceIdRequest {
   /** Any string: an id that names no lead source of the caller's account is 404, not 400. */

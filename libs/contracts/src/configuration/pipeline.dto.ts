@@ -1,6 +1,7 @@
 import { IsString } from 'class-validator';
 import type { PageInfo } from '../paging/paging.request';
 import { PagingRequest } from '../paging/paging.request';
+import { TimeFilterRequest } from '../paging/time-filter.request';
 
 /** `pipeline`: the stages of deals (a deal's pipeline_id); `sales_pipeline`: a deal's sales_pipeline_id. */
 export type PipelineType = 'pipeline' | 'sales_pipeline';
@@ -20,7 +21,7 @@ export type PipelineDto = {
 export type PipelineReply = { pipeline: PipelineDto };
 export type ListPipelinesReply = PageInfo & { pipelines: PipelineReply[] };
 
-export class ListPipelinesRequest extends PagingRequest {}
+export class ListPipelinesRequest extends TimeFilterRequest {}
 
 export class PipelineIdRequest {
   @IsString()

@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { PagingRequest } from '../paging/paging.request';
+import { TimeFilterRequest } from '../paging/time-filter.request';
 import { toBoolean, trim } from './request-helpers';
 
 export const STATUS_LIMITS = { name: 100, text: 10, description: 1000 } as const;
@@ -13,7 +13,7 @@ const DESCRIPTION_MESSAGE = `description must be a string of at most ${STATUS_LI
 const COLOR_MESSAGE = 'color must be a hex color #RRGGBB or #RGB';
 const COLOR = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
-export class ListStatusesRequest extends PagingRequest {}
+export class ListStatusesRequest extends TimeFilterRequest {}
 
 export class StatusIdRequest {
   /** Any string: an id that names no status of the caller's account is 404, not 400. */

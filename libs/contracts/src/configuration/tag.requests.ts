@@ -1,10 +1,10 @@
 import { IsString } from 'class-validator';
-import { PagingRequest } from '../paging/paging.request';
+import { TimeFilterRequest } from '../paging/time-filter.request';
 import type { PageInfo } from '../paging/paging.request';
 import type { TagSummaryDto } from './summary.dto';
 
 /** GET /tags: the account's tags by name, paged; `system_tags` always complete. */
-export class ListTagsRequest extends PagingRequest {}
+export class ListTagsRequest extends TimeFilterRequest {}
 
 export class TagNameRequest {
   /** A tag name in any letter case (URL-encoded in the path). */

@@ -1,6 +1,6 @@
 import { Transform, type ClassConstructor } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { PagingRequest } from '../paging/paging.request';
+import { TimeFilterRequest } from '../paging/time-filter.request';
 import { FIELD_LIMITS, FIELD_TYPES, type FieldSet, type FieldType } from './field.dto';
 
 export const FIELD_SORT_KEYS = ['position', 'created_at', 'modified_at'] as const;
@@ -27,7 +27,7 @@ function toBoolean({ value }: { value: unknown }): unknown {
 }
 
 /** GET /custom_fields, /company_fields, /deal_fields. */
-export class ListFieldsRequest extends PagingRequest {
+export class ListFieldsRequest extends TimeFilterRequest {
   /** Default: position (then created_at, id). */
   @IsOptional()
   @IsIn(FIELD_SORT_KEYS, { message: `sort_by must be one of: ${FIELD_SORT_KEYS.join(', ')}` })

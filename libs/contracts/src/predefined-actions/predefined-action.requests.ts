@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { PagingRequest } from '../paging/paging.request';
+import { TimeFilterRequest } from '../paging/time-filter.request';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -8,7 +8,7 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 export const PREDEFINED_ACTION_STATUSES = ['date', 'date_time', 'waiting'] as const;
 export type PredefinedActionStatus = (typeof PREDEFINED_ACTION_STATUSES)[number];
 
-export class ListPredefinedActionsRequest extends PagingRequest {}
+export class ListPredefinedActionsRequest extends TimeFilterRequest {}
 
 export class PredefinedActionIdRequest {
   /** Any string: an id that names no template of the caller's account is 404, not 400. */
@@ -40,7 +40,7 @@ export class CreatePredefinedActionRequest {
   time?: string;
 }
 
-export class ListPredefinedActionGroupsRequest extends PagingRequest {}
+export class ListPredefinedActionGroupsRequest extends TimeFilterRequest {}
 
 export class PredefinedActionGroupIdRequest {
   @IsString()

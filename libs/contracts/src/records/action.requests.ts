@@ -1,5 +1,6 @@
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { ACTION_STATUSES, type ActionStatus } from './action.dto';
+import { DateFilterParam } from '../paging/time-filter.request';
 import { RecordListRequest } from './record-list.request';
 import { IsPlainDate, Lower, ToBoolean } from './record.validators';
 
@@ -124,12 +125,8 @@ export class ListActionsRequest extends RecordListRequest {
   @IsBoolean({ message: 'done must be true or false' })
   done?: boolean;
 
-  @IsOptional()
-  @Lower()
-  @IsIn(ACTION_DATE_FILTERS, {
-    message: `date_filter must be one of: ${ACTION_DATE_FILTERS.join(', ')}`,
-  })
-  date_filter?: (typeof ACTION_DATE_FILTERS)[number];
+  @DateFilterParam(ACTION_DATE_FILTERS)
+  override date_filter?: (typeof ACTION_DATE_FILTERS)[number] = undefined;
 
   /** Default: open actions first, by date (undated last), exact_time, position. */
   @IsOptional()

@@ -2,12 +2,14 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { CALL_RESULTS } from '../configuration/pipeline.dto';
 import { AttachmentInput } from './attachment.dto';
+import { TIME_DATE_FILTERS } from '../paging/time-filter.request';
 import { RecordListRequest } from './record-list.request';
 import { IsPlainDate, Lower, MAX_TEXT, ToBoolean } from './record.validators';
 
 const present = (key: string) => (o: Record<string, unknown>) => o[key] !== undefined && o[key] !== null;
 const UNIX_MESSAGE = (field: string) => `${field} must be Unix seconds`;
-export const ACTIVITY_DATE_FILTERS = ['created_at', 'modified_at'] as const;
+/** Notes, calls and meetings take the date_filter values of every list. */
+export const ACTIVITY_DATE_FILTERS = TIME_DATE_FILTERS;
 
 class AttachmentsField {
   @ValidateIf(present('attachments'))
@@ -88,13 +90,6 @@ export class NoteIdRequest {
 }
 
 export class ListNotesRequest extends RecordListRequest {
-  @IsOptional()
-  @Lower()
-  @IsIn(ACTIVITY_DATE_FILTERS, {
-    message: 'date_filter must be one of: created_at, modified_at',
-  })
-  date_filter?: (typeof ACTIVITY_DATE_FILTERS)[number];
-
   /** Default: date, newest first. */
   @IsOptional()
   @Lower()
@@ -171,13 +166,6 @@ export class CallIdRequest {
 }
 
 export class ListCallsRequest extends RecordListRequest {
-  @IsOptional()
-  @Lower()
-  @IsIn(ACTIVITY_DATE_FILTERS, {
-    message: 'date_filter must be one of: created_at, modified_at',
-  })
-  date_filter?: (typeof ACTIVITY_DATE_FILTERS)[number];
-
   /** Default: call_time_int, newest first. */
   @IsOptional()
   @Lower()
@@ -232,13 +220,6 @@ export class MeetingIdRequest {
 }
 
 export class ListMeetingsRequest extends RecordListRequest {
-  @IsOptional()
-  @Lower()
-  @IsIn(ACTIVITY_DATE_FILTERS, {
-    message: 'date_filter must be one of: created_at, modified_at',
-  })
-  date_filter?: (typeof ACTIVITY_DATE_FILTERS)[number];
-
   /** Default: meeting_time_int, newest first. */
   @IsOptional()
   @Lower()

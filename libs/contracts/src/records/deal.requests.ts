@@ -2,6 +2,7 @@ import { Transform, Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { AttachmentInput } from './attachment.dto';
 import { DEAL_STATUSES, type DealStatus } from './deal.dto';
+import { DateFilterParam } from '../paging/time-filter.request';
 import { RecordListRequest } from './record-list.request';
 import { IsPlainDate, Lower, MAX_MONEY, MAX_TEXT, ToBoolean, ToInteger, Trim } from './record.validators';
 
@@ -336,12 +337,8 @@ export class ListDealsRequest extends RecordListRequest {
   @IsBoolean({ message: 'include_history must be true or false' })
   include_history?: boolean;
 
-  @IsOptional()
-  @Lower()
-  @IsIn(DEAL_DATE_FILTERS, {
-    message: `date_filter must be one of: ${DEAL_DATE_FILTERS.join(', ')}`,
-  })
-  date_filter?: (typeof DEAL_DATE_FILTERS)[number];
+  @DateFilterParam(DEAL_DATE_FILTERS)
+  override date_filter?: (typeof DEAL_DATE_FILTERS)[number] = undefined;
 
   @IsOptional()
   @Lower()

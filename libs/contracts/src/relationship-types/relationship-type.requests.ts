@@ -1,10 +1,10 @@
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsString, Length, ValidateNested } from 'class-validator';
-import { PagingRequest } from '../paging/paging.request';
+import { TimeFilterRequest } from '../paging/time-filter.request';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
-export class ListRelationshipTypesRequest extends PagingRequest {}
+export class ListRelationshipTypesRequest extends TimeFilterRequest {}
 
 export class RelationshipTypeIdRequest {
   /** Any string: an id that names no type of the caller's account is 404, not 400. */

@@ -1,6 +1,6 @@
-import { PagingRequest } from '../paging/paging.request';
+import { TimeFilterRequest } from '../paging/time-filter.request';
 
-export class ListUsersRequest extends PagingRequest {}
+export class ListUsersRequest extends TimeFilterRequest {}
 
 export interface ListUsersReply {
   users: Array<{ user: import('./user.dto').UserDto }>;
