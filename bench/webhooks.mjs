@@ -29,6 +29,7 @@ const EVENTS = Number(args.events ?? 50_000);
 const RATE = Number(args.rate ?? 500);
 const SECONDS = Number(args.seconds ?? 20);
 const HANG_EVENTS = Number(args['hang-events'] ?? 15_000);
+const SCENARIOS = (args.scenarios ?? 'drain,kill,hang,latency,latency-kill,api').split(',');
 const log = (msg) => console.log(`[bench:webhooks] ${msg}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
@@ -351,8 +352,19 @@ async function latencyOutbox(receivers, { kill }) {
   await waitFor('every event delivered', () => [...commits.keys()].every((id) => arrivals.has(id)), 120_000);
   const warm = RATE * 2; // the first 2 s warm the pools up
   const latencies = [...commits].filter(([, c]) => c.i >= warm).map(([id, c]) => Math.max(0, arrivals.get(id) - c.at));
-  const row = { scenario: kill ? 'outbox commit -> 2xx, 2 dispatchers, ingesting one SIGKILLed mid-run' : 'outbox commit -> 2xx, 1 dispatcher', rate: RATE, seconds: SECONDS, ...percentiles(latencies), late, duplicates: hook.receiver.duplicates };
-  log(`latency ${row.scenario}: p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, p99.9 ${row.p999.toFixed(1)} ms, max ${row.max.toFixed(0)} ms, ${row.duplicates} duplicates`);
+  // Where the time goes (p50 of each leg): commit -> stored in JetStream (relay), -> stored as a delivery (dispatcher), -> 2xx.
+  const { rows: stamps } = await pool.query(`SELECT event_id, extract(epoch from published_at) * 1000 AS published, extract(epoch from created_at) * 1000 AS stored FROM webhooks.events WHERE event_id = ANY($1::varchar[])`, [[...commits.keys()]]);
+  const legs = { relay: [], ingest: [], send: [] };
+  for (const s of stamps) {
+    const c = commits.get(s.event_id);
+    if (!c || c.i < RATE * 2) continue;
+    legs.relay.push(Number(s.published) - c.at);
+    legs.ingest.push(Number(s.stored) - Number(s.published));
+    legs.send.push(arrivals.get(s.event_id) - Number(s.stored));
+  }
+  const breakdown = Object.fromEntries(Object.entries(legs).map(([k, v]) => [k, percentiles(v).p50]));
+  const row = { scenario: kill ? 'outbox commit -> 2xx, 2 dispatchers, ingesting one SIGKILLed mid-run' : 'outbox commit -> 2xx, 1 dispatcher', rate: RATE, seconds: SECONDS, ...percentiles(latencies), late, duplicates: hook.receiver.duplicates, breakdown };
+  log(`latency ${row.scenario}: p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, p99.9 ${row.p999.toFixed(1)} ms, max ${row.max.toFixed(0)} ms, ${row.duplicates} duplicates; p50 legs ${JSON.stringify(Object.fromEntries(Object.entries(breakdown).map(([k, v]) => [k, +v.toFixed(1)])))}`);
   await hook.off();
   for (const d of dispatchers) await d.stop();
   return row;
@@ -422,13 +434,22 @@ async function main() {
 
   const report = { drain: [], hang: [], latency: [], api: null };
   // Every scenario starts with one dispatcher running (registrations live in the dispatcher) and stops its dispatchers at the end.
-  report.drain.push(await drain(receivers, dispatcher));
-  report.drain.push(await drain(receivers, await startDispatcher(0), { kill: true }));
-  report.hang.push(await hanging(receivers, await startDispatcher(0), { hang: false }));
-  report.hang.push(await hanging(receivers, await startDispatcher(0), { hang: true }));
-  report.latency.push(await latencyOutbox(receivers, { kill: false }));
-  report.latency.push(await latencyOutbox(receivers, { kill: true }));
-  report.api = await latencyApi(receivers);
+  const run = (name) => SCENARIOS.includes(name);
+  let running = dispatcher;
+  const fresh = async () => running ?? (running = await startDispatcher(0));
+  const take = async () => {
+    const d = await fresh();
+    running = null;
+    return d;
+  };
+  if (run('drain')) report.drain.push(await drain(receivers, await take()));
+  if (run('kill')) report.drain.push(await drain(receivers, await take(), { kill: true }));
+  if (run('hang')) report.hang.push(await hanging(receivers, await take(), { hang: false }));
+  if (run('hang')) report.hang.push(await hanging(receivers, await take(), { hang: true }));
+  await running?.stop();
+  if (run('latency')) report.latency.push(await latencyOutbox(receivers, { kill: false }));
+  if (run('latency-kill')) report.latency.push(await latencyOutbox(receivers, { kill: true }));
+  if (run('api')) report.api = await latencyApi(receivers);
 
   writeReport(report);
   await receivers.close();

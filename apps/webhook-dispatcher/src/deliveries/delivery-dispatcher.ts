@@ -11,6 +11,7 @@ import { DuePoller } from './due-poller';
 import { ensureDispatcherConsumer, EventIngestor } from './event-ingestor';
 import { ReceiverClient } from './receiver-client';
 import { ReplicaCoordinator } from './replica-coordinator';
+import { WebhookCache } from './webhook-cache';
 
 export interface DeliveryDispatcherOptions {
   dataSource: DataSource;
@@ -38,6 +39,7 @@ export class DeliveryDispatcher {
   private readonly poller: DuePoller;
   private readonly coordinator: ReplicaCoordinator;
   private readonly metrics: DeliveryMetrics;
+  private readonly webhooks: WebhookCache;
   private ingestor: EventIngestor | undefined;
   private purgeTimer: NodeJS.Timeout | undefined;
 
@@ -45,11 +47,13 @@ export class DeliveryDispatcher {
     const { config, logger } = options;
     const metrics = new DeliveryMetrics(options.registry);
     this.repository = new DeliveriesRepository(options.dataSource);
+    this.webhooks = new WebhookCache(this.repository);
     this.client = new ReceiverClient({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: 'crm-webhooks/1' });
     this.coordinator = new ReplicaCoordinator(config.databaseUrl, this.repository, logger, {
       onIngest: () => this.ingestor?.start(),
       onIngestLost: () => void this.ingestor?.stop(),
       onDue: () => this.poller.wake(),
+      onWebhooksChanged: (accountId) => (accountId === null ? this.webhooks.clear() : this.webhooks.invalidate(accountId)),
     });
     this.sender = new DeliverySender(this.repository, this.client, metrics, logger, { perWebhook: config.WEBHOOK_RECEIVER_CONCURRENCY, maxHeld: MAX_HELD, retryScale: config.WEBHOOK_RETRY_SCALE }, () => this.poller.wake());
     this.poller = new DuePoller(this.repository, this.sender, () => this.coordinator.claimKey, logger);
@@ -60,7 +64,7 @@ export class DeliveryDispatcher {
     const { config, logger } = this.options;
     this.nc = await connectNats({ url: config.NATS_URL, name: `webhook-dispatcher-deliveries-${process.pid}`, logger });
     await ensureDispatcherConsumer(this.nc, config.CRM_NAMESPACE);
-    const ingestor = new EventIngestor(this.nc, config.CRM_NAMESPACE, this.repository, this.sender, this.metrics, logger, () => this.coordinator.claimKey, () => this.coordinator.notifyDue());
+    const ingestor = new EventIngestor(this.nc, config.CRM_NAMESPACE, this.repository, this.webhooks, this.sender, this.metrics, logger, () => this.coordinator.claimKey, () => this.coordinator.notifyDue());
     this.ingestor = ingestor;
     this.metrics.watch({ stream: () => ingestor.streamDepth(), backlog: () => this.repository.backlog(), local: () => this.sender.heldCount });
     await this.coordinator.start();

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ClaimedDelivery, DeliveriesRepository, IngestedEvent, NewDelivery, WebhookTarget } from './deliveries.repository';
 import type { DeliveryMetrics } from './delivery-metrics';
 import type { DeliverySender } from './delivery-sender';
+import type { WebhookCache } from './webhook-cache';
 
 /** Unacknowledged events come back to the consumer after this long (a replica that died holding them). */
 export const CONSUMER_ACK_WAIT_MS = 10_000;
@@ -75,6 +76,7 @@ export class EventIngestor {
     private readonly nc: NatsConnection,
     private readonly namespace: string,
     private readonly repository: DeliveriesRepository,
+    private readonly webhooks: WebhookCache,
     private readonly sender: DeliverySender,
     private readonly metrics: DeliveryMetrics,
     private readonly logger: Logger,
@@ -180,8 +182,7 @@ export class EventIngestor {
     const claimKey = this.claimKey();
     if (claimKey === null) throw new Error('this replica has no PostgreSQL session');
     const accounts = [...new Set(taken.map((t) => t.event.account_id))];
-    const byAccount = new Map<string, WebhookTarget[]>();
-    for (const w of await this.repository.activeWebhooksOf(accounts)) byAccount.set(w.account_id, [...(byAccount.get(w.account_id) ?? []), w]);
+    const byAccount = await this.webhooks.activeWebhooksOf(accounts);
 
     const matched: Array<Taken & { targets: WebhookTarget[] }> = [];
     const needs = new Map<string, number>();

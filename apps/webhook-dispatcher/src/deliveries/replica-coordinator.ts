@@ -9,6 +9,8 @@ const LOCK_CLASS = 0x7768_6b73; // "whks"
 const INGEST_KEY = 0;
 /** NOTIFY channel: deliveries became due that no replica holds. */
 export const DUE_CHANNEL = 'webhooks_due';
+/** NOTIFY channel of the webhooks table's trigger: payload the account whose webhooks changed. */
+export const WEBHOOKS_CHANGED_CHANNEL = 'webhooks_changed';
 
 export interface CoordinatorHooks {
   /** This replica now holds the ingest lock: start taking events from the stream. */
@@ -17,6 +19,8 @@ export interface CoordinatorHooks {
   onIngestLost(): void;
   /** Deliveries may have become claimable (NOTIFY from another replica, or claims freed from a dead one). */
   onDue(): void;
+  /** Webhooks of this account changed; null: of any account (the session was renewed, notifications may be lost). */
+  onWebhooksChanged(accountId: string | null): void;
 }
 
 /**
@@ -83,18 +87,22 @@ export class ReplicaCoordinator {
       this.client = undefined;
       this.key = null;
       this.loseIngest();
+      this.hooks.onWebhooksChanged(null);
     };
     client.on('error', (error) => lost(error.message));
     client.on('end', () => lost('closed'));
     client.on('notification', (message) => {
       if (message.channel === DUE_CHANNEL) this.hooks.onDue();
+      else if (message.channel === WEBHOOKS_CHANGED_CHANNEL) this.hooks.onWebhooksChanged(message.payload ?? null);
     });
     await client.connect();
     try {
       const key = randomInt(1, 2 ** 31 - 1);
       await client.query('SELECT pg_advisory_lock($1::int, $2::int)', [LOCK_CLASS, key]);
       await client.query(`LISTEN ${DUE_CHANNEL}`);
+      await client.query(`LISTEN ${WEBHOOKS_CHANGED_CHANNEL}`);
       if (this.stopped) throw new Error('stopped');
+      this.hooks.onWebhooksChanged(null);
       this.client = client;
       this.key = key;
       this.logger.info({ replica_key: key }, 'webhook dispatcher: replica registered');
