@@ -88,9 +88,13 @@ export class OutboxRelay {
   /** Relays one batch; returns how many events were published (0 also when another relay is at it). */
   async relayBatch(limit = 100): Promise<number> {
     return this.dataSource.transaction(async (m) => {
-      const [{ locked }] = await m.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
-      if (!locked) return 0;
-      const rows: OutboxRow[] = await m.query('SELECT seq, event_id, account_id, type, reason, record_id, contact_status_id, occurred_at, data FROM crm.outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED', [limit]);
+      // The relay lock and the batch in one round trip: no rows when another relay holds the lock.
+      const rows: OutboxRow[] = await m.query(
+        `WITH relay AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($2) AS locked)
+         SELECT o.seq, o.event_id, o.account_id, o.type, o.reason, o.record_id, o.contact_status_id, o.occurred_at, o.data
+         FROM crm.outbox o, relay WHERE relay.locked AND o.published_at IS NULL ORDER BY o.seq LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
+        [limit, RELAY_LOCK],
+      );
       const acks = await Promise.allSettled(
         rows.map((row) => {
           const event: DomainEvent = { event_id: row.event_id, account_id: row.account_id, type: row.type, reason: row.reason, record_id: row.record_id, contact_status_id: row.contact_status_id, timestamp: Math.floor(new Date(row.occurred_at).getTime() / 1000), data: row.data };
