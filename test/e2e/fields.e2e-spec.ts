@@ -268,7 +268,7 @@ describe('Custom, company and deal fields (e2e)', () => {
       expect(Object.keys(doc.paths[`/${set}`] ?? {}).sort()).toEqual(['get', 'post']);
       expect(Object.keys(doc.paths[record] ?? {}).sort()).toEqual(['delete', 'get', 'patch', 'put']);
       expect(doc.paths[record].get.parameters).toContainEqual(expect.objectContaining({ name: `${item}_id`, in: 'path' }));
-      expect(doc.paths[`/${set}`].get.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:order', 'query:page', 'query:per_page', 'query:sort_by', 'query:type']);
+      expect(doc.paths[`/${set}`].get.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:date_filter', 'query:modified_since', 'query:order', 'query:page', 'query:per_page', 'query:since', 'query:sort_by', 'query:type', 'query:unmodified_since', 'query:until']);
     }
     const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect(ids).toEqual(
