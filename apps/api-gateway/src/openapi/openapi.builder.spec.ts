@@ -26,7 +26,7 @@ describe('OpenAPI document', () => {
     const getUser = doc.paths['/users/{user_id}'].get as { parameters: Array<{ name: string; in: string }> };
     expect(getUser.parameters).toContainEqual(expect.objectContaining({ name: 'user_id', in: 'path' }));
     const listUsers = doc.paths['/users'].get as { parameters: Array<{ name: string; in: string }> };
-    expect(listUsers.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:page', 'query:per_page']);
+    expect(listUsers.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:date_filter', 'query:modified_since', 'query:page', 'query:per_page', 'query:since', 'query:unmodified_since', 'query:until']);
   });
 
   it('resolves every schema reference inside the document (nested request classes included)', () => {
