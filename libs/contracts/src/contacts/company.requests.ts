@@ -1,6 +1,6 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../paging/paging.request';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE } from '../paging/paging.request';
 import { CONTACT_LIMITS, DATE_FILTERS, FieldIdInput, SORT_ORDERS, type DateFilter, type SortOrder } from './contact.requests';
 import { ID_PATTERN, IsTimeValue, lower, NotWith, toBoolean, toInteger, toTimeString, trim } from './request-helpers';
 
@@ -62,6 +62,7 @@ export class ListCompaniesRequest {
   @Transform(toInteger)
   @IsInt({ message: 'page must be an integer of at least 1' })
   @Min(1, { message: 'page must be an integer of at least 1' })
+  @Max(MAX_PAGE, { message: MAX_PAGE_MESSAGE })
   page: number = 1;
 
   /** Default 10; above 100 clamped to 100. */

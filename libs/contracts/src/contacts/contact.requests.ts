@@ -1,6 +1,6 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../paging/paging.request';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE } from '../paging/paging.request';
 import { ID_PATTERN, IsTimeValue, lower, NotWith, toBoolean, toInteger, toTimeString, trim } from './request-helpers';
 
 export const CONTACT_SORT_KEYS = ['created_at', 'modified_at', 'first_name', 'last_name', 'company_name', 'name'] as const;
@@ -228,6 +228,7 @@ export class ListContactsRequest extends ContactFilterRequest {
   @Transform(toInteger)
   @IsInt({ message: 'page must be an integer of at least 1' })
   @Min(1, { message: 'page must be an integer of at least 1' })
+  @Max(MAX_PAGE, { message: MAX_PAGE_MESSAGE })
   page: number = 1;
 
   /** Default 10; above 100 clamped to 100. */

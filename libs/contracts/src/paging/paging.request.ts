@@ -3,6 +3,9 @@ import { IsInt, Max, Min } from 'class-validator';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 10;
+/** Highest page number: beyond 2^53 it is not an exact integer, and its row offset would overflow SQL's bigint. */
+export const MAX_PAGE = Number.MAX_SAFE_INTEGER;
+export const MAX_PAGE_MESSAGE = `page must be an integer from 1 to ${MAX_PAGE}`;
 
 function toInteger({ value }: { value: unknown }): unknown {
   if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value.trim());
@@ -14,8 +17,7 @@ export class PagingRequest {
   @Transform(toInteger)
   @IsInt({ message: 'page must be an integer of at least 1' })
   @Min(1, { message: 'page must be an integer of at least 1' })
-  // Beyond 2^53 a page number is not an exact integer, and its row offset would overflow SQL's bigint.
-  @Max(Number.MAX_SAFE_INTEGER, { message: `page must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}` })
+  @Max(MAX_PAGE, { message: MAX_PAGE_MESSAGE })
   page: number = 1;
 
   @Transform(toInteger)
