@@ -281,8 +281,8 @@ export class ContactsService {
 
   /**
    * The state a write leads to. create: absent fields get defaults (status: lead, owner: the
-   * caller); replace (PUT): absent fields are cleared, except owner and status, which a contact
-   * always has and keep their value; merge (PATCH, partial PUT): absent fields keep theirs. A
+   * caller); replace (PUT): absent fields are cleared or take those defaults; merge (PATCH,
+   * partial PUT): absent fields keep theirs. A
    * sent null clears a field like absence does in replace mode.
    */
   private async resolve(m: EntityManager, caller: Caller, input: ContactFieldsInput, current: ContactState | null, mode: WriteMode): Promise<{ state: ContactState; createdCompany: string | null }> {
@@ -307,15 +307,16 @@ export class ContactsService {
       phones: pick('phones', input.phones, [], typedValues),
       emails: pick('emails', input.emails, [], typedValues),
       address_list: pick('address_list', input.address_list, [], addresses),
-      status_id: current?.status_id ?? '',
+      status_id: keep ? current.status_id : '',
       lead_source_id: pick('lead_source_id', input.lead_source_id, null, (v: string) => v.toLowerCase()),
       background: pick('background', input.background, ''),
-      owner_id: current?.owner_id ?? caller.user_id,
+      owner_id: keep ? current.owner_id : caller.user_id,
       custom_fields: current && keep ? current.custom_fields : {},
       tag_ids: current && keep ? current.tag_ids : [],
     };
 
-    // Status and owner: always set; absent (or null) keeps the current one, or the default on create.
+    // Status and owner: always set; absent (or null) keeps the current one when merging, else the
+    // create default (lead status, the caller): PUT replaces every writable field (decisions.md).
     if (input.status_id) state.status_id = input.status_id.toLowerCase();
     if (!state.status_id) state.status_id = await leadStatusId(m, accountId);
     if (input.status_id && state.status_id !== current?.status_id) await assertInAccount(m, 'statuses', accountId, state.status_id, 'Status');
