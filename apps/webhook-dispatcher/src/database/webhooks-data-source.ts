@@ -6,6 +6,7 @@ import { WebhookSigning1764000300000 } from '../migrations/1764000300000-webhook
 import { WebhookDeliveries1764200000000 } from '../migrations/1764200000000-webhook-deliveries';
 import { DeliveryLastAttempt1764200100000 } from '../migrations/1764200100000-delivery-last-attempt';
 import { WebhookChangeNotify1764200200000 } from '../migrations/1764200200000-webhook-change-notify';
+import { DeliveriesDueByWebhook1764200300000 } from '../migrations/1764200300000-deliveries-due-by-webhook';
 import { WebhookEntity } from '../webhooks/entities/webhook.entity';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
@@ -15,7 +16,7 @@ export function webhooksDataSource(config: DispatcherConfig): DataSource {
     url: config.databaseUrl,
     schema: WEBHOOKS_SCHEMA,
     entities: [WebhookEntity],
-    migrations: [InitWebhooks1763800000000, WebhookSigning1764000300000, WebhookDeliveries1764200000000, DeliveryLastAttempt1764200100000, WebhookChangeNotify1764200200000],
+    migrations: [InitWebhooks1763800000000, WebhookSigning1764000300000, WebhookDeliveries1764200000000, DeliveryLastAttempt1764200100000, WebhookChangeNotify1764200200000, DeliveriesDueByWebhook1764200300000],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'webhook-dispatcher',
   });

@@ -170,26 +170,39 @@ export class DeliveriesRepository {
 
   /**
    * Claims due deliveries of active webhooks for this replica (FOR UPDATE SKIP LOCKED: replicas
-   * never take the same rows), oldest due first, skipping webhooks this replica has no room for and
-   * first attempts that must wait for an older one of the same record.
+   * never take the same rows): the webhooks with waiting deliveries are found by a skip scan of the
+   * schedule's index, those this replica has no room for are left out without reading their
+   * backlog, and each other webhook gives at most `perWebhook` of its oldest due deliveries —
+   * except first attempts that must wait for an older one of the same record.
    */
-  async claimDue(claimKey: number, limit: number, skipWebhookIds: string[]): Promise<ClaimedDelivery[]> {
+  async claimDue(claimKey: number, limit: number, perWebhook: number, skipWebhookIds: string[]): Promise<ClaimedDelivery[]> {
     // TypeORM answers an UPDATE with [rows, count].
     const [rows]: [Array<Omit<ClaimedDelivery, 'claim_key' | 'event_seq' | 'timestamp' | 'published_at_ms'> & { event_seq: string; timestamp: string; published_at: Date }>] = await this.dataSource.query(
-      `WITH picked AS (
-         SELECT c.id FROM webhooks.deliveries c JOIN webhooks.webhooks w ON w.id = c.webhook_id AND w.active
-         WHERE c.status = 'pending' AND c.locked_by IS NULL AND c.next_attempt_at <= now()
-           AND NOT (c.webhook_id = ANY($3::varchar[]))
-           AND (c.attempt_count > 0 OR ${NO_OLDER_FIRST_ATTEMPT('c')})
-         ORDER BY c.next_attempt_at
+      `WITH RECURSIVE waiting(webhook_id) AS (
+         (SELECT webhook_id FROM webhooks.deliveries WHERE status = 'pending' AND locked_by IS NULL ORDER BY webhook_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.webhook_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.locked_by IS NULL AND d.webhook_id > waiting.webhook_id ORDER BY d.webhook_id LIMIT 1)
+         FROM waiting WHERE waiting.webhook_id IS NOT NULL
+       ),
+       picked AS (
+         SELECT c.id FROM waiting
+         JOIN webhooks.webhooks w ON w.id = waiting.webhook_id AND w.active
+         CROSS JOIN LATERAL (
+           SELECT c.id FROM webhooks.deliveries c
+           WHERE c.webhook_id = waiting.webhook_id AND c.status = 'pending' AND c.locked_by IS NULL AND c.next_attempt_at <= now()
+             AND (c.attempt_count > 0 OR ${NO_OLDER_FIRST_ATTEMPT('c')})
+           ORDER BY c.next_attempt_at
+           LIMIT $3
+           FOR UPDATE OF c SKIP LOCKED
+         ) c
+         WHERE NOT (waiting.webhook_id = ANY($4::varchar[]))
          LIMIT $2
-         FOR UPDATE OF c SKIP LOCKED
        )
        UPDATE webhooks.deliveries d SET locked_by = $1
        FROM picked, webhooks.events e, webhooks.webhooks w
        WHERE d.id = picked.id AND e.event_id = d.event_id AND w.id = d.webhook_id
        RETURNING d.id, d.webhook_id, d.event_id, d.record_id, d.event_seq, d.tries, d.attempt_count, e.type, e.reason, e.occurred_at AS timestamp, e.published_at, e.data::text AS data_json, w.hook_url, w.secretkey, ${SECRETS} AS secrets`,
-      [claimKey, limit, skipWebhookIds],
+      [claimKey, limit, perWebhook, skipWebhookIds],
     );
     return rows
       .map(({ published_at, ...r }) => ({ ...r, event_seq: Number(r.event_seq), timestamp: Number(r.timestamp), published_at_ms: new Date(published_at).getTime(), claim_key: claimKey }))

@@ -57,6 +57,11 @@ export class DeliverySender {
     return this.stopping ? 0 : Math.max(0, this.options.maxHeld - this.held);
   }
 
+  /** Deliveries of one webhook taken from the schedule per claim (two rounds of its slots). */
+  get perWebhookClaim(): number {
+    return this.options.perWebhook * 2;
+  }
+
   get heldCount(): number {
     return this.held;
   }

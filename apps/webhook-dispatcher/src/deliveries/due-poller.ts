@@ -48,7 +48,7 @@ export class DuePoller {
       const limit = Math.min(this.sender.room, CLAIM_BATCH);
       if (key === null || limit <= 0) return;
       try {
-        const claimed = await this.repository.claimDue(key, limit, this.sender.fullWebhooks());
+        const claimed = await this.repository.claimDue(key, limit, this.sender.perWebhookClaim, this.sender.fullWebhooks());
         if (claimed.length > 0) this.sender.submit(claimed);
         if (claimed.length === limit) this.wanted = true;
       } catch (error) {
