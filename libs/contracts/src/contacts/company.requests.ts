@@ -1,8 +1,8 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE } from '../paging/paging.request';
-import { CONTACT_LIMITS, DATE_FILTERS, FieldIdInput, SORT_ORDERS, type DateFilter, type SortOrder } from './contact.requests';
-import { ID_PATTERN, IsTimeValue, lower, NotWith, toBoolean, toInteger, toTimeString, trim } from './request-helpers';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { TimeFilterRequest } from '../paging/time-filter.request';
+import { CONTACT_LIMITS, FieldIdInput, SORT_ORDERS, type DateFilter, type SortOrder } from './contact.requests';
+import { ID_PATTERN, lower, toBoolean, trim } from './request-helpers';
 
 export const COMPANY_SORT_KEYS = ['name', 'created_at', 'modified_at'] as const;
 export type CompanySortKey = (typeof COMPANY_SORT_KEYS)[number];
@@ -11,41 +11,15 @@ export type CompanySortKey = (typeof COMPANY_SORT_KEYS)[number];
 export const COMPANY_IMAGE_MAX = 900_000;
 
 /** GET /companies: by name (default), with search, the common time filters and paging. */
-export class ListCompaniesRequest {
+export class ListCompaniesRequest extends TimeFilterRequest {
+  declare date_filter?: DateFilter;
+
   /** Part of the company name (any letter case). */
   @IsOptional()
   @Transform(trim)
   @IsString({ message: 'search must be a string' })
   @MaxLength(CONTACT_LIMITS.search, { message: `search must be at most ${CONTACT_LIMITS.search} characters` })
   search?: string;
-
-  @IsOptional()
-  @Transform(lower)
-  @IsIn(DATE_FILTERS, { message: `date_filter must be one of: ${DATE_FILTERS.join(', ')}` })
-  @NotWith(['modified_since', 'unmodified_since'])
-  date_filter?: DateFilter;
-
-  @IsOptional()
-  @Transform(toTimeString)
-  @IsTimeValue()
-  since?: string;
-
-  @IsOptional()
-  @Transform(toTimeString)
-  @IsTimeValue()
-  until?: string;
-
-  @IsOptional()
-  @Transform(toTimeString)
-  @IsTimeValue()
-  @NotWith(['date_filter'])
-  modified_since?: string;
-
-  @IsOptional()
-  @Transform(toTimeString)
-  @IsTimeValue()
-  @NotWith(['date_filter'])
-  unmodified_since?: string;
 
   @IsOptional()
   @Transform(lower)
@@ -56,22 +30,6 @@ export class ListCompaniesRequest {
   @Transform(lower)
   @IsIn(SORT_ORDERS, { message: 'order must be asc or desc' })
   order?: SortOrder;
-
-  /** Default 1 (an absent value takes the default; null is refused like any non-integer). */
-  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
-  @Transform(toInteger)
-  @IsInt({ message: 'page must be an integer of at least 1' })
-  @Min(1, { message: 'page must be an integer of at least 1' })
-  @Max(MAX_PAGE, { message: MAX_PAGE_MESSAGE })
-  page: number = 1;
-
-  /** Default 10; above 100 clamped to 100. */
-  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
-  @Transform(toInteger)
-  @Transform(({ value }) => (typeof value === 'number' && value > MAX_PER_PAGE ? MAX_PER_PAGE : value))
-  @IsInt({ message: 'per_page must be an integer of at least 1' })
-  @Min(1, { message: 'per_page must be an integer of at least 1' })
-  per_page: number = DEFAULT_PER_PAGE;
 }
 
 export class CompanyIdRequest {
