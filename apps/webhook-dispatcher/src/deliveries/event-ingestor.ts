@@ -9,7 +9,7 @@ import type { DeliverySender } from './delivery-sender';
 import type { WebhookCache } from './webhook-cache';
 
 /** Unacknowledged events come back to the consumer after this long (a replica that died holding them). */
-export const CONSUMER_ACK_WAIT_MS = 10_000;
+export const CONSUMER_ACK_WAIT_MS = 5_000;
 /** Events taken from the stream per pull (and at most per ingest statement). */
 const BATCH = 256;
 const DELIVERABLE = new Set<string>(WEBHOOK_EVENT_TYPES);
