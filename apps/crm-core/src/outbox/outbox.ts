@@ -59,6 +59,8 @@ interface OutboxRow {
   data: Record<string, unknown>;
 }
 
+/** Rows relayed per batch. */
+const BATCH = 100;
 /** Advisory lock held by the relay that is publishing (one at a time keeps the stream in outbox order). */
 const RELAY_LOCK = 0x6f757462; // "outb"
 
@@ -86,7 +88,7 @@ export class OutboxRelay {
   }
 
   /** Relays one batch; returns how many events were published (0 also when another relay is at it). */
-  async relayBatch(limit = 100): Promise<number> {
+  async relayBatch(limit = BATCH): Promise<number> {
     return this.dataSource.transaction(async (m) => {
       // The relay lock and the batch in one round trip: no rows when another relay holds the lock.
       const rows: OutboxRow[] = await m.query(
@@ -124,11 +126,12 @@ export class OutboxRelay {
         let count = 0;
         this.woken = false;
         try {
-          count = await this.relayBatch();
+          count = await this.relayBatch(BATCH);
         } catch (error) {
           this.logger.warn({ detail: (error as Error).message }, 'outbox relay: batch failed; retrying');
         }
-        if (count === 0 && !this.woken && running) {
+        // A short batch emptied the backlog: wait for the next commit's NOTIFY (or the poll) rather than probe again.
+        if (count < BATCH && !this.woken && running) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, idleMs);
             this.wakeUp = () => {
