@@ -478,7 +478,9 @@ function writeReport(report) {
     '|---|---|---|---|---|---|',
     ...report.hang.map((r) => `| ${r.scenario} | ${r.windowPerSecond} | ${r.stuckInWindow} | ${r.healthyDeliveries} | ${r.seconds.toFixed(1)} | ${r.healthyPerSecond} |`),
     '',
-    `Cost of the hanging receiver to the healthy ones while it hangs: ${cost}% of their throughput (${costWhole}% over the whole drain, which includes the fourth receiver catching up on its backlog once it answers again, on the same two cores).`,
+    Number(cost) > 0
+      ? `Cost of the hanging receiver to the healthy ones while it hangs: ${cost}% of their throughput (${costWhole}% over the whole drain, which includes the fourth receiver catching up on its backlog once it answers again, on the same two cores).`
+      : `Cost of the hanging receiver to the healthy ones while it hangs: none — they delivered ${(-Number(cost)).toFixed(1)}% more per second than with the fourth receiver answering (whose deliveries then share the two cores); ${Number(costWhole) > 0 ? `${costWhole}% less` : `${(-Number(costWhole)).toFixed(1)}% more`} over the whole drain, which includes its catching up once it answers again.`,
     '',
     '## Latency at a fixed arrival rate (open loop)',
     '',
