@@ -1,8 +1,6 @@
-import { api, createAccount, createUser, DEFAULT_TEST_PASSWORD, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { createAccount, createUser, DEFAULT_TEST_PASSWORD, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
 import { createHash, randomBytes } from 'node:crypto';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+import { recordCalls, type Json } from './record-helpers';
 
 const ACTION_KEYS = ['assignee_id', 'contact_id', 'created_at', 'date', 'done', 'done_at', 'exact_time', 'externally_controlled', 'id', 'modified_at', 'position', 'status', 'text'];
 const FOREIGN_ID = 'f'.repeat(24);
@@ -25,13 +23,7 @@ describe('actions (e2e)', () => {
     await services?.stopAll();
   });
 
-  const call = (who: CreatedAccount) => api(services, who);
-  const ok = async (who: CreatedAccount, method: string, path: string, body?: unknown, status = 200): Promise<Json> => {
-    const res = await call(who)<Json>(method, path, body);
-    if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-    return res.body.data;
-  };
-  const contact = async (who: CreatedAccount, body: Record<string, unknown> = {}) => (await ok(who, 'POST', '/contacts', { first_name: 'Ann', last_name: 'Lee', ...body }, 201)).contact as Json;
+  const { call, ok, contact } = recordCalls(() => services);
   const action = async (who: CreatedAccount, contactId: string, body: Record<string, unknown>) => (await ok(who, 'POST', '/actions', { contact_id: contactId, text: 'Follow up', ...body }, 201)).action as Json;
   const open = async (who: CreatedAccount, contactId: string) => (await ok(who, 'GET', `/contacts/${contactId}/actions?done=false&sort_by=position&per_page=100`)).actions.map((e: Json) => e.action) as Json[];
 

@@ -1,9 +1,7 @@
-import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+import { recordCalls, type Json } from './record-helpers';
 
 const DEAL_KEYS = [
   'amount',
@@ -61,13 +59,7 @@ describe('deals (e2e)', () => {
     await services?.stopAll();
   });
 
-  const call = (who: CreatedAccount) => api(services, who);
-  const ok = async (who: CreatedAccount, method: string, path: string, body?: unknown, status = 200): Promise<Json> => {
-    const res = await call(who)<Json>(method, path, body);
-    if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-    return res.body.data;
-  };
-  const contact = async (who: CreatedAccount, body: Record<string, unknown> = {}) => (await ok(who, 'POST', '/contacts', { first_name: 'Ann', last_name: 'Lee', ...body }, 201)).contact as Json;
+  const { call, ok, contact } = recordCalls(() => services);
   const deal = async (who: CreatedAccount, contactId: string, body: Record<string, unknown> = {}) => (await ok(who, 'POST', `/contacts/${contactId}/deals`, { name: 'Deal', ...body }, 201)).deal as Json;
 
   it('creates a deal with the spec defaults and reads it back', async () => {

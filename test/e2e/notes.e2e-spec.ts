@@ -1,7 +1,5 @@
-import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+import { createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { recordCalls, type Json } from './record-helpers';
 
 const NOTE_KEYS = ['attachments', 'author', 'contact_id', 'created_at', 'date', 'id', 'linked_deal_id', 'linked_deal_name', 'modified_at', 'text'];
 const CALL_KEYS = ['attachments', 'author', 'call_result', 'call_time_int', 'contact_id', 'created_at', 'id', 'modified_at', 'phone_number', 'recording_link', 'text', 'via'];
@@ -26,13 +24,7 @@ describe('notes, calls and meetings (e2e)', () => {
     await services?.stopAll();
   });
 
-  const call = (who: CreatedAccount) => api(services, who);
-  const ok = async (who: CreatedAccount, method: string, path: string, body?: unknown, status = 200): Promise<Json> => {
-    const res = await call(who)<Json>(method, path, body);
-    if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-    return res.body.data;
-  };
-  const contact = async (who: CreatedAccount, body: Record<string, unknown> = {}) => (await ok(who, 'POST', '/contacts', { first_name: 'Ann', last_name: 'Lee', ...body }, 201)).contact as Json;
+  const { call, ok, contact } = recordCalls(() => services);
 
   describe('notes', () => {
     it('logs a note with the spec defaults, markup as sent and linked_deal_id "" without a deal', async () => {
