@@ -18,7 +18,11 @@ const depConstraints = [
 ];
 // Test files may also use the test harness (@crm/testing); never another app.
 const withTesting = (tags) => [...tags, 'type:testing'];
-const testDepConstraints = depConstraints.map((c) => (c.onlyDependOnLibsWithTags && c.sourceTag !== 'type:testing' ? { ...c, onlyDependOnLibsWithTags: withTesting(c.onlyDependOnLibsWithTags) } : c));
+const testDepConstraints = depConstraints.map((c) =>
+  c.onlyDependOnLibsWithTags && c.sourceTag !== 'type:testing'
+    ? { ...c, onlyDependOnLibsWithTags: withTesting(c.onlyDependOnLibsWithTags) }
+    : c,
+);
 const boundaries = (constraints) => ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints: constraints }];
 const TEST_FILES = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts', 'test/**/*.ts'];
 

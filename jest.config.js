@@ -14,7 +14,13 @@ const moduleNameMapper = {
 const ESM_PACKAGES = '@nestjs|jose|oauth4webapi';
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES})/)`];
 const common = {
-  transform: { ...transform, [`^.+/node_modules/(${ESM_PACKAGES})/.+\\.js$`]: ['@swc/jest', { ...swcOptions, swcrc: false, jsc: { ...swcOptions.jsc, parser: { syntax: 'ecmascript', decorators: true } } }] },
+  transform: {
+    ...transform,
+    [`^.+/node_modules/(${ESM_PACKAGES})/.+\\.js$`]: [
+      '@swc/jest',
+      { ...swcOptions, swcrc: false, jsc: { ...swcOptions.jsc, parser: { syntax: 'ecmascript', decorators: true } } },
+    ],
+  },
   transformIgnorePatterns,
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],

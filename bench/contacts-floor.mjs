@@ -22,7 +22,9 @@ const server = http.createServer(async (req, res) => {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 0, message: 'OK', timestamp: Math.floor(Date.now() / 1000), data: { contact: rows[0] } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ status: 0, message: 'OK', timestamp: Math.floor(Date.now() / 1000), data: { contact: rows[0] } }));
   } catch (error) {
     res.writeHead(500).end(String(error));
   }

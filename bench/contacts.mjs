@@ -100,11 +100,25 @@ async function load(name, makeRequest, { seconds = SECONDS, connections }) {
   const cpuAfter = cpuSnapshot();
   latencies.sort((a, b) => a - b);
   // Per process: what it used during the scenario (a process that ended meanwhile is not counted).
-  const used = (key) => [...cpuAfter.entries()].filter(([, v]) => v.key === key).reduce((sum, [pid, v]) => sum + v.seconds - (cpuBefore.get(pid)?.seconds ?? 0), 0);
+  const used = (key) =>
+    [...cpuAfter.entries()]
+      .filter(([, v]) => v.key === key)
+      .reduce((sum, [pid, v]) => sum + v.seconds - (cpuBefore.get(pid)?.seconds ?? 0), 0);
   const perRequest = (key) => (cpuBefore && cpuAfter ? ((used(key) * 1000) / latencies.length).toFixed(2) : 'n/a');
   const cpu = { gateway: perRequest('gateway'), core: perRequest('core'), postgres: perRequest('postgres') };
-  const row = { name, connections, requests: latencies.length, rps: Math.round(latencies.length / elapsed), p50: percentile(latencies, 50).toFixed(1), p99: percentile(latencies, 99).toFixed(1), statuses: Object.fromEntries(statuses), cpu };
-  log(`${name} @${connections}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, statuses ${JSON.stringify(row.statuses)}, CPU ms/request ${JSON.stringify(cpu)}`);
+  const row = {
+    name,
+    connections,
+    requests: latencies.length,
+    rps: Math.round(latencies.length / elapsed),
+    p50: percentile(latencies, 50).toFixed(1),
+    p99: percentile(latencies, 99).toFixed(1),
+    statuses: Object.fromEntries(statuses),
+    cpu,
+  };
+  log(
+    `${name} @${connections}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, statuses ${JSON.stringify(row.statuses)}, CPU ms/request ${JSON.stringify(cpu)}`,
+  );
   return row;
 }
 
@@ -120,8 +134,66 @@ function rng(seed) {
   };
 }
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ten', 'vo', 'sa', 'ber', 'dan', 'el', 'fi', 'gor', 'ha', 'is', 'jo', 'ku', 'lin', 'mar', 'no', 'pe', 'qui', 'ros', 'sti', 'tu', 'ul', 'ver', 'wen', 'xa', 'yor', 'zed'];
-const FIRST = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eve', 'Finn', 'Gia', 'Hugo', 'Ivy', 'Jon', 'Kai', 'Lea', 'Max', 'Nia', 'Oto', 'Pia', 'Quin', 'Rosa', 'Sam', 'Tea', 'Uma', 'Vik', 'Wes', 'Xia', 'Yan', 'Zoe'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ra',
+  'ten',
+  'vo',
+  'sa',
+  'ber',
+  'dan',
+  'el',
+  'fi',
+  'gor',
+  'ha',
+  'is',
+  'jo',
+  'ku',
+  'lin',
+  'mar',
+  'no',
+  'pe',
+  'qui',
+  'ros',
+  'sti',
+  'tu',
+  'ul',
+  'ver',
+  'wen',
+  'xa',
+  'yor',
+  'zed',
+];
+const FIRST = [
+  'Ada',
+  'Ben',
+  'Cleo',
+  'Dan',
+  'Eve',
+  'Finn',
+  'Gia',
+  'Hugo',
+  'Ivy',
+  'Jon',
+  'Kai',
+  'Lea',
+  'Max',
+  'Nia',
+  'Oto',
+  'Pia',
+  'Quin',
+  'Rosa',
+  'Sam',
+  'Tea',
+  'Uma',
+  'Vik',
+  'Wes',
+  'Xia',
+  'Yan',
+  'Zoe',
+];
 
 function word(random, parts) {
   let w = '';
@@ -143,8 +215,14 @@ async function seed(dbUrl, accountId, ownerId, columns) {
   try {
     const [{ id: statusId }] = (await db.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [accountId])).rows;
     const now = Math.floor(Date.now() / 1000);
-    const companies = Array.from({ length: Math.floor(CONTACTS / 10) }, (_, i) => ({ id: objectId(random, now - 86_400 * 30), name: `${word(random, 2)} ${['Ltd', 'Inc', 'GmbH', 'Group', 'Labs'][i % 5]} ${i}` }));
-    await db.query('INSERT INTO crm.companies (id, account_id, name) SELECT id, $1, name FROM unnest($2::varchar[], $3::varchar[]) AS v(id, name)', [accountId, companies.map((c) => c.id), companies.map((c) => c.name)]);
+    const companies = Array.from({ length: Math.floor(CONTACTS / 10) }, (_, i) => ({
+      id: objectId(random, now - 86_400 * 30),
+      name: `${word(random, 2)} ${['Ltd', 'Inc', 'GmbH', 'Group', 'Labs'][i % 5]} ${i}`,
+    }));
+    await db.query(
+      'INSERT INTO crm.companies (id, account_id, name) SELECT id, $1, name FROM unnest($2::varchar[], $3::varchar[]) AS v(id, name)',
+      [accountId, companies.map((c) => c.id), companies.map((c) => c.name)],
+    );
     const lastNames = [];
     const BATCH = 2500;
     for (let start = 0; start < CONTACTS; start += BATCH) {
@@ -154,11 +232,24 @@ async function seed(dbUrl, accountId, ownerId, columns) {
         const last = word(random, 2 + Math.floor(random() * 2));
         lastNames.push(last);
         const company = random() < 0.4 ? companies[Math.floor(random() * companies.length)] : null;
-        const phones = [{ type: 'work', value: `+1 (${200 + Math.floor(random() * 800)}) ${String(Math.floor(random() * 1e7)).padStart(7, '0')}` }];
+        const phones = [
+          { type: 'work', value: `+1 (${200 + Math.floor(random() * 800)}) ${String(Math.floor(random() * 1e7)).padStart(7, '0')}` },
+        ];
         const emails = [{ type: 'work', value: `${first.toLowerCase()}.${last.toLowerCase()}${i}@example.test` }];
         const parts = { first_name: first, last_name: last, company_name: company?.name ?? '', phones, emails, urls: [] };
         const sortName = columns.sortNameOf(parts);
-        rows.push({ id: objectId(random, now - 86_400 * 30 + i), first, last, company, phones, emails, sortName, letter: columns.letterOf(sortName), search: columns.searchTextOf(parts), created: new Date((now - 86_400 * 30 + i) * 1000).toISOString() });
+        rows.push({
+          id: objectId(random, now - 86_400 * 30 + i),
+          first,
+          last,
+          company,
+          phones,
+          emails,
+          sortName,
+          letter: columns.letterOf(sortName),
+          search: columns.searchTextOf(parts),
+          created: new Date((now - 86_400 * 30 + i) * 1000).toISOString(),
+        });
       }
       await db.query(
         `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, first_name, last_name, company_id, company_name, phones, emails, sort_name, letter, search_text, created_at, modified_at)
@@ -199,13 +290,27 @@ async function explainCascade(dbUrl, accountId, ownerId, after) {
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    const keyAt = async (offset) => (await db.query('SELECT sort_name, id FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL ORDER BY sort_name, id OFFSET $3 LIMIT 1', [accountId, ownerId, offset])).rows[0];
+    const keyAt = async (offset) =>
+      (
+        await db.query(
+          'SELECT sort_name, id FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL ORDER BY sort_name, id OFFSET $3 LIMIT 1',
+          [accountId, ownerId, offset],
+        )
+      ).rows[0];
     const scope = 'c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2';
     const bound = after === 0 ? null : await keyAt(after - 1);
     const sql = `SELECT c.id, c.sort_name FROM crm.contacts c WHERE ${scope}${bound ? ' AND (c.sort_name, c.id) > ($3, $4)' : ''} ORDER BY c.sort_name, c.id LIMIT 100`;
-    const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, bound ? [accountId, ownerId, bound.sort_name, bound.id] : [accountId, ownerId])).rows.map((r) => r['QUERY PLAN']).join('\n');
+    const plan = (
+      await db.query(
+        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`,
+        bound ? [accountId, ownerId, bound.sort_name, bound.id] : [accountId, ownerId],
+      )
+    ).rows
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
     const end = await keyAt(after + 99);
-    const explain = async (sql, params) => (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    const explain = async (sql, params) =>
+      (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
     const endParams = [accountId, ownerId, end.sort_name, end.id];
     // As crm-core counts items_left: near the start, the contacts up to the batch's end (at most
     // 20,000, on the name index) subtracted from the total; further in, those after the end.
@@ -230,8 +335,14 @@ async function explainSearch(dbUrl, accountId, ownerId, term) {
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    const sql = 'WITH search_hits AS MATERIALIZED (SELECT s.id FROM crm.contacts s WHERE s.account_id = $1 AND s.search_text LIKE $3) SELECT c.id FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2 AND c.id IN (SELECT id FROM search_hits) ORDER BY c.sort_name ASC, c.id ASC LIMIT 10 OFFSET 0';
-    return { sql, plan: (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, [accountId, ownerId, `%${term}%`])).rows.map((r) => r['QUERY PLAN']).join('\n') };
+    const sql =
+      'WITH search_hits AS MATERIALIZED (SELECT s.id FROM crm.contacts s WHERE s.account_id = $1 AND s.search_text LIKE $3) SELECT c.id FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2 AND c.id IN (SELECT id FROM search_hits) ORDER BY c.sort_name ASC, c.id ASC LIMIT 10 OFFSET 0';
+    return {
+      sql,
+      plan: (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, [accountId, ownerId, `%${term}%`])).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n'),
+    };
   } finally {
     await db.end();
   }
@@ -244,7 +355,16 @@ async function main() {
     const { gateway, auth } = system.urls;
     measured.namespace = system.env.CRM_NAMESPACE;
     measured.database = new URL(system.env.DATABASE_URL).pathname.slice(1);
-    const account = await (await fetch(`${auth}/operator/accounts`, { method: 'POST', headers: system.operatorHeaders, body: JSON.stringify({ name: 'Bench', admin: { first_name: 'Bench', last_name: 'Admin', email: `bench-${Date.now()}@example.com`, password: 'bench password 1' } }) })).json();
+    const account = await (
+      await fetch(`${auth}/operator/accounts`, {
+        method: 'POST',
+        headers: system.operatorHeaders,
+        body: JSON.stringify({
+          name: 'Bench',
+          admin: { first_name: 'Bench', last_name: 'Admin', email: `bench-${Date.now()}@example.com`, password: 'bench password 1' },
+        }),
+      })
+    ).json();
     const accountId = account.account.id;
     const userId = account.user.id;
     const basic = { authorization: `Basic ${Buffer.from(`${userId}:${account.user.api_key}`).toString('base64')}` };
@@ -255,7 +375,10 @@ async function main() {
     const { ids, lastNames } = await seed(system.env.DATABASE_URL, accountId, userId, columns);
     log(`seeded ${ids.length} contacts in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
 
-    floor = spawn(node, [path.join(root, 'bench/contacts-floor.mjs')], { env: { ...process.env, DATABASE_URL: system.env.DATABASE_URL, PORT: String(FLOOR_PORT) }, stdio: ['ignore', 'ignore', 'inherit'] });
+    floor = spawn(node, [path.join(root, 'bench/contacts-floor.mjs')], {
+      env: { ...process.env, DATABASE_URL: system.env.DATABASE_URL, PORT: String(FLOOR_PORT) },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     await new Promise((r) => setTimeout(r, 500));
     const floorUrl = `http://127.0.0.1:${FLOOR_PORT}`;
     await waitReady(`${floorUrl}/contacts/${ids[0]}`);
@@ -269,17 +392,40 @@ async function main() {
     const check = await request(`${api}/contacts/${ids[0]}`, basic);
     if (check.status !== 200) throw new Error(`GET /contacts/{id} answered ${check.status}: ${check.body}`);
 
-    const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(', ');
+    const loadBefore = os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(', ');
     log(`warming up, then ${SECONDS} s per scenario`);
     await load('warm-up', () => request(`${api}/contacts/${pick()}`, basic), { seconds: 3, connections: 16 });
     await load('warm-up floor', () => request(`${floorUrl}/contacts/${pick()}`), { seconds: 2, connections: 16 });
     const rows = [];
     rows.push(await load('GET /contacts/{id} (gateway)', () => request(`${api}/contacts/${pick()}`, basic), { connections: 32 }));
-    rows.push(await load('GET /contacts/{id} (floor: node:http + one pg query)', () => request(`${floorUrl}/contacts/${pick()}`), { connections: 32 }));
-    rows.push(await load('GET /users/{id} (the same chain with the smallest read, for reference)', () => request(`${api}/users/${userId}`, basic), { connections: 32 }));
+    rows.push(
+      await load('GET /contacts/{id} (floor: node:http + one pg query)', () => request(`${floorUrl}/contacts/${pick()}`), {
+        connections: 32,
+      }),
+    );
+    rows.push(
+      await load('GET /users/{id} (the same chain with the smallest read, for reference)', () => request(`${api}/users/${userId}`, basic), {
+        connections: 32,
+      }),
+    );
     rows.push(await load('GET /contacts?per_page=100', () => request(`${api}/contacts?per_page=100`, basic), { connections: 16 }));
-    rows.push(await load('GET /contacts?per_page=100&page=<1..500>', () => request(`${api}/contacts?per_page=100&page=${1 + Math.floor(random() * 500)}`, basic), { connections: 16 }));
-    rows.push(await load('GET /contacts?search=<name fragment>', () => request(`${api}/contacts?search=${encodeURIComponent(terms[Math.floor(random() * terms.length)])}`, basic), { connections: 16 }));
+    rows.push(
+      await load(
+        'GET /contacts?per_page=100&page=<1..500>',
+        () => request(`${api}/contacts?per_page=100&page=${1 + Math.floor(random() * 500)}`, basic),
+        { connections: 16 },
+      ),
+    );
+    rows.push(
+      await load(
+        'GET /contacts?search=<name fragment>',
+        () => request(`${api}/contacts?search=${encodeURIComponent(terms[Math.floor(random() * terms.length)])}`, basic),
+        { connections: 16 },
+      ),
+    );
 
     log('walking the whole cascade');
     const batchMs = [];
@@ -307,7 +453,9 @@ async function main() {
     ];
     for (const [name, xs] of segments) log(`cascade ${name}: mean ${mean(xs).toFixed(1)} ms`);
     const sortedBatches = [...batchMs].sort((a, b) => a - b);
-    log(`cascade: ${batchMs.length} batches, ${seen} contacts in ${walkSeconds.toFixed(1)} s; per batch p50 ${percentile(sortedBatches, 50).toFixed(1)} ms, p99 ${percentile(sortedBatches, 99).toFixed(1)} ms`);
+    log(
+      `cascade: ${batchMs.length} batches, ${seen} contacts in ${walkSeconds.toFixed(1)} s; per batch p50 ${percentile(sortedBatches, 50).toFixed(1)} ms, p99 ${percentile(sortedBatches, 99).toFixed(1)} ms`,
+    );
 
     const firstPlan = await explainCascade(system.env.DATABASE_URL, accountId, userId, 0);
     const deepPlan = await explainCascade(system.env.DATABASE_URL, accountId, userId, Math.min(45_000, ids.length - 100));
@@ -322,9 +470,15 @@ async function main() {
       '',
       '| scenario | clients | requests | req/s | p50 ms | p99 ms | CPU ms per request: gateway / crm-core / PostgreSQL | statuses |',
       '|---|---|---|---|---|---|---|---|',
-      ...rows.map((r) => `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.name.includes('floor') ? '- / - / ' + r.cpu.postgres : `${r.cpu.gateway} / ${r.cpu.core} / ${r.cpu.postgres}`} | ${JSON.stringify(r.statuses)} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.name.includes('floor') ? '- / - / ' + r.cpu.postgres : `${r.cpu.gateway} / ${r.cpu.core} / ${r.cpu.postgres}`} | ${JSON.stringify(r.statuses)} |`,
+      ),
       '',
-      `Load average of the machine before the measurements: ${loadBefore}; after: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')} (2 cores; other work was running).`,
+      `Load average of the machine before the measurements: ${loadBefore}; after: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')} (2 cores; other work was running).`,
       '',
       '## Targets',
       '',
@@ -336,14 +490,14 @@ async function main() {
       '',
       '## What a request costs',
       '',
-      'The CPU column is measured from /proc for this run\'s own processes (gateway and crm-core by their namespace, the PostgreSQL backends of this run\'s database), so it does not depend on how busy the shared machine was. Two cores give at most 2,000 CPU ms per second to share between the gateway, crm-core, PostgreSQL, Redis, NATS and the load generator:',
+      "The CPU column is measured from /proc for this run's own processes (gateway and crm-core by their namespace, the PostgreSQL backends of this run's database), so it does not depend on how busy the shared machine was. Two cores give at most 2,000 CPU ms per second to share between the gateway, crm-core, PostgreSQL, Redis, NATS and the load generator:",
       '',
       ...[gw, users, list, listPages, search].map((r) => {
         const total = ['gateway', 'core', 'postgres'].reduce((sum, k) => sum + Number(r.cpu[k]), 0);
         return `- ${r.name}: ${total.toFixed(2)} CPU ms per request in the three processes, so at most about ${Math.round(2000 / total)} req/s on two otherwise idle cores (measured: ${r.rps}).`;
       }),
       '',
-      'The floor is one process doing one indexed query and `JSON.stringify`. A gateway request adds: the API-key check (one Redis GET plus an HMAC), the per-user limits (one Redis Lua script), routing and class-validator validation, a NATS request-reply to crm-core, validation again there, and the reply turned into the envelope. GET /contacts/{id} costs about what GET /users/{id} costs: the contact wrapper is two prepared statements (the contact with its computed fields; the caller\'s open actions) plus, for a contact with a company, the company with its counters (a third); pending deals are read only for companies that have some. A list of 100 adds `total_count` (an index-only scan of a narrow partial index), the page of ids, and about 100 KB of JSON that crm-core serializes and the gateway parses and serializes again. Deep pages (`page` up to 500) pay OFFSET over the index: the cascade is the keyset way to walk everything.',
+      "The floor is one process doing one indexed query and `JSON.stringify`. A gateway request adds: the API-key check (one Redis GET plus an HMAC), the per-user limits (one Redis Lua script), routing and class-validator validation, a NATS request-reply to crm-core, validation again there, and the reply turned into the envelope. GET /contacts/{id} costs about what GET /users/{id} costs: the contact wrapper is two prepared statements (the contact with its computed fields; the caller's open actions) plus, for a contact with a company, the company with its counters (a third); pending deals are read only for companies that have some. A list of 100 adds `total_count` (an index-only scan of a narrow partial index), the page of ids, and about 100 KB of JSON that crm-core serializes and the gateway parses and serializes again. Deep pages (`page` up to 500) pay OFFSET over the index: the cascade is the keyset way to walk everything.",
       '',
       '## Cascade query plans',
       '',
@@ -365,7 +519,7 @@ async function main() {
       deepPlan.plan,
       '```',
       '',
-      '`items_left` is counted from the nearer end, so no batch counts the whole account: near the start of the name order, the contacts up to the end of the batch (at most 20,000, on the name index) are subtracted from the total (`total_count`\'s narrow index); further in, the contacts after the batch are counted from the bound on the name index. After the first batch:',
+      "`items_left` is counted from the nearer end, so no batch counts the whole account: near the start of the name order, the contacts up to the end of the batch (at most 20,000, on the name index) are subtracted from the total (`total_count`'s narrow index); further in, the contacts after the batch are counted from the bound on the name index. After the first batch:",
       '',
       '```sql',
       firstPlan.count,
@@ -408,6 +562,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`[bench:contacts] failed: ${error.stack ?? error.message}\n[bench:contacts] check that PostgreSQL, Redis and NATS run (npm start brings them up) and that ports 3410-3419 are free.`);
+  console.error(
+    `[bench:contacts] failed: ${error.stack ?? error.message}\n[bench:contacts] check that PostgreSQL, Redis and NATS run (npm start brings them up) and that ports 3410-3419 are free.`,
+  );
   process.exit(1);
 });

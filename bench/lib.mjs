@@ -11,7 +11,13 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const node = process.execPath;
 
 export function parseArgs(argv) {
-  return Object.fromEntries(argv.join(' ').split('--').filter(Boolean).map((a) => a.trim().split(/\s+/)));
+  return Object.fromEntries(
+    argv
+      .join(' ')
+      .split('--')
+      .filter(Boolean)
+      .map((a) => a.trim().split(/\s+/)),
+  );
 }
 
 export function machineDescription() {

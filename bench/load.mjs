@@ -60,10 +60,25 @@ function mixedLoad(urls, headers, fieldId, seconds) {
 async function main() {
   const system = await startSystem({ ports, log });
   try {
-    const account = await (await fetch(`${system.urls.auth}/operator/accounts`, { method: 'POST', headers: system.operatorHeaders, body: JSON.stringify({ name: 'Load', admin: { first_name: 'Load', last_name: 'Admin', email: `load-${Date.now()}@example.com`, password: 'load test password' } }) })).json();
+    const account = await (
+      await fetch(`${system.urls.auth}/operator/accounts`, {
+        method: 'POST',
+        headers: system.operatorHeaders,
+        body: JSON.stringify({
+          name: 'Load',
+          admin: { first_name: 'Load', last_name: 'Admin', email: `load-${Date.now()}@example.com`, password: 'load test password' },
+        }),
+      })
+    ).json();
     const authorization = `Basic ${Buffer.from(`${account.user.id}:${account.user.api_key}`).toString('base64')}`;
     const headers = { authorization };
-    const field = await (await fetch(`${system.urls.gateway}/api/v3/custom_fields`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Probe', type: 'number' }) })).json();
+    const field = await (
+      await fetch(`${system.urls.gateway}/api/v3/custom_fields`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Probe', type: 'number' }),
+      })
+    ).json();
     const fieldId = field.data.custom_field.id;
     log('warming up (5 s)');
     await mixedLoad(system.urls, { ...headers, userId: account.user.id }, fieldId, 5);
@@ -80,8 +95,13 @@ async function main() {
       return { name, ...before[name], rssAfter: after[name].rss, heapAfter: after[name].heap, growth, ok: growth < MEMORY_BOUND_MIB };
     });
     const statuses = JSON.stringify(Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, v.count])));
-    log(`${Math.round(result.requests.average)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms, p99.9 ${l.p99_9} ms, errors ${errors} (non-2xx ${result.non2xx}, timeouts ${result.timeouts}), statuses ${statuses}`);
-    for (const r of rows) log(`${r.name}: RSS ${r.rss.toFixed(0)} -> ${r.rssAfter.toFixed(0)} MiB, heap ${r.heap.toFixed(1)} -> ${r.heapAfter.toFixed(1)} MiB (${r.ok ? 'within' : 'OVER'} the ${MEMORY_BOUND_MIB} MiB bound)`);
+    log(
+      `${Math.round(result.requests.average)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms, p99.9 ${l.p99_9} ms, errors ${errors} (non-2xx ${result.non2xx}, timeouts ${result.timeouts}), statuses ${statuses}`,
+    );
+    for (const r of rows)
+      log(
+        `${r.name}: RSS ${r.rss.toFixed(0)} -> ${r.rssAfter.toFixed(0)} MiB, heap ${r.heap.toFixed(1)} -> ${r.heapAfter.toFixed(1)} MiB (${r.ok ? 'within' : 'OVER'} the ${MEMORY_BOUND_MIB} MiB bound)`,
+      );
 
     const report = [
       `# Load test ${new Date().toISOString()}`,
@@ -96,7 +116,10 @@ async function main() {
       '',
       '| service | RSS before | RSS after | heap before | heap after | heap growth | within bound |',
       '|---|---|---|---|---|---|---|',
-      ...rows.map((r) => `| ${r.name} | ${r.rss.toFixed(0)} | ${r.rssAfter.toFixed(0)} | ${r.heap.toFixed(1)} | ${r.heapAfter.toFixed(1)} | ${r.growth.toFixed(1)} | ${r.ok ? 'yes' : 'NO'} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.name} | ${r.rss.toFixed(0)} | ${r.rssAfter.toFixed(0)} | ${r.heap.toFixed(1)} | ${r.heapAfter.toFixed(1)} | ${r.growth.toFixed(1)} | ${r.ok ? 'yes' : 'NO'} |`,
+      ),
       '',
     ].join('\n');
     mkdirSync(path.join(root, 'bench/results'), { recursive: true });
@@ -110,6 +133,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`[bench:load] failed: ${error.message}\n[bench:load] check that PostgreSQL, Redis and NATS run (npm start brings them up) and that ports 3410-3413 are free.`);
+  console.error(
+    `[bench:load] failed: ${error.message}\n[bench:load] check that PostgreSQL, Redis and NATS run (npm start brings them up) and that ports 3410-3413 are free.`,
+  );
   process.exit(1);
 });

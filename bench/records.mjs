@@ -60,7 +60,8 @@ async function load(name, makeRequest, { seconds = SECONDS, connections = CONNEC
         }));
         latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if ((res.status === 'error' || res.status >= 400) && !firstFailure) firstFailure = `${res.status} ${String(res.body).slice(0, 300)}`;
+        if ((res.status === 'error' || res.status >= 400) && !firstFailure)
+          firstFailure = `${res.status} ${String(res.body).slice(0, 300)}`;
       }
     }),
   );
@@ -200,7 +201,10 @@ async function main() {
       '',
       '| scenario | clients | requests | req/s | p50 ms | p99 ms | statuses | target |',
       '|---|---|---|---|---|---|---|---|',
-      ...rows.map((r) => `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${JSON.stringify(r.statuses)} | ${verdict(r, r.write)} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${JSON.stringify(r.statuses)} | ${verdict(r, r.write)} |`,
+      ),
       '',
     ].join('\n');
     mkdirSync(path.join(root, 'bench/results'), { recursive: true });
@@ -214,6 +218,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`[bench:records] failed: ${error.stack ?? error.message}\n[bench:records] check that PostgreSQL, Redis and NATS run (npm start brings them up) and that ports 3420-3423 are free.`);
+  console.error(
+    `[bench:records] failed: ${error.stack ?? error.message}\n[bench:records] check that PostgreSQL, Redis and NATS run (npm start brings them up) and that ports 3420-3423 are free.`,
+  );
   process.exit(1);
 });

@@ -54,7 +54,15 @@ async function load(name, makeRequest, { seconds = SECONDS, connections = CONNEC
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
   latencies.sort((a, b) => a - b);
   const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(2);
-  const row = { name, connections, requests: latencies.length, rps: Math.round(latencies.length / elapsed), p50: pct(50), p99: pct(99), statuses: Object.fromEntries(statuses) };
+  const row = {
+    name,
+    connections,
+    requests: latencies.length,
+    rps: Math.round(latencies.length / elapsed),
+    p50: pct(50),
+    p99: pct(99),
+    statuses: Object.fromEntries(statuses),
+  };
   log(`${name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, statuses ${JSON.stringify(row.statuses)}`);
   return row;
 }
@@ -81,7 +89,9 @@ async function authorize(client, email, password, scope = 'crm') {
     return res;
   };
   const redirect = 'http://localhost:9/cb';
-  let res = await go(`/oauth/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(redirect)}&scope=${scope}&state=s&code_challenge=${challenge}&code_challenge_method=S256`);
+  let res = await go(
+    `/oauth/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(redirect)}&scope=${scope}&state=s&code_challenge=${challenge}&code_challenge_method=S256`,
+  );
   let page = await go(res.headers.get('location'));
   let html = await page.text();
   const csrf = () => /name="csrf" value="([^"]+)"/.exec(html)[1];
@@ -95,7 +105,10 @@ async function authorize(client, email, password, scope = 'crm') {
   const code = new URL(res.headers.get('location')).searchParams.get('code');
   const tokenRes = await fetch(`${auth}/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirect, code_verifier: verifier }),
   });
   return tokenRes.json();
@@ -108,14 +121,34 @@ async function main() {
     const op = system.operatorHeaders;
     const password = 'bench password 1';
     const email = `bench-${Date.now()}@example.com`;
-    const account = await (await fetch(`${auth}/operator/accounts`, { method: 'POST', headers: op, body: JSON.stringify({ name: 'Bench', admin: { first_name: 'Bench', last_name: 'Admin', email, password } }) })).json();
-    const client = await (await fetch(`${auth}/operator/clients`, { method: 'POST', headers: op, body: JSON.stringify({ client_name: 'Bench', redirect_uris: ['http://localhost:9/cb'], scope: 'crm crm.readonly', token_endpoint_auth_method: 'client_secret_basic' }) })).json();
+    const account = await (
+      await fetch(`${auth}/operator/accounts`, {
+        method: 'POST',
+        headers: op,
+        body: JSON.stringify({ name: 'Bench', admin: { first_name: 'Bench', last_name: 'Admin', email, password } }),
+      })
+    ).json();
+    const client = await (
+      await fetch(`${auth}/operator/clients`, {
+        method: 'POST',
+        headers: op,
+        body: JSON.stringify({
+          client_name: 'Bench',
+          redirect_uris: ['http://localhost:9/cb'],
+          scope: 'crm crm.readonly',
+          token_endpoint_auth_method: 'client_secret_basic',
+        }),
+      })
+    ).json();
     const tokens = await authorize(client, email, password);
     if (!tokens.access_token) throw new Error(`authorization flow failed: ${JSON.stringify(tokens)}`);
     const userUrl = `${gateway}/api/v3/users/${account.user.id}`;
     const basic = { authorization: `Basic ${Buffer.from(`${account.user.id}:${account.user.api_key}`).toString('base64')}` };
     const bearer = { authorization: `Bearer ${tokens.access_token}` };
-    const clientAuth = { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' };
+    const clientAuth = {
+      authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    };
     const refreshBody = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).toString();
 
     log(`warming up, then ${SECONDS} s per scenario`);
@@ -123,7 +156,11 @@ async function main() {
     const rows = [
       await load('GET /users/{id} (API key, HTTP Basic)', () => request(userUrl, { headers: basic })),
       await load('GET /users/{id} (OAuth bearer JWT)', () => request(userUrl, { headers: bearer })),
-      await load('POST /oauth/token (refresh_token grant, confidential)', () => request(`${auth}/oauth/token`, { method: 'POST', headers: clientAuth, body: refreshBody }), { connections: 8 }),
+      await load(
+        'POST /oauth/token (refresh_token grant, confidential)',
+        () => request(`${auth}/oauth/token`, { method: 'POST', headers: clientAuth, body: refreshBody }),
+        { connections: 8 },
+      ),
     ];
     const [basicRow, bearerRow] = rows;
     const overhead = ((basicRow.rps / bearerRow.rps - 1) * 100).toFixed(1);
@@ -137,7 +174,9 @@ async function main() {
       '',
       '| scenario | connections | requests | req/s | p50 ms | p99 ms | statuses |',
       '|---|---|---|---|---|---|---|',
-      ...rows.map((r) => `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${JSON.stringify(r.statuses)} |`),
+      ...rows.map(
+        (r) => `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${JSON.stringify(r.statuses)} |`,
+      ),
       '',
       `Bearer vs Basic: ${overhead}% fewer requests per second with a bearer token (target under 10%).`,
       '',
@@ -153,6 +192,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`[bench] failed: ${error.message}\n[bench] check that PostgreSQL, Redis and NATS run (npm start brings them up) and that ports 3400-3403 are free.`);
+  console.error(
+    `[bench] failed: ${error.message}\n[bench] check that PostgreSQL, Redis and NATS run (npm start brings them up) and that ports 3400-3403 are free.`,
+  );
   process.exit(1);
 });

@@ -63,12 +63,25 @@ delete env.PORT;
 
 const children = new Set();
 function startService(app, port, name = app) {
-  const portEnv = app === 'api-gateway' ? { PORT: String(port) } : app === 'auth-server' ? { AUTH_PORT: String(port) } : { HTTP_PORT: String(port) };
+  const portEnv =
+    app === 'api-gateway' ? { PORT: String(port) } : app === 'auth-server' ? { AUTH_PORT: String(port) } : { HTTP_PORT: String(port) };
   // BENCH_CPU_PROF=<dir>: V8 CPU profiles of the dispatchers (written when they stop).
-  const prof = process.env.BENCH_CPU_PROF && app === 'webhook-dispatcher' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(node, [...prof, `dist/apps/${app}/src/main.js`], { cwd: root, env: { ...env, ...portEnv, SERVICE_INSTANCE: name }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const prof =
+    process.env.BENCH_CPU_PROF && app === 'webhook-dispatcher' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(node, [...prof, `dist/apps/${app}/src/main.js`], {
+    cwd: root,
+    env: { ...env, ...portEnv, SERVICE_INSTANCE: name },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const exited = new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal)));
-  const proc = { app, name, port, child, exited, stop: async (signal = 'SIGTERM') => (child.exitCode === null && child.signalCode === null && child.kill(signal), exited) };
+  const proc = {
+    app,
+    name,
+    port,
+    child,
+    exited,
+    stop: async (signal = 'SIGTERM') => (child.exitCode === null && child.signalCode === null && child.kill(signal), exited),
+  };
   children.add(proc);
   void exited.then(() => children.delete(proc));
   return proc;
@@ -97,7 +110,8 @@ function cpuSnapshot() {
     }
   };
   const out = { dispatcher: 0, postgres: 0, 'crm-core': 0, nats: 0, driver: (process.cpuUsage().user + process.cpuUsage().system) / 1e6 };
-  for (const c of children) if (c.app === 'webhook-dispatcher' || c.app === 'crm-core') out[c.app === 'crm-core' ? 'crm-core' : 'dispatcher'] += ticks(c.child.pid);
+  for (const c of children)
+    if (c.app === 'webhook-dispatcher' || c.app === 'crm-core') out[c.app === 'crm-core' ? 'crm-core' : 'dispatcher'] += ticks(c.child.pid);
   const db = dbUrl.pathname.slice(1);
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     let cmd = '';
@@ -116,7 +130,11 @@ const cpuDelta = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, Math
 /** Mean duration of an HTTP attempt as the dispatcher saw it (request written -> status line). */
 async function meanAttemptMs(port) {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const sum = (name) => text.split('\n').filter((l) => l.startsWith(name)).reduce((t, l) => t + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  const sum = (name) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith(name))
+      .reduce((t, l) => t + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
   const count = sum('webhook_delivery_attempt_duration_seconds_count');
   return count ? (sum('webhook_delivery_attempt_duration_seconds_sum') / count) * 1000 : 0;
 }
@@ -166,7 +184,18 @@ function startReceivers() {
       resolve({
         url: `http://127.0.0.1:${server.address().port}`,
         add(pathname, secret) {
-          const r = { verifier: new Webhook(secret), seen: new Set(), times: [], requests: 0, duplicates: 0, badSignatures: 0, firstAt: 0, lastAt: 0, hangUntil: 0, onFirst: null };
+          const r = {
+            verifier: new Webhook(secret),
+            seen: new Set(),
+            times: [],
+            requests: 0,
+            duplicates: 0,
+            badSignatures: 0,
+            firstAt: 0,
+            lastAt: 0,
+            hangUntil: 0,
+            onFirst: null,
+          };
           receivers.set(pathname, r);
           return r;
         },
@@ -182,7 +211,10 @@ const gateway = `http://127.0.0.1:${ports.gateway}/api/v3`;
 async function callApi(method, pathname, body) {
   const res = await fetch(`${gateway}${pathname}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${admin.user.id}:${admin.user.api_key}`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${admin.user.id}:${admin.user.api_key}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -192,12 +224,41 @@ async function registerWebhook(receivers, pathname, types = ['deal']) {
   const res = await callApi('POST', '/webhooks', { name: pathname, hook_url: `${receivers.url}${pathname}`, types });
   if (res.status !== 201) throw new Error(`POST /webhooks: ${res.status} ${JSON.stringify(res.body)}`);
   const hook = res.body.data.webhook;
-  return { id: hook.id, receiver: receivers.add(pathname, hook.signing_secret), off: () => callApi('PUT', `/webhooks/${hook.id}`, { name: pathname, hook_url: `${receivers.url}${pathname}`, types, active: false }) };
+  return {
+    id: hook.id,
+    receiver: receivers.add(pathname, hook.signing_secret),
+    off: () => callApi('PUT', `/webhooks/${hook.id}`, { name: pathname, hook_url: `${receivers.url}${pathname}`, types, active: false }),
+  };
 }
 
 let pool;
 const dealData = (id, n) => ({
-  deal: { id, contact_id: 'c'.repeat(24), owner_id: admin.user.id, pipeline_id: 'p'.repeat(24), sales_pipeline_id: 's'.repeat(24), name: `Bench deal ${n}`, text: '', stage: 30, status: 'pending', expected_close_date: '2026-12-31', date: '2026-11-01', amount: 1200.5, months: 1, cost: 100, margin: 1100.5, total_amount: 1200.5, total_cost: 100, deal_fields: [], has_deal_items: false, deal_items: [], author: 'Bench Admin', linked_contacts: [], created_at: '2026-11-01T00:00:00.000Z', modified_at: '2026-11-01T00:00:00.000Z' },
+  deal: {
+    id,
+    contact_id: 'c'.repeat(24),
+    owner_id: admin.user.id,
+    pipeline_id: 'p'.repeat(24),
+    sales_pipeline_id: 's'.repeat(24),
+    name: `Bench deal ${n}`,
+    text: '',
+    stage: 30,
+    status: 'pending',
+    expected_close_date: '2026-12-31',
+    date: '2026-11-01',
+    amount: 1200.5,
+    months: 1,
+    cost: 100,
+    margin: 1100.5,
+    total_amount: 1200.5,
+    total_cost: 100,
+    deal_fields: [],
+    has_deal_items: false,
+    deal_items: [],
+    author: 'Bench Admin',
+    linked_contacts: [],
+    created_at: '2026-11-01T00:00:00.000Z',
+    modified_at: '2026-11-01T00:00:00.000Z',
+  },
 });
 /**
  * writeEvent semantics: the outbox rows and their NOTIFY in one transaction (here a single
@@ -237,7 +298,9 @@ async function drain(receivers, dispatcher, { kill = false } = {}) {
   const hook = await registerWebhook(receivers, `/drain-${kill ? 'kill' : 'plain'}`);
   await dispatcher.stop(); // events pile up in the stream meanwhile
   const fill = await fillStream(EVENTS);
-  log(`drain${kill ? ' (kill)' : ''}: ${EVENTS} events in the stream (committed in ${fill.commitSeconds.toFixed(1)} s, relayed ${fill.relaySeconds.toFixed(1)} s later)`);
+  log(
+    `drain${kill ? ' (kill)' : ''}: ${EVENTS} events in the stream (committed in ${fill.commitSeconds.toFixed(1)} s, relayed ${fill.relaySeconds.toFixed(1)} s later)`,
+  );
   const started = now();
   const dispatchers = [await startDispatcher(0)];
   if (kill) dispatchers.push(await startDispatcher(1));
@@ -267,7 +330,9 @@ async function drain(receivers, dispatcher, { kill = false } = {}) {
     attemptMs,
     cpu,
   };
-  log(`${row.scenario}: ${row.perSecond} deliveries/s (first to last; ${row.fromStart}/s from dispatcher start), ${row.duplicates} duplicates, ${row.badSignatures} bad signatures, mean attempt ${attemptMs.toFixed(1)} ms; CPU s ${JSON.stringify(Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, +v.toFixed(1)])))}`);
+  log(
+    `${row.scenario}: ${row.perSecond} deliveries/s (first to last; ${row.fromStart}/s from dispatcher start), ${row.duplicates} duplicates, ${row.badSignatures} bad signatures, mean attempt ${attemptMs.toFixed(1)} ms; CPU s ${JSON.stringify(Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, +v.toFixed(1)])))}`,
+  );
   for (const d of dispatchers) await d.stop();
   return row;
 }
@@ -295,8 +360,19 @@ async function hanging(receivers, running, { hang }) {
   const stuckInWindow = stuck.times.filter((t) => t >= first && t < first + 10_000).length;
   for (const h of hooks) await h.off();
   await d.stop();
-  const row = { scenario: hang ? 'fourth receiver hangs (no answer) for 10 s' : 'fourth receiver healthy', healthyDeliveries: total, seconds: (last - first) / 1000, healthyPerSecond: Math.round(total / ((last - first) / 1000)), windowPerSecond: Math.round(windowed / 10), stuckInWindow, stuckDelivered: stuck.seen.size, fromStart: (last - started) / 1000 };
-  log(`hanging receiver — ${row.scenario}: healthy receivers ${row.windowPerSecond} deliveries/s in the first 10 s, ${row.healthyPerSecond}/s over the whole drain`);
+  const row = {
+    scenario: hang ? 'fourth receiver hangs (no answer) for 10 s' : 'fourth receiver healthy',
+    healthyDeliveries: total,
+    seconds: (last - first) / 1000,
+    healthyPerSecond: Math.round(total / ((last - first) / 1000)),
+    windowPerSecond: Math.round(windowed / 10),
+    stuckInWindow,
+    stuckDelivered: stuck.seen.size,
+    fromStart: (last - started) / 1000,
+  };
+  log(
+    `hanging receiver — ${row.scenario}: healthy receivers ${row.windowPerSecond} deliveries/s in the first 10 s, ${row.healthyPerSecond}/s over the whole drain`,
+  );
   return row;
 }
 
@@ -344,7 +420,10 @@ async function latencyOutbox(receivers, { kill }) {
   const warm = RATE * 2; // the first 2 s warm the pools up
   const latencies = [...commits].filter(([, c]) => c.i >= warm).map(([id, c]) => Math.max(0, arrivals.get(id) - c.at));
   // Where the time goes (p50 of each leg): commit -> stored in JetStream (relay), -> stored as a delivery (dispatcher), -> 2xx.
-  const { rows: stamps } = await pool.query(`SELECT event_id, extract(epoch from published_at) * 1000 AS published, extract(epoch from created_at) * 1000 AS stored FROM webhooks.events WHERE event_id = ANY($1::varchar[])`, [[...commits.keys()]]);
+  const { rows: stamps } = await pool.query(
+    `SELECT event_id, extract(epoch from published_at) * 1000 AS published, extract(epoch from created_at) * 1000 AS stored FROM webhooks.events WHERE event_id = ANY($1::varchar[])`,
+    [[...commits.keys()]],
+  );
   const legs = { relay: [], ingest: [], send: [] };
   for (const s of stamps) {
     const c = commits.get(s.event_id);
@@ -354,8 +433,18 @@ async function latencyOutbox(receivers, { kill }) {
     legs.send.push(arrivals.get(s.event_id) - Number(s.stored));
   }
   const breakdown = Object.fromEntries(Object.entries(legs).map(([k, v]) => [k, percentiles(v).p50]));
-  const row = { scenario: kill ? 'outbox commit -> 2xx, 2 dispatchers, ingesting one SIGKILLed mid-run' : 'outbox commit -> 2xx, 1 dispatcher', rate: RATE, seconds: SECONDS, ...percentiles(latencies), late, duplicates: hook.receiver.duplicates, breakdown };
-  log(`latency ${row.scenario}: p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, p99.9 ${row.p999.toFixed(1)} ms, max ${row.max.toFixed(0)} ms, ${row.duplicates} duplicates; p50 legs ${JSON.stringify(Object.fromEntries(Object.entries(breakdown).map(([k, v]) => [k, +v.toFixed(1)])))}`);
+  const row = {
+    scenario: kill ? 'outbox commit -> 2xx, 2 dispatchers, ingesting one SIGKILLed mid-run' : 'outbox commit -> 2xx, 1 dispatcher',
+    rate: RATE,
+    seconds: SECONDS,
+    ...percentiles(latencies),
+    late,
+    duplicates: hook.receiver.duplicates,
+    breakdown,
+  };
+  log(
+    `latency ${row.scenario}: p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, p99.9 ${row.p999.toFixed(1)} ms, max ${row.max.toFixed(0)} ms, ${row.duplicates} duplicates; p50 legs ${JSON.stringify(Object.fromEntries(Object.entries(breakdown).map(([k, v]) => [k, +v.toFixed(1)])))}`,
+  );
   await hook.off();
   for (const d of dispatchers) await d.stop();
   return row;
@@ -376,22 +465,29 @@ async function latencyApi(receivers, API_RATE) {
     (i) =>
       new Promise((resolve) => {
         const sent = now();
-        const req = http.request(`${gateway}/contacts`, { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json' } }, (res) => {
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => {
-            statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
-            if (res.statusCode === 201) responses.set(JSON.parse(Buffer.concat(chunks).toString()).data.contact.id, { sent, answered: now(), i });
-            resolve();
-          });
-        });
+        const req = http.request(
+          `${gateway}/contacts`,
+          { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json' } },
+          (res) => {
+            const chunks = [];
+            res.on('data', (c) => chunks.push(c));
+            res.on('end', () => {
+              statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+              if (res.statusCode === 201)
+                responses.set(JSON.parse(Buffer.concat(chunks).toString()).data.contact.id, { sent, answered: now(), i });
+              resolve();
+            });
+          },
+        );
         req.on('error', () => resolve());
         req.end(JSON.stringify({ last_name: `Open loop ${i}` }));
       }),
     SECONDS,
     API_RATE,
   );
-  await waitFor('every created contact delivered', () => [...responses.keys()].every((id) => arrivals.has(id)), 120_000).catch((e) => log(e.message));
+  await waitFor('every created contact delivered', () => [...responses.keys()].every((id) => arrivals.has(id)), 120_000).catch((e) =>
+    log(e.message),
+  );
   const warm = API_RATE * 2;
   const kept = [...responses].filter(([id, r]) => r.i >= warm && arrivals.has(id));
   const fromAnswer = percentiles(kept.map(([id, r]) => Math.max(0, arrivals.get(id) - r.answered)));
@@ -400,8 +496,19 @@ async function latencyApi(receivers, API_RATE) {
   agent.destroy();
   await hook.off();
   await d.stop();
-  const row = { scenario: 'POST /contacts through the gateway', rate: API_RATE, seconds: SECONDS, statuses, late, fromAnswer, fromSend, api };
-  log(`latency API: 201 -> 2xx p50 ${fromAnswer.p50.toFixed(1)} ms p99 ${fromAnswer.p99.toFixed(1)} ms; request -> 2xx p50 ${fromSend.p50.toFixed(1)} ms p99 ${fromSend.p99.toFixed(1)} ms; API p50 ${api.p50.toFixed(1)} ms p99 ${api.p99.toFixed(1)} ms; statuses ${JSON.stringify(statuses)}`);
+  const row = {
+    scenario: 'POST /contacts through the gateway',
+    rate: API_RATE,
+    seconds: SECONDS,
+    statuses,
+    late,
+    fromAnswer,
+    fromSend,
+    api,
+  };
+  log(
+    `latency API: 201 -> 2xx p50 ${fromAnswer.p50.toFixed(1)} ms p99 ${fromAnswer.p99.toFixed(1)} ms; request -> 2xx p50 ${fromSend.p50.toFixed(1)} ms p99 ${fromSend.p99.toFixed(1)} ms; API p50 ${api.p50.toFixed(1)} ms p99 ${api.p99.toFixed(1)} ms; statuses ${JSON.stringify(statuses)}`,
+  );
   return row;
 }
 
@@ -417,12 +524,30 @@ async function main() {
     if (r.status !== 0) throw new Error(`migrating ${app} failed`);
   }
   log('starting auth-server, crm-core, api-gateway and one webhook-dispatcher');
-  const services = [startService('auth-server', ports.auth), startService('crm-core', ports.core), startService('api-gateway', ports.gateway)];
+  const services = [
+    startService('auth-server', ports.auth),
+    startService('crm-core', ports.core),
+    startService('api-gateway', ports.gateway),
+  ];
   await Promise.all(services.map((s) => waitReady(`http://127.0.0.1:${s.port}/readyz`)));
   const dispatcher = await startDispatcher(0);
   pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 24 });
   const op = { authorization: `Bearer ${env.OPERATOR_TOKEN}`, 'content-type': 'application/json' };
-  admin = await (await fetch(`${env.AUTH_URL}/operator/accounts`, { method: 'POST', headers: op, body: JSON.stringify({ name: 'Bench', admin: { first_name: 'Bench', last_name: 'Admin', email: `bench-${randomBytes(4).toString('hex')}@example.test`, password: 'a long bench password' } }) })).json();
+  admin = await (
+    await fetch(`${env.AUTH_URL}/operator/accounts`, {
+      method: 'POST',
+      headers: op,
+      body: JSON.stringify({
+        name: 'Bench',
+        admin: {
+          first_name: 'Bench',
+          last_name: 'Admin',
+          email: `bench-${randomBytes(4).toString('hex')}@example.test`,
+          password: 'a long bench password',
+        },
+      }),
+    })
+  ).json();
   const receivers = await startReceivers();
 
   const report = { drain: [], hang: [], latency: [], api: [] };
@@ -466,9 +591,12 @@ function writeReport(report) {
     '',
     '| scenario | events | deliveries/s | from start /s | duplicates | bad signatures | outbox -> stream /s | mean attempt ms | CPU s: dispatcher / PostgreSQL / NATS / driver |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...report.drain.map((r) => `| ${r.scenario} | ${r.events} | ${r.perSecond} | ${r.fromStart} | ${r.duplicates} | ${r.badSignatures} | ${r.relayPerSecond} | ${r.attemptMs.toFixed(1)} | ${[r.cpu.dispatcher, r.cpu.postgres, r.cpu.nats, r.cpu.driver].map((v) => v.toFixed(1)).join(' / ')} |`),
+    ...report.drain.map(
+      (r) =>
+        `| ${r.scenario} | ${r.events} | ${r.perSecond} | ${r.fromStart} | ${r.duplicates} | ${r.badSignatures} | ${r.relayPerSecond} | ${r.attemptMs.toFixed(1)} | ${[r.cpu.dispatcher, r.cpu.postgres, r.cpu.nats, r.cpu.driver].map((v) => v.toFixed(1)).join(' / ')} |`,
+    ),
     '',
-    'CPU seconds are those used during the drain (a killed dispatcher\'s are not counted; NATS is the shared server).',
+    "CPU seconds are those used during the drain (a killed dispatcher's are not counted; NATS is the shared server).",
     '',
     '## A hanging receiver',
     '',
@@ -476,7 +604,10 @@ function writeReport(report) {
     '',
     '| scenario | healthy deliveries/s in the first 10 s | to the fourth in those 10 s | healthy deliveries | seconds to drain them | healthy deliveries/s over the drain |',
     '|---|---|---|---|---|---|',
-    ...report.hang.map((r) => `| ${r.scenario} | ${r.windowPerSecond} | ${r.stuckInWindow} | ${r.healthyDeliveries} | ${r.seconds.toFixed(1)} | ${r.healthyPerSecond} |`),
+    ...report.hang.map(
+      (r) =>
+        `| ${r.scenario} | ${r.windowPerSecond} | ${r.stuckInWindow} | ${r.healthyDeliveries} | ${r.seconds.toFixed(1)} | ${r.healthyPerSecond} |`,
+    ),
     '',
     Number(cost) > 0
       ? `Cost of the hanging receiver to the healthy ones while it hangs: ${cost}% of their throughput (${costWhole}% over the whole drain, which includes the fourth receiver catching up on its backlog once it answers again, on the same two cores).`
@@ -488,7 +619,10 @@ function writeReport(report) {
     '',
     '| scenario | n | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | late | duplicates | legs (relay / ingest / send) ms |',
     '|---|---|---|---|---|---|---|---|---|---|',
-    ...report.latency.map((r) => `| ${r.scenario} | ${r.n} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${r.late} | ${r.duplicates} | ${ms(r.breakdown.relay)} / ${ms(r.breakdown.ingest)} / ${ms(r.breakdown.send)} |`),
+    ...report.latency.map(
+      (r) =>
+        `| ${r.scenario} | ${r.n} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${r.late} | ${r.duplicates} | ${ms(r.breakdown.relay)} / ${ms(r.breakdown.ingest)} / ${ms(r.breakdown.send)} |`,
+    ),
     '',
   ];
   if (report.api.length > 0) {
@@ -499,8 +633,13 @@ function writeReport(report) {
       '|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const a of report.api) {
-      const row = (label, p) => `| ${a.rate} | ${JSON.stringify(a.statuses)} | ${a.late} | ${label} | ${p.n} | ${ms(p.p50)} | ${ms(p.p90)} | ${ms(p.p99)} | ${ms(p.p999)} | ${ms(p.max)} |`;
-      lines.push(row('API 201 -> receiver 2xx', a.fromAnswer), row('request sent -> receiver 2xx', a.fromSend), row('the API call itself', a.api));
+      const row = (label, p) =>
+        `| ${a.rate} | ${JSON.stringify(a.statuses)} | ${a.late} | ${label} | ${p.n} | ${ms(p.p50)} | ${ms(p.p90)} | ${ms(p.p99)} | ${ms(p.p999)} | ${ms(p.max)} |`;
+      lines.push(
+        row('API 201 -> receiver 2xx', a.fromAnswer),
+        row('request sent -> receiver 2xx', a.fromSend),
+        row('the API call itself', a.api),
+      );
     }
     lines.push('');
   }

@@ -77,7 +77,8 @@ function loadManifests(): Manifest[] {
 
 const manifests = loadManifests();
 const ofKind = <T>(kind: string): T[] => manifests.filter((m) => m.doc.kind === kind).map((m) => m.doc as unknown as T);
-const named = <T extends { metadata?: { name?: string } }>(list: T[], name: string): T | undefined => list.find((o) => o.metadata?.name === name);
+const named = <T extends { metadata?: { name?: string } }>(list: T[], name: string): T | undefined =>
+  list.find((o) => o.metadata?.name === name);
 
 const deployments = ofKind<IDeployment>('Deployment');
 const statefulSets = ofKind<IStatefulSet>('StatefulSet');
@@ -145,7 +146,11 @@ function configVariables(): Set<string> {
     path.join(ROOT, 'libs/config/src/base.config.ts'),
     ...readdirSync(path.join(ROOT, 'apps')).flatMap((app) => {
       const dir = path.join(ROOT, 'apps', app, 'src', 'config');
-      return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')).map((f) => path.join(dir, f)) : [];
+      return existsSync(dir)
+        ? readdirSync(dir)
+            .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))
+            .map((f) => path.join(dir, f))
+        : [];
     }),
   ];
   const names = new Set<string>();
@@ -179,11 +184,14 @@ describe('deploy/k8s manifests', () => {
     }
   });
 
-  it.each(manifests.map((m) => [`${m.file}: ${m.doc.kind}/${m.doc.metadata.name}`, m] as const))('%s is valid against the Kubernetes schema', (_, { doc }) => {
-    const validate = VALIDATORS[`${doc.apiVersion}/${doc.kind}`];
-    if (!validate) throw new Error(`no validator for ${doc.apiVersion} ${doc.kind}: add it to VALIDATORS (or fix the apiVersion)`);
-    expect(() => validate(doc)).not.toThrow();
-  });
+  it.each(manifests.map((m) => [`${m.file}: ${m.doc.kind}/${m.doc.metadata.name}`, m] as const))(
+    '%s is valid against the Kubernetes schema',
+    (_, { doc }) => {
+      const validate = VALIDATORS[`${doc.apiVersion}/${doc.kind}`];
+      if (!validate) throw new Error(`no validator for ${doc.apiVersion} ${doc.kind}: add it to VALIDATORS (or fix the apiVersion)`);
+      expect(() => validate(doc)).not.toThrow();
+    },
+  );
 
   it('names every object once per kind', () => {
     const keys = manifests.map((m) => `${m.doc.kind}/${m.doc.metadata.name}`);
@@ -194,12 +202,21 @@ describe('deploy/k8s manifests', () => {
     expect(named(ofKind<INamespace>('Namespace'), NAMESPACE)).toBeDefined();
     for (const { file, doc } of manifests) {
       if (doc.kind === 'Namespace') continue;
-      expect({ file, object: `${doc.kind}/${doc.metadata.name}`, namespace: doc.metadata.namespace }).toEqual({ file, object: `${doc.kind}/${doc.metadata.name}`, namespace: NAMESPACE });
+      expect({ file, object: `${doc.kind}/${doc.metadata.name}`, namespace: doc.metadata.namespace }).toEqual({
+        file,
+        object: `${doc.kind}/${doc.metadata.name}`,
+        namespace: NAMESPACE,
+      });
     }
   });
 
   it('lists exactly the files of deploy/k8s in kustomization.yaml', () => {
-    const kustomization = parse(readFileSync(path.join(K8S_DIR, 'kustomization.yaml'), 'utf8')) as { apiVersion: string; kind: string; namespace?: string; resources: string[] };
+    const kustomization = parse(readFileSync(path.join(K8S_DIR, 'kustomization.yaml'), 'utf8')) as {
+      apiVersion: string;
+      kind: string;
+      namespace?: string;
+      resources: string[];
+    };
     expect(kustomization.apiVersion).toBe('kustomize.config.k8s.io/v1beta1');
     expect(kustomization.kind).toBe('Kustomization');
     expect(kustomization.namespace).toBe(NAMESPACE);
@@ -210,7 +227,12 @@ describe('deploy/k8s manifests', () => {
 
   it('has a Deployment, a Service and a PodDisruptionBudget for each of the four services', () => {
     for (const app of APP_NAMES) {
-      expect({ app, deployment: !!named(deployments, app), service: !!named(services, app), pdb: !!named(pdbs, app) }).toEqual({ app, deployment: true, service: true, pdb: true });
+      expect({ app, deployment: !!named(deployments, app), service: !!named(services, app), pdb: !!named(pdbs, app) }).toEqual({
+        app,
+        deployment: true,
+        service: true,
+        pdb: true,
+      });
     }
   });
 
@@ -236,7 +258,10 @@ describe('deploy/k8s manifests', () => {
   it('points every PodDisruptionBudget at the pods of one workload, and keeps one of at least two pods', () => {
     for (const pdb of pdbs) {
       const targets = workloads.filter((w) => isSubset(pdb.spec!.selector?.matchLabels, w.template.metadata?.labels));
-      expect({ pdb: pdb.metadata!.name, targets: targets.map((t) => t.name) }).toEqual({ pdb: pdb.metadata!.name, targets: [pdb.metadata!.name] });
+      expect({ pdb: pdb.metadata!.name, targets: targets.map((t) => t.name) }).toEqual({
+        pdb: pdb.metadata!.name,
+        targets: [pdb.metadata!.name],
+      });
       expect(pdb.spec!.minAvailable).toBe(1);
     }
   });
@@ -245,18 +270,29 @@ describe('deploy/k8s manifests', () => {
     for (const service of services) {
       const name = service.metadata!.name!;
       const targets = workloads.filter((w) => isSubset(service.spec!.selector, w.template.metadata?.labels));
-      expect({ service: name, targets: targets.map((t) => `${t.kind}/${t.name}`) }).toEqual({ service: name, targets: [expect.stringMatching(new RegExp(`/${name}$`))] });
+      expect({ service: name, targets: targets.map((t) => `${t.kind}/${t.name}`) }).toEqual({
+        service: name,
+        targets: [expect.stringMatching(new RegExp(`/${name}$`))],
+      });
       const containers = targets[0]!.template.spec!.containers;
       for (const port of service.spec!.ports ?? []) {
         const target = port.targetPort ?? port.port;
-        expect({ service: name, port: port.name, target, found: !!findPort(containers, target) }).toEqual({ service: name, port: port.name, target, found: true });
+        expect({ service: name, port: port.name, target, found: !!findPort(containers, target) }).toEqual({
+          service: name,
+          port: port.name,
+          target,
+          found: true,
+        });
       }
     }
   });
 
   it('matches every workload selector to its own pod template labels', () => {
     for (const w of [...deployments, ...statefulSets]) {
-      expect({ name: w.metadata!.name, matches: isSubset(w.spec!.selector.matchLabels, w.spec!.template.metadata?.labels) }).toEqual({ name: w.metadata!.name, matches: true });
+      expect({ name: w.metadata!.name, matches: isSubset(w.spec!.selector.matchLabels, w.spec!.template.metadata?.labels) }).toEqual({
+        name: w.metadata!.name,
+        matches: true,
+      });
     }
   });
 
@@ -265,8 +301,18 @@ describe('deploy/k8s manifests', () => {
     for (const { name, spec } of pods) {
       for (const c of allContainers(spec)) {
         for (const source of c.envFrom ?? []) {
-          if (source.configMapRef) expect({ container: `${name}/${c.name}`, configMap: source.configMapRef.name, defined: !!named(configMaps, source.configMapRef.name!) }).toEqual({ container: `${name}/${c.name}`, configMap: source.configMapRef.name, defined: true });
-          if (source.secretRef) expect({ container: `${name}/${c.name}`, secret: source.secretRef.name, defined: !!named(secrets, source.secretRef.name!) }).toEqual({ container: `${name}/${c.name}`, secret: source.secretRef.name, defined: true });
+          if (source.configMapRef)
+            expect({
+              container: `${name}/${c.name}`,
+              configMap: source.configMapRef.name,
+              defined: !!named(configMaps, source.configMapRef.name!),
+            }).toEqual({ container: `${name}/${c.name}`, configMap: source.configMapRef.name, defined: true });
+          if (source.secretRef)
+            expect({
+              container: `${name}/${c.name}`,
+              secret: source.secretRef.name,
+              defined: !!named(secrets, source.secretRef.name!),
+            }).toEqual({ container: `${name}/${c.name}`, secret: source.secretRef.name, defined: true });
         }
         for (const e of c.env ?? []) {
           const cm = e.valueFrom?.configMapKeyRef;
@@ -281,12 +327,27 @@ describe('deploy/k8s manifests', () => {
   it('configures only variables the services read', () => {
     const known = configVariables();
     // Sanity check of the extraction itself.
-    expect([...known]).toEqual(expect.arrayContaining(['NATS_URL', 'DATABASE_URL', 'PORT', 'AUTH_PORT', 'HTTP_PORT', 'API_KEY_PEPPER', 'OPERATOR_TOKEN', 'REGION_BASE_URLS']));
+    expect([...known]).toEqual(
+      expect.arrayContaining([
+        'NATS_URL',
+        'DATABASE_URL',
+        'PORT',
+        'AUTH_PORT',
+        'HTTP_PORT',
+        'API_KEY_PEPPER',
+        'OPERATOR_TOKEN',
+        'REGION_BASE_URLS',
+      ]),
+    );
     const keys = [
       ...configMaps.flatMap((c) => Object.keys(c.data ?? {}).map((k) => `ConfigMap ${c.metadata!.name}: ${k}`)),
       ...secrets.flatMap((s) => Object.keys({ ...s.data, ...s.stringData }).map((k) => `Secret ${s.metadata!.name}: ${k}`)),
       // APP picks the service in the image's entrypoint; NODE_OPTIONS is Node's own.
-      ...APP_NAMES.flatMap((app) => allContainers(podSpecOf(app)).flatMap((c) => (c.env ?? []).filter((e) => !['APP', 'NODE_OPTIONS'].includes(e.name)).map((e) => `${app}/${c.name}: ${e.name}`))),
+      ...APP_NAMES.flatMap((app) =>
+        allContainers(podSpecOf(app)).flatMap((c) =>
+          (c.env ?? []).filter((e) => !['APP', 'NODE_OPTIONS'].includes(e.name)).map((e) => `${app}/${c.name}: ${e.name}`),
+        ),
+      ),
     ];
     expect(keys.filter((k) => !known.has(k.split(': ')[1]!))).toEqual([]);
   });
@@ -297,7 +358,8 @@ describe('deploy/k8s manifests', () => {
     expect(secret!.data).toBeUndefined();
     const values = secret!.stringData ?? {};
     expect(Object.keys(values)).toEqual(expect.arrayContaining(['API_KEY_PEPPER', 'OPERATOR_TOKEN', 'DATABASE_URL', 'REDIS_URL']));
-    for (const [key, value] of Object.entries(values)) expect({ key, value }).toEqual({ key, value: expect.stringContaining('REPLACE_ME') });
+    for (const [key, value] of Object.entries(values))
+      expect({ key, value }).toEqual({ key, value: expect.stringContaining('REPLACE_ME') });
   });
 
   describe.each(APP_NAMES)('Deployment %s', (app) => {
@@ -319,7 +381,11 @@ describe('deploy/k8s manifests', () => {
 
     it('probes /healthz (startup, liveness) and /readyz (readiness) on its container port', () => {
       const probes = { startup: container.startupProbe, liveness: container.livenessProbe, readiness: container.readinessProbe };
-      expect({ startup: probePath(probes.startup), liveness: probePath(probes.liveness), readiness: probePath(probes.readiness) }).toEqual({ startup: '/healthz', liveness: '/healthz', readiness: '/readyz' });
+      expect({ startup: probePath(probes.startup), liveness: probePath(probes.liveness), readiness: probePath(probes.readiness) }).toEqual({
+        startup: '/healthz',
+        liveness: '/healthz',
+        readiness: '/readyz',
+      });
       for (const [kind, probe] of Object.entries(probes)) {
         expect({ kind, port: findPort([container], probe!.httpGet!.port)?.containerPort }).toEqual({ kind, port });
       }
@@ -327,7 +393,11 @@ describe('deploy/k8s manifests', () => {
 
     it('is scraped by Prometheus on /metrics of that port', () => {
       const annotations = named(deployments, app)!.spec!.template.metadata?.annotations ?? {};
-      expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
+      expect(annotations).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
     });
 
     it('runs non-root, read-only, without capabilities or privilege escalation', () => {
@@ -342,13 +412,19 @@ describe('deploy/k8s manifests', () => {
           capabilities: { drop: ['ALL'] },
         });
         // Writable scratch space on a read-only root.
-        expect(c.volumeMounts?.some((m) => m.mountPath === '/tmp' && spec.volumes?.some((v) => v.name === m.name && v.emptyDir))).toBe(true);
+        expect(c.volumeMounts?.some((m) => m.mountPath === '/tmp' && spec.volumes?.some((v) => v.name === m.name && v.emptyDir))).toBe(
+          true,
+        );
       }
     });
 
     it('sets CPU and memory requests and limits on every container', () => {
       for (const c of allContainers(spec)) {
-        expect({ container: c.name, requests: Object.keys(c.resources?.requests ?? {}).sort(), limits: Object.keys(c.resources?.limits ?? {}).sort() }).toEqual({
+        expect({
+          container: c.name,
+          requests: Object.keys(c.resources?.requests ?? {}).sort(),
+          limits: Object.keys(c.resources?.limits ?? {}).sort(),
+        }).toEqual({
           container: c.name,
           requests: ['cpu', 'memory'],
           limits: ['cpu', 'memory'],
@@ -423,7 +499,10 @@ interface ComposeService {
 }
 
 describe('docker-compose.yml', () => {
-  const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService>; volumes?: Record<string, unknown> };
+  const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, ComposeService>;
+    volumes?: Record<string, unknown>;
+  };
   const svc = (name: string): ComposeService => {
     const s = compose.services[name];
     if (!s) throw new Error(`docker-compose.yml has no service ${name}`);

@@ -67,7 +67,9 @@ async function request(url, init = {}) {
 
 async function credentialsWork(userId, apiKey) {
   const auth = Buffer.from(`${userId}:${apiKey}`).toString('base64');
-  const res = await request(`${gatewayInternal}/users/${encodeURIComponent(userId)}.json`, { headers: { Authorization: `Basic ${auth}`, Accept: 'application/json' } });
+  const res = await request(`${gatewayInternal}/users/${encodeURIComponent(userId)}.json`, {
+    headers: { Authorization: `Basic ${auth}`, Accept: 'application/json' },
+  });
   return res;
 }
 
@@ -105,11 +107,19 @@ if (previous?.CRM_USER_ID && previous?.CRM_API_KEY) {
   if (res.status === 200) {
     log(`reusing the demo account in ${path.relative(root, file)} (user ${previous.CRM_USER_ID})`);
     const { CRM_USER_ID, CRM_API_KEY, CRM_DEMO_EMAIL, CRM_DEMO_PASSWORD } = previous;
-    await save({ CRM_USER_ID, CRM_API_KEY, ...common, ...(CRM_DEMO_EMAIL ? { CRM_DEMO_EMAIL } : {}), ...(CRM_DEMO_PASSWORD ? { CRM_DEMO_PASSWORD } : {}) });
+    await save({
+      CRM_USER_ID,
+      CRM_API_KEY,
+      ...common,
+      ...(CRM_DEMO_EMAIL ? { CRM_DEMO_EMAIL } : {}),
+      ...(CRM_DEMO_PASSWORD ? { CRM_DEMO_PASSWORD } : {}),
+    });
     process.exit(0);
   }
   if (res.status === 0) fail(`the api-gateway does not answer at ${gatewayInternal}: ${res.text}`, 'check the api-gateway log lines above');
-  log(`the saved demo credentials no longer work (GET /users/${previous.CRM_USER_ID}.json answered ${res.status}); creating a new demo account`);
+  log(
+    `the saved demo credentials no longer work (GET /users/${previous.CRM_USER_ID}.json answered ${res.status}); creating a new demo account`,
+  );
 }
 
 const password = `Demo-${randomBytes(12).toString('base64url')}`;
@@ -127,7 +137,10 @@ for (const email of emails) {
   }
   if (res.status === 0) fail(`the auth-server does not answer at ${authInternal}: ${res.text}`, 'check the auth-server log lines above');
   if (res.status === 401 || res.status === 403) {
-    fail(`the operator API refused the OPERATOR_TOKEN (HTTP ${res.status})`, 'the auth-server must run with the same OPERATOR_TOKEN (.local/secrets.env or your env)');
+    fail(
+      `the operator API refused the OPERATOR_TOKEN (HTTP ${res.status})`,
+      'the auth-server must run with the same OPERATOR_TOKEN (.local/secrets.env or your env)',
+    );
   }
   fail(`creating the demo account failed: HTTP ${res.status} ${res.text.slice(0, 500)}`, 'check the auth-server log lines above');
 }
@@ -145,5 +158,8 @@ log(`created demo account ${account?.id ?? '?'} (${account?.name ?? 'Demo Compan
 
 const check = await credentialsWork(String(user.id), user.api_key);
 if (check.status !== 200) {
-  fail(`the new demo credentials do not work yet: GET /users/${user.id}.json answered ${check.status} ${check.text.slice(0, 300)}`, 'check the api-gateway and auth-server log lines above');
+  fail(
+    `the new demo credentials do not work yet: GET /users/${user.id}.json answered ${check.status} ${check.text.slice(0, 300)}`,
+    'check the api-gateway and auth-server log lines above',
+  );
 }

@@ -33,7 +33,12 @@ await Promise.all(
   files.map(async (file) => {
     const rel = path.relative(root, file).replace(/\.ts$/, '.js');
     const target = path.join(outDir, rel);
-    const { code, map } = await swc.transformFile(file, { ...options, filename: file, outputPath: target, sourceFileName: path.relative(path.dirname(target), file) });
+    const { code, map } = await swc.transformFile(file, {
+      ...options,
+      filename: file,
+      outputPath: target,
+      sourceFileName: path.relative(path.dirname(target), file),
+    });
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
     if (map) await writeFile(`${target}.map`, map);

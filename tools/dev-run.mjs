@@ -84,7 +84,9 @@ base.WEBHOOK_ALLOW_PRIVATE ??= 'true';
 
 const missingSecrets = ['OPERATOR_TOKEN', 'API_KEY_PEPPER'].filter((k) => !base[k]);
 if (missingSecrets.length > 0) {
-  console.error(`[dev-run] ${missingSecrets.join(' and ')} not set: start everything with \`npm start\` (scripts/up.sh), which creates them in .local/`);
+  console.error(
+    `[dev-run] ${missingSecrets.join(' and ')} not set: start everything with \`npm start\` (scripts/up.sh), which creates them in .local/`,
+  );
   process.exit(2);
 }
 

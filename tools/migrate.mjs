@@ -21,7 +21,9 @@ for (const app of apps) {
   console.error(`[migrate] ${app}`);
   const run = spawnSync(process.execPath, [mainOf(app), 'migrate'], { stdio: 'inherit', env: { ...process.env, HTTP_PORT: '0' } });
   if (run.status !== 0) {
-    console.error(`[migrate] ERROR: migrations of ${app} failed (exit ${run.status ?? run.signal}); see its log above. Is the database reachable (DATABASE_URL)?`);
+    console.error(
+      `[migrate] ERROR: migrations of ${app} failed (exit ${run.status ?? run.signal}); see its log above. Is the database reachable (DATABASE_URL)?`,
+    );
     process.exit(1);
   }
 }

@@ -2,7 +2,21 @@ import { createAccount, createUser, DEFAULT_TEST_PASSWORD, startServices, type C
 import { createHash, randomBytes } from 'node:crypto';
 import { recordCalls, type Json } from './record-helpers';
 
-const ACTION_KEYS = ['assignee_id', 'contact_id', 'created_at', 'date', 'done', 'done_at', 'exact_time', 'externally_controlled', 'id', 'modified_at', 'position', 'status', 'text'];
+const ACTION_KEYS = [
+  'assignee_id',
+  'contact_id',
+  'created_at',
+  'date',
+  'done',
+  'done_at',
+  'exact_time',
+  'externally_controlled',
+  'id',
+  'modified_at',
+  'position',
+  'status',
+  'text',
+];
 const FOREIGN_ID = 'f'.repeat(24);
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -24,8 +38,12 @@ describe('actions (e2e)', () => {
   });
 
   const { call, ok, contact } = recordCalls(() => services);
-  const action = async (who: CreatedAccount, contactId: string, body: Record<string, unknown>) => (await ok(who, 'POST', '/actions', { contact_id: contactId, text: 'Follow up', ...body }, 201)).action as Json;
-  const open = async (who: CreatedAccount, contactId: string) => (await ok(who, 'GET', `/contacts/${contactId}/actions?done=false&sort_by=position&per_page=100`)).actions.map((e: Json) => e.action) as Json[];
+  const action = async (who: CreatedAccount, contactId: string, body: Record<string, unknown>) =>
+    (await ok(who, 'POST', '/actions', { contact_id: contactId, text: 'Follow up', ...body }, 201)).action as Json;
+  const open = async (who: CreatedAccount, contactId: string) =>
+    (await ok(who, 'GET', `/contacts/${contactId}/actions?done=false&sort_by=position&per_page=100`)).actions.map(
+      (e: Json) => e.action,
+    ) as Json[];
 
   it('creates next and queued actions; a new next action queues the former one in front', async () => {
     const person = await contact(admin);
@@ -49,7 +67,9 @@ describe('actions (e2e)', () => {
       done_at: null,
       externally_controlled: false,
     });
-    const timed = (await ok(admin, 'POST', `/contacts/${person.id}/actions`, { text: 'Meet', status: 'date_time', exact_time: 1_900_000_000 }, 201)).action;
+    const timed = (
+      await ok(admin, 'POST', `/contacts/${person.id}/actions`, { text: 'Meet', status: 'date_time', exact_time: 1_900_000_000 }, 201)
+    ).action;
     expect(timed).toMatchObject({
       status: 'date_time',
       date: '2030-03-17',
@@ -164,7 +184,9 @@ describe('actions (e2e)', () => {
     expect(res.body.data.action).not.toHaveProperty('date');
     expect((await ok(admin, 'GET', `/actions/${next.id}`)).action).not.toHaveProperty('date');
     expect((await open(admin, person.id)).map((a) => [a.id, a.status])).toEqual([[queued.id, 'date']]);
-    expect((await ok(admin, 'GET', `/actions?contact_id=${person.id}&status=done`)).actions.map((e: Json) => e.action.id)).toEqual([next.id]);
+    expect((await ok(admin, 'GET', `/actions?contact_id=${person.id}&status=done`)).actions.map((e: Json) => e.action.id)).toEqual([
+      next.id,
+    ]);
     const undone = (await ok(admin, 'PUT', `/actions/${next.id}/undo_completion`)).action;
     expect(undone).toMatchObject({
       status: 'date',
@@ -313,7 +335,9 @@ describe('actions (e2e)', () => {
 
   it('never leaves two next actions for one contact and assignee under concurrent requests', async () => {
     const person = await contact(admin);
-    const bodies = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? { status: 'waiting' } : { date: `2030-04-${String(i + 1).padStart(2, '0')}` }));
+    const bodies = Array.from({ length: 16 }, (_, i) =>
+      i % 2 === 0 ? { status: 'waiting' } : { date: `2030-04-${String(i + 1).padStart(2, '0')}` },
+    );
     const results = await Promise.all(
       bodies.map((body) =>
         call(admin)<Json>('POST', '/actions', {
@@ -326,12 +350,20 @@ describe('actions (e2e)', () => {
     expect(results.map((r) => r.status)).toEqual(bodies.map(() => 201));
     let actions = await open(admin, person.id);
     expect(actions.filter((a) => a.status !== 'queued_with_date')).toHaveLength(1);
-    expect(actions.filter((a) => a.status === 'queued_with_date').map((a) => a.position)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+    expect(actions.filter((a) => a.status === 'queued_with_date').map((a) => a.position)).toEqual(
+      Array.from({ length: 15 }, (_, i) => i + 1),
+    );
     // Completions and deletions racing: every answer is clean (200, or 404 for an action another request removed first).
     const ids = actions.map((a) => a.id);
     // In waves of 16 (the per-user concurrency ceiling is 20).
-    const requests = ids.flatMap((id, i) => [() => call(admin)('PUT', `/actions/${id}/mark_as_done`), i % 2 === 0 ? () => call(admin)('DELETE', `/actions/${id}`) : () => call(admin)('PUT', `/actions/${ids[(i + 1) % ids.length]}/swap`)]);
-    const raced = [...(await Promise.all(requests.slice(0, 16).map((r) => r()))), ...(await Promise.all(requests.slice(16).map((r) => r())))];
+    const requests = ids.flatMap((id, i) => [
+      () => call(admin)('PUT', `/actions/${id}/mark_as_done`),
+      i % 2 === 0 ? () => call(admin)('DELETE', `/actions/${id}`) : () => call(admin)('PUT', `/actions/${ids[(i + 1) % ids.length]}/swap`),
+    ]);
+    const raced = [
+      ...(await Promise.all(requests.slice(0, 16).map((r) => r()))),
+      ...(await Promise.all(requests.slice(16).map((r) => r()))),
+    ];
     for (const res of raced) expect([200, 404, 409]).toContain(res.status);
     actions = await open(admin, person.id);
     expect(actions.filter((a) => a.status !== 'queued_with_date').length).toBeLessThanOrEqual(1);
@@ -395,10 +427,13 @@ describe('actions (e2e)', () => {
   });
 
   it('documents every action route in the OpenAPI document', async () => {
-    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(Object.keys(doc.paths['/actions']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/actions/{action_id}']).sort()).toEqual(['delete', 'get', 'put']);
-    for (const verb of ['mark_as_done', 'undo_completion', 'swap', 'unlink']) expect(Object.keys(doc.paths[`/actions/{action_id}/${verb}`])).toEqual(['put']);
+    for (const verb of ['mark_as_done', 'undo_completion', 'swap', 'unlink'])
+      expect(Object.keys(doc.paths[`/actions/{action_id}/${verb}`])).toEqual(['put']);
     expect(Object.keys(doc.paths['/actions/external/{provider}/{external_id}'])).toEqual(['put']);
     expect(Object.keys(doc.paths['/contacts/{contact_id}/actions']).sort()).toEqual(['get', 'post']);
   });

@@ -18,7 +18,10 @@ describe('login and consent in a real browser (e2e)', () => {
   const password = 'browser test password';
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium package (scripts/test.sh does it as root) or set CHROMIUM_PATH`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `Chromium not found at ${CHROMIUM}: install Debian's chromium package (scripts/test.sh does it as root) or set CHROMIUM_PATH`,
+      );
     callbackServer = http.createServer((req, res) => {
       // Only the OAuth callback counts (browsers also ask for /favicon.ico).
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -30,7 +33,16 @@ describe('login and consent in a real browser (e2e)', () => {
     services = await startServices({ crmCoreReplicas: 1 });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -51,7 +63,14 @@ describe('login and consent in a real browser (e2e)', () => {
     const verifier = randomBytes(32).toString('base64url');
     const state = randomBytes(8).toString('hex');
     const url = new URL(`${services.authUrl}/oauth/authorize`);
-    url.search = new URLSearchParams({ response_type: 'code', client_id, redirect_uri: redirectUri, state, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id,
+      redirect_uri: redirectUri,
+      state,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    }).toString();
     return { account, client_id, verifier, state, url };
   }
 
@@ -80,7 +99,13 @@ describe('login and consent in a real browser (e2e)', () => {
     const token = await fetch(`${services.authUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier, client_id }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id,
+      }),
     });
     expect(token.status).toBe(200);
     const body = await token.json();

@@ -4,8 +4,28 @@ import { api, createAccount, createUser, startServices, type CreatedAccount, typ
 type Json = any;
 
 const COMPANY_KEYS = [
-  'address', 'company_fields', 'contacts', 'contacts_count', 'created_at', 'description', 'id', 'image', 'modified_at', 'name', 'pending_deals', 'pending_deals_count', 'phone', 'photo_url',
-  'synced_status_id', 'synced_tags', 'syncing_status', 'syncing_tags', 'total_pending_amount', 'total_won_amount', 'url', 'won_deals_count',
+  'address',
+  'company_fields',
+  'contacts',
+  'contacts_count',
+  'created_at',
+  'description',
+  'id',
+  'image',
+  'modified_at',
+  'name',
+  'pending_deals',
+  'pending_deals_count',
+  'phone',
+  'photo_url',
+  'synced_status_id',
+  'synced_tags',
+  'syncing_status',
+  'syncing_tags',
+  'total_pending_amount',
+  'total_won_amount',
+  'url',
+  'won_deals_count',
 ];
 const FOREIGN_ID = 'f'.repeat(24);
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
@@ -33,7 +53,8 @@ describe('companies (e2e)', () => {
     if (res.status !== status) throw new Error(`${method} ${path} ${res.status}: ${res.text}`);
     return res.body as Json;
   };
-  const contact = async (who: CreatedAccount, body: Record<string, unknown>) => (await ok(who, 'POST', '/contacts', body, 201)).data.contact as Json;
+  const contact = async (who: CreatedAccount, body: Record<string, unknown>) =>
+    (await ok(who, 'POST', '/contacts', body, 201)).data.contact as Json;
 
   it('shows a company with its counters and contacts, listed by name', async () => {
     const a = await contact(admin, { first_name: 'Ann', last_name: 'Alpha', company_name: 'Wayne Enterprises' });
@@ -61,13 +82,23 @@ describe('companies (e2e)', () => {
       image: '',
     });
     expect(company.contacts.map((w: Json) => w.contact.last_name)).toEqual(['Alpha', 'Beta']);
-    expect(Object.keys(company.contacts[0]).sort()).toEqual(['company', 'contact', 'next_action', 'next_action_conflicts', 'next_actions', 'queued_actions']);
+    expect(Object.keys(company.contacts[0]).sort()).toEqual([
+      'company',
+      'contact',
+      'next_action',
+      'next_action_conflicts',
+      'next_actions',
+      'queued_actions',
+    ]);
 
     const list = await ok(admin, 'GET', '/companies?per_page=1&page=2');
     expect(list.data).toMatchObject({ total_count: 2, page: 2, per_page: 1, max_page: 2 });
     expect(list.data.companies.map((c: Json) => c.company.name)).toEqual(['Wayne Enterprises']);
     expect((await ok(admin, 'GET', '/companies?search=ACM')).data.companies.map((c: Json) => c.company.name)).toEqual(['Acme']);
-    expect((await ok(admin, 'GET', '/companies?sort_by=created_at&order=desc')).data.companies.map((c: Json) => c.company.name)).toEqual(['Acme', 'Wayne Enterprises']);
+    expect((await ok(admin, 'GET', '/companies?sort_by=created_at&order=desc')).data.companies.map((c: Json) => c.company.name)).toEqual([
+      'Acme',
+      'Wayne Enterprises',
+    ]);
     expect((await ok(stranger, 'GET', '/companies')).data.total_count).toBe(0);
     for (const query of ['?page=0', '?sort_by=size', '?since=yesterday', '?date_filter=created_at&unmodified_since=2026-01-01']) {
       expect((await call(admin)<Json>('GET', `/companies${query}`)).status).toBe(400);
@@ -83,8 +114,20 @@ describe('companies (e2e)', () => {
   it('replaces with PUT, changes what is sent with PATCH, and renames on its contacts', async () => {
     const c = await contact(admin, { company_name: 'Umbrella' });
     const id = c.company_id;
-    const put = await ok(admin, 'PUT', `/companies/${id}`, { name: 'Umbrella Corp', description: 'Pharma', phone: '555', url: 'https://umbrella.example', image: PNG, address: { city: 'Raccoon City', country_code: 'us' } });
-    expect(put.data.company).toMatchObject({ name: 'Umbrella Corp', description: 'Pharma', image: PNG, address: { city: 'Raccoon City', country_code: 'US', address: '' } });
+    const put = await ok(admin, 'PUT', `/companies/${id}`, {
+      name: 'Umbrella Corp',
+      description: 'Pharma',
+      phone: '555',
+      url: 'https://umbrella.example',
+      image: PNG,
+      address: { city: 'Raccoon City', country_code: 'us' },
+    });
+    expect(put.data.company).toMatchObject({
+      name: 'Umbrella Corp',
+      description: 'Pharma',
+      image: PNG,
+      address: { city: 'Raccoon City', country_code: 'US', address: '' },
+    });
     const patched = await ok(admin, 'PATCH', `/companies/${id}`, { phone: '556' });
     expect(patched.data.company).toMatchObject({ name: 'Umbrella Corp', description: 'Pharma', phone: '556' });
     const partial = await ok(admin, 'PUT', `/companies/${id}?partial=1`, { url: '' });
@@ -122,24 +165,51 @@ describe('companies (e2e)', () => {
   });
 
   it('checks company field values against their definitions', async () => {
-    const field = (await ok(admin, 'POST', '/company_fields', { name: 'Industry', type: 'select_box', choices: ['Retail', 'Tech'] }, 201)).data.company_field;
+    const field = (await ok(admin, 'POST', '/company_fields', { name: 'Industry', type: 'select_box', choices: ['Retail', 'Tech'] }, 201))
+      .data.company_field;
     const size = (await ok(admin, 'POST', '/company_fields', { name: 'Employees', type: 'number' }, 201)).data.company_field;
     const c = await contact(admin, { company_name: 'Fielded' });
-    const res = await ok(admin, 'PATCH', `/companies/${c.company_id}`, { company_fields: [{ company_field: { id: size.id }, value: 250 }, { company_field: { id: field.id }, value: 'Tech' }] });
+    const res = await ok(admin, 'PATCH', `/companies/${c.company_id}`, {
+      company_fields: [
+        { company_field: { id: size.id }, value: 250 },
+        { company_field: { id: field.id }, value: 'Tech' },
+      ],
+    });
     expect(res.data.company.company_fields).toEqual([
-      { company_field: { id: field.id, name: 'Industry', type: 'select_box', position: field.position, choices: ['Retail', 'Tech'] }, value: 'Tech' },
+      {
+        company_field: { id: field.id, name: 'Industry', type: 'select_box', position: field.position, choices: ['Retail', 'Tech'] },
+        value: 'Tech',
+      },
       { company_field: { id: size.id, name: 'Employees', type: 'number', position: size.position }, value: 250 },
     ]);
-    const bad = await call(admin)<Json>('PATCH', `/companies/${c.company_id}`, { company_fields: [{ company_field: { id: field.id }, value: 'Farming' }] });
+    const bad = await call(admin)<Json>('PATCH', `/companies/${c.company_id}`, {
+      company_fields: [{ company_field: { id: field.id }, value: 'Farming' }],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toHaveProperty(['company_fields.0.value']);
-    expect((await call(admin)<Json>('PATCH', `/companies/${c.company_id}`, { company_fields: [{ company_field: { id: FOREIGN_ID }, value: 1 }] })).status).toBe(404);
+    expect(
+      (
+        await call(admin)<Json>('PATCH', `/companies/${c.company_id}`, {
+          company_fields: [{ company_field: { id: FOREIGN_ID }, value: 1 }],
+        })
+      ).status,
+    ).toBe(404);
     // Contact custom fields are a separate set.
-    expect((await call(admin)<Json>('PATCH', `/contacts/${c.id}`, { custom_fields: [{ custom_field: { id: field.id }, value: 'Tech' }] })).status).toBe(404);
+    expect(
+      (await call(admin)<Json>('PATCH', `/contacts/${c.id}`, { custom_fields: [{ custom_field: { id: field.id }, value: 'Tech' }] }))
+        .status,
+    ).toBe(404);
     const custom = (await ok(admin, 'POST', '/custom_fields', { name: 'Birthday', type: 'date' }, 201)).data.custom_field;
-    const withValue = await ok(admin, 'PATCH', `/contacts/${c.id}`, { custom_fields: [{ custom_field: { id: custom.id }, value: '1990-02-28' }] });
-    expect(withValue.data.contact.custom_fields).toEqual([{ custom_field: { id: custom.id, name: 'Birthday', type: 'date', position: custom.position }, value: '1990-02-28' }]);
-    expect((await call(admin)<Json>('PATCH', `/contacts/${c.id}`, { custom_fields: [{ custom_field: { id: custom.id }, value: '1990-02-30' }] })).status).toBe(400);
+    const withValue = await ok(admin, 'PATCH', `/contacts/${c.id}`, {
+      custom_fields: [{ custom_field: { id: custom.id }, value: '1990-02-28' }],
+    });
+    expect(withValue.data.contact.custom_fields).toEqual([
+      { custom_field: { id: custom.id, name: 'Birthday', type: 'date', position: custom.position }, value: '1990-02-28' },
+    ]);
+    expect(
+      (await call(admin)<Json>('PATCH', `/contacts/${c.id}`, { custom_fields: [{ custom_field: { id: custom.id }, value: '1990-02-30' }] }))
+        .status,
+    ).toBe(400);
     const found = await ok(admin, 'GET', `/contacts?custom_field_id=${custom.id}&custom_field_value=1990-02-28`);
     expect(found.data.contacts.map((w: Json) => w.contact.id)).toEqual([c.id]);
   });
@@ -148,8 +218,18 @@ describe('companies (e2e)', () => {
     const first = await contact(admin, { last_name: 'Synced', company_name: 'Sync Co' });
     const statuses = (await ok(admin, 'PUT', `/contacts/${first.id}/assign_tag/seed`)).statuses as Json[];
     const trial = statuses.find((s) => s.status.status === 'Trial').status;
-    const res = await ok(admin, 'PATCH', `/companies/${first.company_id}`, { syncing_status: true, synced_status_id: trial.id, syncing_tags: true, synced_tags: ['Partner', 'SEED'] });
-    expect(res.data.company).toMatchObject({ syncing_status: true, synced_status_id: trial.id, syncing_tags: true, synced_tags: ['Partner', 'seed'] });
+    const res = await ok(admin, 'PATCH', `/companies/${first.company_id}`, {
+      syncing_status: true,
+      synced_status_id: trial.id,
+      syncing_tags: true,
+      synced_tags: ['Partner', 'SEED'],
+    });
+    expect(res.data.company).toMatchObject({
+      syncing_status: true,
+      synced_status_id: trial.id,
+      syncing_tags: true,
+      synced_tags: ['Partner', 'seed'],
+    });
     expect((await ok(admin, 'GET', `/contacts/${first.id}`)).data.contact).toMatchObject({ status: 'Trial', tags: ['Partner', 'seed'] });
     const later = await contact(admin, { last_name: 'Later', company_name: 'sync co' });
     expect(later).toMatchObject({ status: 'Trial', tags: ['Partner', 'seed'] });
@@ -170,7 +250,11 @@ describe('companies (e2e)', () => {
     expect(entry.deals.map((d: Json) => d.deal.name).sort()).toEqual(['Pending one', 'Won one']);
     // A deleted contact's deals leave the company's counters.
     await ok(admin, 'DELETE', `/contacts/${other.id}`);
-    expect((await ok(admin, 'GET', `/companies/${c.company_id}`)).data.company).toMatchObject({ contacts_count: 1, pending_deals_count: 1, total_pending_amount: 300 });
+    expect((await ok(admin, 'GET', `/companies/${c.company_id}`)).data.company).toMatchObject({
+      contacts_count: 1,
+      pending_deals_count: 1,
+      total_pending_amount: 300,
+    });
   });
 
   it('shows the caller’s next action in the wrapper', async () => {
@@ -190,7 +274,11 @@ describe('companies (e2e)', () => {
 
   it("never reads or changes another account's companies", async () => {
     const c = await contact(admin, { company_name: 'Secret Inc' });
-    for (const [method, body] of [['GET', undefined], ['PUT', { name: 'Stolen' }], ['PATCH', { name: 'Stolen' }]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { name: 'Stolen' }],
+      ['PATCH', { name: 'Stolen' }],
+    ] as const) {
       const res = await call(stranger)<Json>(method, `/companies/${c.company_id}`, body);
       expect(res.status).toBe(404);
       expect(res.body.error_name).toBe('resource_not_found');

@@ -1,8 +1,25 @@
 import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
 
 type Counts = Record<string, number> & { total_count: number };
-type Status = { id: string; status: string; text: string; description: string; color: string; counts: Counts; total_count: number; action_stream_count: number; team_counts: Array<{ user_id: string; counts: Counts }> };
-type LeadSource = { id: string; text: string; counts: Counts; total_count: number; action_stream_count: number; team_counts: Array<{ user_id: string; counts: Counts }> };
+type Status = {
+  id: string;
+  status: string;
+  text: string;
+  description: string;
+  color: string;
+  counts: Counts;
+  total_count: number;
+  action_stream_count: number;
+  team_counts: Array<{ user_id: string; counts: Counts }>;
+};
+type LeadSource = {
+  id: string;
+  text: string;
+  counts: Counts;
+  total_count: number;
+  action_stream_count: number;
+  team_counts: Array<{ user_id: string; counts: Counts }>;
+};
 type Tag = { name: string; counts: Counts; total_count: number; action_stream_count: number };
 type Paged = { total_count: number; page: number; per_page: number; max_page: number };
 type StatusBody = { data: { status: Status } };
@@ -13,9 +30,23 @@ type ContactBody = { data: { contact: { id: string; status_id: string; lead_sour
 type ContactsBody = { data: Paged & { contacts: Array<{ contact: { id: string } }> } };
 type Filter = { id: string; name: string; conditions: Array<Record<string, unknown>>; created_at: string; modified_at: string };
 type FilterBody = { data: { filter: Filter } };
-type Relationship = { id: string; contact_id: string; related_contact_id: string; variant_id: string; label: string; reverse_label: string; symmetrical: boolean };
+type Relationship = {
+  id: string;
+  contact_id: string;
+  related_contact_id: string;
+  variant_id: string;
+  label: string;
+  reverse_label: string;
+  symmetrical: boolean;
+};
 type ErrorBody = { status: number; error_name: string; errors: Record<string, string> };
-type Summary = { lead_sources: Array<{ lead_source: LeadSource }>; statuses: Array<{ status: Status }>; tags: { tags: Tag[]; system_tags: Tag[] }; contacts_count: { all: Counts[]; users: Array<Counts & { user_id: string }> }; team_stream: { all: Counts; users: Array<{ user_id: string; counts: Counts }> } };
+type Summary = {
+  lead_sources: Array<{ lead_source: LeadSource }>;
+  statuses: Array<{ status: Status }>;
+  tags: { tags: Tag[]; system_tags: Tag[] };
+  contacts_count: { all: Counts[]; users: Array<Counts & { user_id: string }> };
+  team_stream: { all: Counts; users: Array<{ user_id: string; counts: Counts }> };
+};
 
 const LETTERS = ['1', ...'abcdefghijklmnopqrstuvwxyz'];
 
@@ -42,7 +73,8 @@ describe('account configuration (e2e)', () => {
     expect(res.status).toBe(201);
     return res.body.data.contact;
   };
-  const statuses = async (who: CreatedAccount) => (await call(who)<StatusesBody>('GET', '/statuses?per_page=100')).body.data.statuses.map((s) => s.status);
+  const statuses = async (who: CreatedAccount) =>
+    (await call(who)<StatusesBody>('GET', '/statuses?per_page=100')).body.data.statuses.map((s) => s.status);
   const expectError = (res: { status: number; body: unknown }, http: number, name: string) => {
     expect(res.status).toBe(http);
     expect(res.body).toMatchObject({ error_name: name });
@@ -54,7 +86,17 @@ describe('account configuration (e2e)', () => {
     expect(list.body.data).toMatchObject({ total_count: 5, page: 1, per_page: 10, max_page: 1 });
     const [lead] = list.body.data.statuses.map((s) => s.status);
     expect(lead).toMatchObject({ status: 'Lead', text: 'LD', total_count: 0, action_stream_count: 0 });
-    expect(Object.keys(lead).sort()).toEqual(['action_stream_count', 'color', 'counts', 'description', 'id', 'status', 'team_counts', 'text', 'total_count']);
+    expect(Object.keys(lead).sort()).toEqual([
+      'action_stream_count',
+      'color',
+      'counts',
+      'description',
+      'id',
+      'status',
+      'team_counts',
+      'text',
+      'total_count',
+    ]);
     expect(Object.keys(lead.counts).sort()).toEqual([...LETTERS, 'total_count'].sort());
     expect(lead.team_counts.map((t) => t.user_id).sort()).toEqual([admin.user.id, member.user.id].sort());
 
@@ -67,7 +109,11 @@ describe('account configuration (e2e)', () => {
   });
 
   it('creates, updates and deletes statuses; deleting one moves its contacts to lead', async () => {
-    const created = await call(admin)<StatusBody>('POST', '/statuses', { status: ' Negotiating ', description: 'Talking money', color: '#ff8800' });
+    const created = await call(admin)<StatusBody>('POST', '/statuses', {
+      status: ' Negotiating ',
+      description: 'Talking money',
+      color: '#ff8800',
+    });
     expect(created.status).toBe(201);
     const status = created.body.data.status;
     expect(status).toMatchObject({ status: 'Negotiating', text: 'NE', description: 'Talking money', color: '#ff8800', total_count: 0 });
@@ -123,8 +169,21 @@ describe('account configuration (e2e)', () => {
     const vip = await contact(admin, { first_name: 'Val', last_name: 'Ives', starred: true });
     const assigned = await call(admin)<{ data: unknown } & Summary>('PUT', `/contacts/${vip.id}/assign_tag/VIP`);
     expect(assigned.status).toBe(200);
-    expect(Object.keys(assigned.body).sort()).toEqual(['contacts_count', 'data', 'lead_sources', 'message', 'status', 'statuses', 'tags', 'team_stream', 'timestamp']);
-    expect(assigned.body.tags.tags.find((t) => t.name === 'VIP')).toMatchObject({ total_count: 1, counts: expect.objectContaining({ i: 1 }) });
+    expect(Object.keys(assigned.body).sort()).toEqual([
+      'contacts_count',
+      'data',
+      'lead_sources',
+      'message',
+      'status',
+      'statuses',
+      'tags',
+      'team_stream',
+      'timestamp',
+    ]);
+    expect(assigned.body.tags.tags.find((t) => t.name === 'VIP')).toMatchObject({
+      total_count: 1,
+      counts: expect.objectContaining({ i: 1 }),
+    });
     expect(assigned.body.contacts_count.all).toHaveLength(1);
     expect(assigned.body.contacts_count.all[0].total_count).toBeGreaterThanOrEqual(1);
     expect(assigned.body.contacts_count.users.map((u) => u.user_id).sort()).toEqual([admin.user.id, member.user.id].sort());
@@ -136,7 +195,9 @@ describe('account configuration (e2e)', () => {
 
     const tags = await call(member)<TagsBody>('GET', '/tags');
     expect(tags.status).toBe(200);
-    expect(tags.body.data.tags).toEqual([{ name: 'VIP', counts: expect.objectContaining({ i: 1, total_count: 1 }), total_count: 1, action_stream_count: 0 }]);
+    expect(tags.body.data.tags).toEqual([
+      { name: 'VIP', counts: expect.objectContaining({ i: 1, total_count: 1 }), total_count: 1, action_stream_count: 0 },
+    ]);
     expect(tags.body.data.system_tags.map((t) => t.name)).toEqual(['starred', 'pending_deal']);
     expect(tags.body.data.system_tags[0].total_count).toBe(1);
     expect(tags.body.data).toMatchObject({ total_count: 1, page: 1, max_page: 1 });
@@ -164,47 +225,93 @@ describe('account configuration (e2e)', () => {
     expect(created.status).toBe(201);
     const filter = created.body.data.filter;
     expect(Object.keys(filter).sort()).toEqual(['conditions', 'created_at', 'id', 'modified_at', 'name']);
-    const ids = async (filterId: string) => (await call(admin)<ContactsBody>('GET', `/contacts?team=true&filter_id=${filterId}&per_page=100`)).body.data.contacts.map((c) => c.contact.id).sort();
+    const ids = async (filterId: string) =>
+      (await call(admin)<ContactsBody>('GET', `/contacts?team=true&filter_id=${filterId}&per_page=100`)).body.data.contacts
+        .map((c) => c.contact.id)
+        .sort();
     expect(await ids(filter.id)).toEqual([a.id, b.id].sort());
 
-    const hot = await call(admin)<FilterBody>('PATCH', `/filters/${filter.id}`, { conditions: [{ field: 'tag', operator: 'has_any', value: ['HOT'] }] });
+    const hot = await call(admin)<FilterBody>('PATCH', `/filters/${filter.id}`, {
+      conditions: [{ field: 'tag', operator: 'has_any', value: ['HOT'] }],
+    });
     expect(hot.status).toBe(200);
     expect(hot.body.data.filter.name).toBe('Filter folk');
     expect(await ids(filter.id)).toEqual([b.id]);
-    const owned = await call(admin)<FilterBody>('PUT', `/filters/${filter.id}`, { name: 'Mine', conditions: [{ field: 'owner_id', operator: 'in', value: [admin.user.id] }, { field: 'email', operator: 'contains', value: '@filter.' }] });
+    const owned = await call(admin)<FilterBody>('PUT', `/filters/${filter.id}`, {
+      name: 'Mine',
+      conditions: [
+        { field: 'owner_id', operator: 'in', value: [admin.user.id] },
+        { field: 'email', operator: 'contains', value: '@filter.' },
+      ],
+    });
     expect(owned.body.data.filter.name).toBe('Mine');
     expect(await ids(filter.id)).toEqual([a.id]);
 
-    const invalid = await call(admin)<ErrorBody>('POST', '/filters', { name: 'Bad', conditions: [{ field: 'last_name', operator: 'in', value: 'x' }, { field: 'starred' }] });
+    const invalid = await call(admin)<ErrorBody>('POST', '/filters', {
+      name: 'Bad',
+      conditions: [{ field: 'last_name', operator: 'in', value: 'x' }, { field: 'starred' }],
+    });
     expectError(invalid, 400, 'invalid_request_data');
     expect(Object.keys(invalid.body.errors).sort()).toEqual(['conditions.0.operator', 'conditions.1.operator']);
-    const foreign = await call(admin)<ErrorBody>('POST', '/filters', { name: 'Foreign', conditions: [{ field: 'owner_id', operator: 'in', value: [stranger.user.id] }] });
+    const foreign = await call(admin)<ErrorBody>('POST', '/filters', {
+      name: 'Foreign',
+      conditions: [{ field: 'owner_id', operator: 'in', value: [stranger.user.id] }],
+    });
     expectError(foreign, 404, 'resource_not_found');
     expect(Object.keys(foreign.body.errors)).toEqual(['conditions.0.value']);
     expectError(await call(admin)('POST', '/filters', { name: 'mine' }), 400, 'duplicated_entity');
     expectError(await call(member)('POST', '/filters', { name: 'Member' }), 403, 'no_permission_to_complete_action');
     expect((await call(member)<FilterBody>('GET', `/filters/${filter.id}`)).body.data.filter.name).toBe('Mine');
-    expect((await call(member)<{ data: Paged & { filters: Array<{ filter: Filter }> } }>('GET', '/filters')).body.data.filters.map((f) => f.filter.id)).toEqual([filter.id]);
+    expect(
+      (await call(member)<{ data: Paged & { filters: Array<{ filter: Filter }> } }>('GET', '/filters')).body.data.filters.map(
+        (f) => f.filter.id,
+      ),
+    ).toEqual([filter.id]);
 
     expect((await call(admin)('DELETE', `/filters/${filter.id}`)).status).toBe(200);
     expectError(await call(admin)('GET', `/contacts?filter_id=${filter.id}`), 404, 'resource_not_found');
   });
 
   it('relates contacts: one label for both ends of a symmetrical type, one per end of a directional type', async () => {
-    const type = (await call(admin)<{ data: { relationship_type: { id: string; relationship_variants: Array<{ id: string; name: string }> } } }>('POST', '/relationship_types', { variants: [{ name: 'Parent' }, { name: 'Child' }] })).body.data.relationship_type;
-    const spouse = (await call(admin)<{ data: { relationship_type: { id: string } } }>('POST', '/relationship_types', { variants: [{ name: 'Spouse' }] })).body.data.relationship_type;
+    const type = (
+      await call(admin)<{ data: { relationship_type: { id: string; relationship_variants: Array<{ id: string; name: string }> } } }>(
+        'POST',
+        '/relationship_types',
+        { variants: [{ name: 'Parent' }, { name: 'Child' }] },
+      )
+    ).body.data.relationship_type;
+    const spouse = (
+      await call(admin)<{ data: { relationship_type: { id: string } } }>('POST', '/relationship_types', { variants: [{ name: 'Spouse' }] })
+    ).body.data.relationship_type;
     const [parent, child] = type.relationship_variants;
     const kid = await contact(member, { first_name: 'Kim', last_name: 'Kid' });
     const mom = await contact(member, { first_name: 'Mia', last_name: 'Kid' });
     const dad = await contact(member, { first_name: 'Dan', last_name: 'Kid' });
 
-    const made = await call(member)<{ data: { relationship: Relationship } }>('POST', `/contacts/${kid.id}/relationships`, { relationship_type_id: type.id, related_contact_id: mom.id, variant_id: parent.id });
+    const made = await call(member)<{ data: { relationship: Relationship } }>('POST', `/contacts/${kid.id}/relationships`, {
+      relationship_type_id: type.id,
+      related_contact_id: mom.id,
+      variant_id: parent.id,
+    });
     expect(made.status).toBe(201);
-    expect(made.body.data.relationship).toMatchObject({ contact_id: kid.id, related_contact_id: mom.id, variant_id: parent.id, label: 'Parent', reverse_label: 'Child', symmetrical: false });
-    const married = await call(member)<{ data: { relationship: Relationship } }>('POST', `/contacts/${mom.id}/relationships`, { relationship_type_id: spouse.id, related_contact_id: dad.id });
+    expect(made.body.data.relationship).toMatchObject({
+      contact_id: kid.id,
+      related_contact_id: mom.id,
+      variant_id: parent.id,
+      label: 'Parent',
+      reverse_label: 'Child',
+      symmetrical: false,
+    });
+    const married = await call(member)<{ data: { relationship: Relationship } }>('POST', `/contacts/${mom.id}/relationships`, {
+      relationship_type_id: spouse.id,
+      related_contact_id: dad.id,
+    });
     expect(married.body.data.relationship).toMatchObject({ label: 'Spouse', reverse_label: 'Spouse', symmetrical: true });
 
-    const fromMom = await call(admin)<{ data: Paged & { relationships: Array<{ relationship: Relationship }> } }>('GET', `/contacts/${mom.id}/relationships.json`);
+    const fromMom = await call(admin)<{ data: Paged & { relationships: Array<{ relationship: Relationship }> } }>(
+      'GET',
+      `/contacts/${mom.id}/relationships.json`,
+    );
     expect(fromMom.body.data.total_count).toBe(2);
     expect(fromMom.body.data.relationships.map((r) => [r.relationship.related_contact_id, r.relationship.label])).toEqual([
       [kid.id, 'Child'],
@@ -212,18 +319,37 @@ describe('account configuration (e2e)', () => {
     ]);
     expect(fromMom.body.data.relationships[0].relationship.variant_id).toBe(child.id);
 
-    expectError(await call(member)('POST', `/contacts/${kid.id}/relationships`, { relationship_type_id: type.id, related_contact_id: mom.id, variant_id: child.id }), 400, 'duplicated_entity');
-    const noVariant = await call(member)<ErrorBody>('POST', `/contacts/${kid.id}/relationships`, { relationship_type_id: type.id, related_contact_id: dad.id });
+    expectError(
+      await call(member)('POST', `/contacts/${kid.id}/relationships`, {
+        relationship_type_id: type.id,
+        related_contact_id: mom.id,
+        variant_id: child.id,
+      }),
+      400,
+      'duplicated_entity',
+    );
+    const noVariant = await call(member)<ErrorBody>('POST', `/contacts/${kid.id}/relationships`, {
+      relationship_type_id: type.id,
+      related_contact_id: dad.id,
+    });
     expectError(noVariant, 400, 'invalid_request_data');
     expect(Object.keys(noVariant.body.errors)).toEqual(['variant_id']);
-    expectError(await call(member)('POST', `/contacts/${kid.id}/relationships`, { related_contact_id: dad.id }), 400, 'invalid_request_data');
+    expectError(
+      await call(member)('POST', `/contacts/${kid.id}/relationships`, { related_contact_id: dad.id }),
+      400,
+      'invalid_request_data',
+    );
 
     expect((await call(member)('DELETE', `/contacts/${mom.id}/relationships/${made.body.data.relationship.id}`)).status).toBe(200);
     expect((await call(member)<{ data: Paged }>('GET', `/contacts/${kid.id}/relationships`)).body.data.total_count).toBe(0);
   });
 
   it('serves pipelines, call results and the bootstrap', async () => {
-    const pipelines = await call(member)<{ data: Paged & { pipelines: Array<{ pipeline: { id: string; type: string; default: boolean; stages: Array<{ stage: number; label: string }> } }> } }>('GET', '/pipelines');
+    const pipelines = await call(member)<{
+      data: Paged & {
+        pipelines: Array<{ pipeline: { id: string; type: string; default: boolean; stages: Array<{ stage: number; label: string }> } }>;
+      };
+    }>('GET', '/pipelines');
     expect(pipelines.status).toBe(200);
     expect(pipelines.body.data.pipelines.map((p) => [p.pipeline.type, p.pipeline.default])).toEqual([
       ['pipeline', true],
@@ -231,24 +357,61 @@ describe('account configuration (e2e)', () => {
     ]);
     const first = pipelines.body.data.pipelines[0].pipeline;
     expect(first.stages[0]).toEqual({ stage: 10, label: 'Qualification' });
-    expect((await call(member)<{ data: { pipeline: { id: string } } }>('GET', `/pipelines/${first.id}`)).body.data.pipeline.id).toBe(first.id);
-    const results = await call(member)<{ data: Paged & { call_results: Array<{ call_result: { id: string; text: string } }> } }>('GET', '/call_results');
+    expect((await call(member)<{ data: { pipeline: { id: string } } }>('GET', `/pipelines/${first.id}`)).body.data.pipeline.id).toBe(
+      first.id,
+    );
+    const results = await call(member)<{ data: Paged & { call_results: Array<{ call_result: { id: string; text: string } }> } }>(
+      'GET',
+      '/call_results',
+    );
     expect(results.body.data.call_results.map((r) => r.call_result.id)).toContain('no_answer');
 
     await call(admin)('POST', '/custom_fields', { name: 'Size', type: 'number' });
     await call(admin)('POST', '/filters', { name: 'Boot filter' });
-    const boot = await call(member)<{ data: Record<string, unknown> & { user: { user: Record<string, unknown> }; team: Array<{ user: Record<string, unknown> }>; settings: Record<string, unknown>; statuses: Array<{ status: Status }> } }>('GET', '/bootstrap.json');
+    const boot = await call(member)<{
+      data: Record<string, unknown> & {
+        user: { user: Record<string, unknown> };
+        team: Array<{ user: Record<string, unknown> }>;
+        settings: Record<string, unknown>;
+        statuses: Array<{ status: Status }>;
+      };
+    }>('GET', '/bootstrap.json');
     expect(boot.status).toBe(200);
     const data = boot.body.data;
     expect(Object.keys(data).sort()).toEqual(
-      ['auth_key', 'call_results', 'company_fields', 'contact_titles', 'custom_fields', 'deal_fields', 'filters', 'lead_sources', 'pipelines', 'predefined_action_groups', 'predefined_actions', 'relationship_types', 'settings', 'statuses', 'tags', 'team', 'user', 'user_id'].sort(),
+      [
+        'auth_key',
+        'call_results',
+        'company_fields',
+        'contact_titles',
+        'custom_fields',
+        'deal_fields',
+        'filters',
+        'lead_sources',
+        'pipelines',
+        'predefined_action_groups',
+        'predefined_actions',
+        'relationship_types',
+        'settings',
+        'statuses',
+        'tags',
+        'team',
+        'user',
+        'user_id',
+      ].sort(),
     );
     expect(data.auth_key).toBeNull();
     expect(data.user_id).toBe(member.user.id);
     expect(data.user.user).toMatchObject({ id: member.user.id, role: 'user', bcc_email: expect.any(String) });
     expect(data.team.map((t) => t.user.id).sort()).toEqual([admin.user.id, member.user.id].sort());
     expect(data.team.find((t) => t.user.id === admin.user.id)!.user.bcc_email).toBeUndefined();
-    expect(data.settings).toMatchObject({ account_id: admin.account.id, lead_status_id: data.statuses[0].status.id, role: 'user', auth_method: 'api_key', default_pipeline_id: first.id });
+    expect(data.settings).toMatchObject({
+      account_id: admin.account.id,
+      lead_status_id: data.statuses[0].status.id,
+      role: 'user',
+      auth_method: 'api_key',
+      default_pipeline_id: first.id,
+    });
     expect(data.custom_fields).toEqual([{ custom_field: expect.objectContaining({ name: 'Size', type: 'number' }) }]);
     expect(data.filters).toEqual([{ filter: expect.objectContaining({ name: 'Boot filter', conditions: [] }) }]);
     expect(data.contact_titles).toContain('Dr');
@@ -261,9 +424,17 @@ describe('account configuration (e2e)', () => {
     const filter = (await call(admin)<FilterBody>('POST', '/filters', { name: 'Private filter' })).body.data.filter;
     const person = await contact(admin, { last_name: 'Private' });
     const other = await contact(admin, { last_name: 'Other' });
-    const type = (await call(admin)<{ data: { relationship_type: { id: string } } }>('POST', '/relationship_types', { variants: [{ name: 'Peer' }] })).body.data.relationship_type;
-    const rel = (await call(admin)<{ data: { relationship: Relationship } }>('POST', `/contacts/${person.id}/relationships`, { relationship_type_id: type.id, related_contact_id: other.id })).body.data.relationship;
-    const pipeline = (await call(admin)<{ data: { pipelines: Array<{ pipeline: { id: string } }> } }>('GET', '/pipelines')).body.data.pipelines[0].pipeline;
+    const type = (
+      await call(admin)<{ data: { relationship_type: { id: string } } }>('POST', '/relationship_types', { variants: [{ name: 'Peer' }] })
+    ).body.data.relationship_type;
+    const rel = (
+      await call(admin)<{ data: { relationship: Relationship } }>('POST', `/contacts/${person.id}/relationships`, {
+        relationship_type_id: type.id,
+        related_contact_id: other.id,
+      })
+    ).body.data.relationship;
+    const pipeline = (await call(admin)<{ data: { pipelines: Array<{ pipeline: { id: string } }> } }>('GET', '/pipelines')).body.data
+      .pipelines[0].pipeline;
     const mine = await contact(stranger, { last_name: 'Strange' });
 
     for (const [method, path, body] of [
@@ -304,7 +475,9 @@ describe('account configuration (e2e)', () => {
   });
 
   it('documents every route in the OpenAPI document', async () => {
-    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const methods = (path: string) => Object.keys(doc.paths[path] ?? {}).sort();
     expect(methods('/statuses')).toEqual(['get', 'post']);
     expect(methods('/statuses/{status_id}')).toEqual(['delete', 'get', 'patch', 'put']);

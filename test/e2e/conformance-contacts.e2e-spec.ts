@@ -235,7 +235,8 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       expect(expectSuccess(await C('GET', '/contacts?per_page=1000')).per_page).toBe(100);
       expect(expectSuccess(await C('GET', '/contacts?per_page=100')).per_page).toBe(100);
       for (const q of ['page=0', 'page=-1', 'page=abc', 'page=1.5']) expectInvalid(await C('GET', `/contacts?${q}`), 'page');
-      for (const q of ['per_page=0', 'per_page=-3', 'per_page=ten', 'per_page=2.5']) expectInvalid(await C('GET', `/contacts?${q}`), 'per_page');
+      for (const q of ['per_page=0', 'per_page=-3', 'per_page=ten', 'per_page=2.5'])
+        expectInvalid(await C('GET', `/contacts?${q}`), 'per_page');
       // no records at all: max_page 0
       const [, E] = await fresh();
       const empty = expectSuccess(await E('GET', '/contacts'));
@@ -283,7 +284,8 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       expect(await ids(`unmodified_since=${t}`)).toEqual([first]);
       expect(await ids(`modified_since=${todayUtc()}`)).toEqual([third, second, first]);
       expect(await ids(`date_filter=modified_at&since=${t}`)).toEqual([third, second]);
-      for (const bad of ['yesterday', '2025-13-40', '23-11-2025']) expectInvalid(await C('GET', `/contacts?date_filter=created_at&since=${bad}`), 'since');
+      for (const bad of ['yesterday', '2025-13-40', '23-11-2025'])
+        expectInvalid(await C('GET', `/contacts?date_filter=created_at&since=${bad}`), 'since');
       expectInvalid(await C('GET', `/contacts?modified_since=soon`), 'modified_since');
     });
 
@@ -321,7 +323,16 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const ls = expectSuccess(await C('POST', '/lead_sources', { text: 'Referral' }), 201);
       const lsId = (ls.lead_source ?? ls).id;
       const coName = unique('Hooli ');
-      const a = (await newContact(C, { first_name: 'Gavin', last_name: 'Belson', company_name: coName, phones: [{ type: 'work', value: '5550001' }], tags: ['VIP'], status_id: prospect.id })).contact;
+      const a = (
+        await newContact(C, {
+          first_name: 'Gavin',
+          last_name: 'Belson',
+          company_name: coName,
+          phones: [{ type: 'work', value: '5550001' }],
+          tags: ['VIP'],
+          status_id: prospect.id,
+        })
+      ).contact;
       const b = (
         await newContact(C, {
           last_name: 'Hendricks',
@@ -393,11 +404,14 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const total = 205;
       for (let i = 0; i < total; i += 10) {
         await Promise.all(
-          Array.from({ length: Math.min(10, total - i) }, (_, j) => newContact(C, { last_name: `Casc${String(((i + j) * 7919) % 1000).padStart(3, '0')}`, first_name: String(i + j) })),
+          Array.from({ length: Math.min(10, total - i) }, (_, j) =>
+            newContact(C, { last_name: `Casc${String(((i + j) * 7919) % 1000).padStart(3, '0')}`, first_name: String(i + j) }),
+          ),
         );
       }
       const listed: string[] = [];
-      for (let page = 1; page <= 3; page += 1) listed.push(...expectSuccess(await C('GET', `/contacts?per_page=100&page=${page}`)).contacts.map((w: Json) => w.contact.id));
+      for (let page = 1; page <= 3; page += 1)
+        listed.push(...expectSuccess(await C('GET', `/contacts?per_page=100&page=${page}`)).contacts.map((w: Json) => w.contact.id));
       expect(listed).toHaveLength(total);
 
       const first = expectSuccess(await C('GET', '/contacts/cascade'));
@@ -436,7 +450,8 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const team = expectSuccess(await C('GET', '/contacts/cascade?team=true'));
       expect(team.contacts.map((w: Json) => w.contact.id).sort()).toEqual([mine, theirs].sort());
       // next_set_url keeps the same query
-      for (let i = 0; i < 100; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => newContact(C, { last_name: `Bulk${i + j}` })));
+      for (let i = 0; i < 100; i += 10)
+        await Promise.all(Array.from({ length: 10 }, (_, j) => newContact(C, { last_name: `Bulk${i + j}` })));
       const big = expectSuccess(await C('GET', '/contacts/cascade?team=true'));
       expect(big.items_left).toBe(2);
       expect(new URL(big.next_set_url).searchParams.get('team')).toBe('true');
@@ -473,7 +488,9 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
         ['PATCH', ''],
       ] as const) {
         const c = (await newContact(A, full)).contact;
-        const data = expectSuccess(await A(method, `/contacts/${c.id}${suffix}`, { job_title: 'CEO', emails: [{ type: 'work', value: 'only@x.test' }] }));
+        const data = expectSuccess(
+          await A(method, `/contacts/${c.id}${suffix}`, { job_title: 'CEO', emails: [{ type: 'work', value: 'only@x.test' }] }),
+        );
         expectWrapper(data);
         expect(data.contact).toMatchObject({ first_name: 'Jane', last_name: 'Doe', job_title: 'CEO', background: 'bg', tags: ['A'] });
         expect(data.contact.emails).toHaveLength(1);
@@ -648,7 +665,14 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const name = unique('Counters ');
       const c1 = (await newContact(A, { last_name: 'K1', company_name: name })).contact;
       const co = () => A('GET', `/companies/${c1.company_id}`).then((r) => expectSuccess(r).company);
-      expect(await co()).toMatchObject({ contacts_count: 1, won_deals_count: 0, pending_deals_count: 0, total_won_amount: 0, total_pending_amount: 0, pending_deals: [] });
+      expect(await co()).toMatchObject({
+        contacts_count: 1,
+        won_deals_count: 0,
+        pending_deals_count: 0,
+        total_won_amount: 0,
+        total_pending_amount: 0,
+        pending_deals: [],
+      });
       const c2 = (await newContact(A, { last_name: 'K2', company_name: name })).contact;
       const d1 = await newDeal(A, c1.id, { name: 'D1', amount: 100 });
       await newDeal(A, c2.id, { name: 'D2', amount: 20, months: 2 });
@@ -740,10 +764,17 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       expect(c.custom_fields[0].custom_field).toMatchObject({ id: field.id, name: 'Shoe size', type: 'text' });
       expect(Number.isInteger(c.custom_fields[0].custom_field.position)).toBe(true);
       await newContact(C, { last_name: 'Plain' });
-      const hits = expectSuccess(await C('GET', `/contacts?custom_field_id=${field.id}&custom_field_value=42`)).contacts.map((w: Json) => w.contact.id);
+      const hits = expectSuccess(await C('GET', `/contacts?custom_field_id=${field.id}&custom_field_value=42`)).contacts.map(
+        (w: Json) => w.contact.id,
+      );
       expect(hits).toEqual([c.id]);
       const foreign = expectSuccess(await B('POST', '/custom_fields', { name: unique('F'), type: 'text' }), 201);
-      expectNotFound(await C('POST', '/contacts', { last_name: 'X', custom_fields: [{ custom_field: { id: (foreign.custom_field ?? foreign).id }, value: '1' }] }));
+      expectNotFound(
+        await C('POST', '/contacts', {
+          last_name: 'X',
+          custom_fields: [{ custom_field: { id: (foreign.custom_field ?? foreign).id }, value: '1' }],
+        }),
+      );
     });
 
     it('a deleted contact is gone from lists, cascade, company contacts and is 404 on every endpoint (decisions: "unknown, deleted or another account\'s")', async () => {
@@ -802,7 +833,11 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
     it('boolean forms apply to partial too (1, TRUE, True; 0 is a full replace; other values 400)', async () => {
       for (const v of ['1', 'TRUE', 'True']) {
         const c = (await newContact(A, { first_name: 'Bool', last_name: 'Partial', job_title: 'JT' })).contact;
-        expect(expectSuccess(await A('PUT', `/contacts/${c.id}?partial=${v}`, { background: 'b' })).contact).toMatchObject({ first_name: 'Bool', job_title: 'JT', background: 'b' });
+        expect(expectSuccess(await A('PUT', `/contacts/${c.id}?partial=${v}`, { background: 'b' })).contact).toMatchObject({
+          first_name: 'Bool',
+          job_title: 'JT',
+          background: 'b',
+        });
       }
       const c = (await newContact(A, { first_name: 'Bool', last_name: 'Full', job_title: 'JT' })).contact;
       const full = expectSuccess(await A('PUT', `/contacts/${c.id}?partial=0`, { last_name: 'Full' })).contact;
@@ -823,7 +858,8 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
 
     it('cascade with exactly 100 contacts: one batch, items_left 0, next_set_url null; the last id gives an empty batch', async () => {
       const [, C] = await fresh();
-      for (let i = 0; i < 100; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => newContact(C, { last_name: `Hundred${String(i + j).padStart(3, '0')}` })));
+      for (let i = 0; i < 100; i += 10)
+        await Promise.all(Array.from({ length: 10 }, (_, j) => newContact(C, { last_name: `Hundred${String(i + j).padStart(3, '0')}` })));
       const first = expectSuccess(await C('GET', '/contacts/cascade'));
       expect(first.contacts).toHaveLength(100);
       expect(first).toMatchObject({ items_left: 0, next_set_url: null });
@@ -844,7 +880,19 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       expect(data.statuses.length).toBeGreaterThan(0);
       for (const entry of data.statuses) {
         expect(sortedKeys(entry)).toEqual(['status']);
-        expect(sortedKeys(entry.status)).toEqual(expect.arrayContaining(['action_stream_count', 'color', 'counts', 'description', 'id', 'status', 'team_counts', 'text', 'total_count']));
+        expect(sortedKeys(entry.status)).toEqual(
+          expect.arrayContaining([
+            'action_stream_count',
+            'color',
+            'counts',
+            'description',
+            'id',
+            'status',
+            'team_counts',
+            'text',
+            'total_count',
+          ]),
+        );
         expect(Array.isArray(entry.status.team_counts)).toBe(true);
         for (const tc of entry.status.team_counts) expect(sortedKeys(tc)).toEqual(expect.arrayContaining(['counts', 'user_id']));
       }
@@ -855,7 +903,10 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const [acc, C] = await fresh();
       const plain = await createUser(services, acc);
       const P = caller(services, plain);
-      const created = expectSuccess(await C('POST', '/statuses', { status: 'Hot Lead', text: 'HL', color: '#ff0000', description: 'hot' }), 201);
+      const created = expectSuccess(
+        await C('POST', '/statuses', { status: 'Hot Lead', text: 'HL', color: '#ff0000', description: 'hot' }),
+        201,
+      );
       const hot = created.status ?? created;
       expect(hot.id).toMatch(HEX24);
       expectError(await C('POST', '/statuses', { status: 'hot lead', text: 'H2' }), 400, 'duplicated_entity');
@@ -881,7 +932,10 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const st = expectSuccess(await C('POST', '/statuses', { status: 'Syncing', text: 'SY', color: '#00ff00' }), 201);
       const status = st.status ?? st;
       const c = (await newContact(C, { last_name: 'Sync', company_name: 'SyncCo' })).contact;
-      expect(expectSuccess(await C('PATCH', `/companies/${c.company_id}`, { syncing_status: true, synced_status_id: status.id })).company.synced_status_id).toBe(status.id);
+      expect(
+        expectSuccess(await C('PATCH', `/companies/${c.company_id}`, { syncing_status: true, synced_status_id: status.id })).company
+          .synced_status_id,
+      ).toBe(status.id);
       expectSuccess(await C('DELETE', `/statuses/${status.id}`));
       const lead = (await statuses(C)).find((s) => /^lead$/i.test(s.status));
       expect(expectSuccess(await C('GET', `/companies/${c.company_id}`)).company.synced_status_id).toBe(lead.id);
@@ -925,7 +979,9 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       expectPaging(list, { total_count: 1 });
       const entry = list.lead_sources[0];
       expect(sortedKeys(entry)).toEqual(['lead_source']);
-      expect(sortedKeys(entry.lead_source)).toEqual(expect.arrayContaining(['action_stream_count', 'counts', 'id', 'team_counts', 'text', 'total_count']));
+      expect(sortedKeys(entry.lead_source)).toEqual(
+        expect.arrayContaining(['action_stream_count', 'counts', 'id', 'team_counts', 'text', 'total_count']),
+      );
       const c = (await newContact(C, { last_name: 'Sourced', lead_source_id: ls.id })).contact;
       expect(c.lead_source_id).toBe(ls.id);
       expect(c.lead_source).toBe('Trade Show');

@@ -116,13 +116,61 @@ export const DEAL_FIELDS = [
   'linked_contacts',
 ];
 /** Spec "Action" fields (`date` is absent on completed actions). */
-export const ACTION_FIELDS = ['id', 'assignee_id', 'contact_id', 'text', 'status', 'date', 'exact_time', 'position', 'done', 'done_at', 'externally_controlled', 'created_at', 'modified_at'];
+export const ACTION_FIELDS = [
+  'id',
+  'assignee_id',
+  'contact_id',
+  'text',
+  'status',
+  'date',
+  'exact_time',
+  'position',
+  'done',
+  'done_at',
+  'externally_controlled',
+  'created_at',
+  'modified_at',
+];
 /** Spec "Note". */
-export const NOTE_FIELDS = ['id', 'contact_id', 'text', 'date', 'linked_deal_id', 'linked_deal_name', 'author', 'attachments', 'created_at', 'modified_at'];
+export const NOTE_FIELDS = [
+  'id',
+  'contact_id',
+  'text',
+  'date',
+  'linked_deal_id',
+  'linked_deal_name',
+  'author',
+  'attachments',
+  'created_at',
+  'modified_at',
+];
 /** Spec "Call" + decisions.md "Call fields add to the spec's". */
-export const CALL_FIELDS = ['id', 'contact_id', 'text', 'call_result', 'call_time_int', 'via', 'phone_number', 'recording_link', 'author', 'attachments', 'created_at', 'modified_at'];
+export const CALL_FIELDS = [
+  'id',
+  'contact_id',
+  'text',
+  'call_result',
+  'call_time_int',
+  'via',
+  'phone_number',
+  'recording_link',
+  'author',
+  'attachments',
+  'created_at',
+  'modified_at',
+];
 /** decisions.md "Meeting fields". */
-export const MEETING_FIELDS = ['id', 'contact_id', 'text', 'meeting_time_int', 'place', 'author', 'attachments', 'created_at', 'modified_at'];
+export const MEETING_FIELDS = [
+  'id',
+  'contact_id',
+  'text',
+  'meeting_time_int',
+  'place',
+  'author',
+  'attachments',
+  'created_at',
+  'modified_at',
+];
 /** decisions.md "Summary blocks (all five ...)". */
 export const SUMMARY_BLOCKS = ['contacts_count', 'lead_sources', 'statuses', 'tags', 'team_stream'];
 export const SUCCESS_KEYS = ['data', 'message', 'status', 'timestamp'];
@@ -137,7 +185,12 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 export const sortedKeys = (o: object): string[] => Object.keys(o).sort();
 export const unique = (prefix: string): string => `${prefix}${randomBytes(4).toString('hex')}`;
 
-export type Caller = <T = Json>(method: string, pathname: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
+export type Caller = <T = Json>(
+  method: string,
+  pathname: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<ApiResponse<T>>;
 export const caller = (services: ServicesHandle, who: CreatedAccount): Caller => api(services, who) as Caller;
 
 function describeRes(res: ApiResponse<Json>): string {
@@ -193,7 +246,21 @@ const isIntegerNumber = (v: unknown): boolean => typeof v === 'number' && Number
 export function expectContact(c: Json): void {
   for (const f of CONTACT_FIELDS) if (!(f in c)) throw new Error(`contact lacks "${f}": ${JSON.stringify(c)}`);
   expect(c.id).toMatch(HEX24);
-  for (const f of ['title', 'first_name', 'last_name', 'job_title', 'photo_url', 'company_id', 'company_name', 'status', 'status_id', 'lead_source_id', 'lead_source', 'background', 'owner_id']) {
+  for (const f of [
+    'title',
+    'first_name',
+    'last_name',
+    'job_title',
+    'photo_url',
+    'company_id',
+    'company_name',
+    'status',
+    'status_id',
+    'lead_source_id',
+    'lead_source',
+    'background',
+    'owner_id',
+  ]) {
     if (!isStringOrNull(c[f])) throw new Error(`contact.${f} should be a string, got ${JSON.stringify(c[f])}`);
   }
   expect(typeof c.status).toBe('string');
@@ -205,7 +272,8 @@ export function expectContact(c: Json): void {
     for (const e of c[f]) expect(sortedKeys(e)).toEqual(expect.arrayContaining(['type', 'value']));
   }
   expect(Array.isArray(c.address_list)).toBe(true);
-  for (const a of c.address_list) expect(sortedKeys(a)).toEqual(expect.arrayContaining(['address', 'city', 'state', 'zip_code', 'country_code', 'type']));
+  for (const a of c.address_list)
+    expect(sortedKeys(a)).toEqual(expect.arrayContaining(['address', 'city', 'state', 'zip_code', 'country_code', 'type']));
   expect(Array.isArray(c.tags)).toBe(true);
   for (const t of c.tags) expect(typeof t).toBe('string');
   expect(Array.isArray(c.custom_fields)).toBe(true);
@@ -221,7 +289,8 @@ export function expectContact(c: Json): void {
     expect(sortedKeys(s)).toEqual(expect.arrayContaining(['closed_at', 'comment', 'user_id']));
     expect(isIntegerNumber(s.closed_at)).toBe(true);
   }
-  if (c.google_contacts_data !== null) expect(sortedKeys(c.google_contacts_data)).toEqual(expect.arrayContaining(['account_email', 'id', 'saved_at']));
+  if (c.google_contacts_data !== null)
+    expect(sortedKeys(c.google_contacts_data)).toEqual(expect.arrayContaining(['account_email', 'id', 'saved_at']));
   expect(c.created_at).toMatch(ISO_UTC);
   expect(c.modified_at).toMatch(ISO_UTC);
 }
@@ -312,11 +381,21 @@ export function expectEmptyData(data: Json): void {
 }
 
 /** POST /operator/accounts/{id}/users with explicit permissions (decisions.md "Operator interface"). */
-export async function createUserWith(services: ServicesHandle, account: CreatedAccount, body: { role: 'admin' | 'user'; permissions?: string[] }): Promise<CreatedAccount> {
+export async function createUserWith(
+  services: ServicesHandle,
+  account: CreatedAccount,
+  body: { role: 'admin' | 'user'; permissions?: string[] },
+): Promise<CreatedAccount> {
   const res = await fetch(`${services.authUrl}/operator/accounts/${account.account.id}/users`, {
     method: 'POST',
     headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ first_name: 'Perm', last_name: 'User', email: `${unique('perm-')}@example.test`, password: 'correct horse battery staple', ...body }),
+    body: JSON.stringify({
+      first_name: 'Perm',
+      last_name: 'User',
+      email: `${unique('perm-')}@example.test`,
+      password: 'correct horse battery staple',
+      ...body,
+    }),
   });
   const text = await res.text();
   if (res.status !== 201) throw new Error(`POST /operator/accounts/{id}/users answered ${res.status}: ${text}`);

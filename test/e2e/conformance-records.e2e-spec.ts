@@ -67,7 +67,8 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
     for (const f of DEAL_FIELDS) if (!(f in d)) throw new Error(`deal lacks "${f}": ${JSON.stringify(d)}`);
     expect(d.id).toMatch(HEX24);
     for (const f of ['contact_id', 'owner_id', 'pipeline_id', 'sales_pipeline_id']) expect(d[f]).toMatch(HEX24);
-    for (const f of ['amount', 'cost', 'margin', 'total_amount', 'total_cost', 'commission', 'commission_percentage']) expect(typeof d[f]).toBe('number');
+    for (const f of ['amount', 'cost', 'margin', 'total_amount', 'total_cost', 'commission', 'commission_percentage'])
+      expect(typeof d[f]).toBe('number');
     expect(Number.isInteger(d.months)).toBe(true);
     expect(typeof d.has_deal_items).toBe('boolean');
     expect(typeof d.has_related_notes).toBe('boolean');
@@ -78,7 +79,8 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
     expect(sortedKeys(d.owner)).toEqual(expect.arrayContaining(['email', 'id', 'name']));
     expect(d.owner.id).toBe(d.owner_id);
     expect(Array.isArray(d.linked_contacts)).toBe(true);
-    for (const l of d.linked_contacts) expect(sortedKeys(l)).toEqual(expect.arrayContaining(['company', 'contact_name', 'id', 'photo_url']));
+    for (const l of d.linked_contacts)
+      expect(sortedKeys(l)).toEqual(expect.arrayContaining(['company', 'contact_name', 'id', 'photo_url']));
     expect(d.created_at).toMatch(ISO_UTC);
     expect(d.modified_at).toMatch(ISO_UTC);
   };
@@ -125,7 +127,8 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
     it('stage: integer with 0 < stage < 100 for pending deals; otherwise 400 keyed by stage', async () => {
       expect((await newDeal(A, contactId, { name: 'S1', stage: 1 })).stage).toBe(1);
       expect((await newDeal(A, contactId, { name: 'S99', stage: 99 })).stage).toBe(99);
-      for (const stage of [0, 100, -5, 150, 50.5, '50', 'ten']) expectInvalid(await A('POST', `/contacts/${contactId}/deals`, { name: 'Bad stage', stage }), 'stage');
+      for (const stage of [0, 100, -5, 150, 50.5, '50', 'ten'])
+        expectInvalid(await A('POST', `/contacts/${contactId}/deals`, { name: 'Bad stage', stage }), 'stage');
     });
 
     it('stage sent for a won or lost deal is ignored; a deal created won or lost gets close_date today', async () => {
@@ -137,7 +140,8 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
     });
 
     it('status must be pending, won or lost', async () => {
-      for (const status of ['bogus', 'closed', 'WON?', 3]) expectInvalid(await A('POST', `/contacts/${contactId}/deals`, { name: 'Bad status', status }), 'status');
+      for (const status of ['bogus', 'closed', 'WON?', 3])
+        expectInvalid(await A('POST', `/contacts/${contactId}/deals`, { name: 'Bad status', status }), 'status');
     });
 
     it('total_amount = amount * months; months < 1 or not an integer is 400', async () => {
@@ -145,7 +149,8 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       expect(d).toMatchObject({ amount: 120.5, months: 3, total_amount: 361.5 });
       const one = await newDeal(A, contactId, { name: 'Single', amount: 99.99 });
       expect(one.total_amount).toBe(99.99 * one.months);
-      for (const months of [0, -1, 1.5, 'two']) expectInvalid(await A('POST', `/contacts/${contactId}/deals`, { name: 'Bad months', months }), 'months');
+      for (const months of [0, -1, 1.5, 'two'])
+        expectInvalid(await A('POST', `/contacts/${contactId}/deals`, { name: 'Bad months', months }), 'months');
     });
 
     it('dates must be YYYY-MM-DD', async () => {
@@ -169,14 +174,34 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
 
     it('deal_items: negative or fractional qty is 400; items are returned with their fields and has_deal_items', async () => {
       for (const qty of [-1, 1.5, 'many']) {
-        const errors = expectError(await A('POST', `/contacts/${contactId}/deals`, { name: 'Items', deal_items: [{ name: 'Widget', price: 10, cost: 4, qty }] }), 400, 'invalid_request_data');
+        const errors = expectError(
+          await A('POST', `/contacts/${contactId}/deals`, { name: 'Items', deal_items: [{ name: 'Widget', price: 10, cost: 4, qty }] }),
+          400,
+          'invalid_request_data',
+        );
         expect(Object.keys(errors).some((k) => k.startsWith('deal_items'))).toBe(true);
       }
-      const d = await newDeal(A, contactId, { name: 'Items', deal_items: [{ name: 'Widget', description: 'blue', price: 10, cost: 4, qty: 3 }] });
+      const d = await newDeal(A, contactId, {
+        name: 'Items',
+        deal_items: [{ name: 'Widget', description: 'blue', price: 10, cost: 4, qty: 3 }],
+      });
       expect(d.has_deal_items).toBe(true);
       expect(d.deal_items).toHaveLength(1);
       expect(sortedKeys(d.deal_items[0])).toEqual(
-        expect.arrayContaining(['amount', 'cost', 'created_at', 'deal_id', 'description', 'id', 'modified_at', 'name', 'position', 'predefined_item_id', 'price', 'qty']),
+        expect.arrayContaining([
+          'amount',
+          'cost',
+          'created_at',
+          'deal_id',
+          'description',
+          'id',
+          'modified_at',
+          'name',
+          'position',
+          'predefined_item_id',
+          'price',
+          'qty',
+        ]),
       );
       expect(d.deal_items[0]).toMatchObject({ name: 'Widget', description: 'blue', price: 10, cost: 4, qty: 3, deal_id: d.id });
       expect(Number.isInteger(d.deal_items[0].qty)).toBe(true);
@@ -305,7 +330,8 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
     it('contact_id, company_id, tag, filter_id: only one at a time (400 naming both)', async () => {
       const qs = [`contact_id=${c1.id}`, `company_id=${c1.company_id}`, 'tag=Chem', `filter_id=${UNKNOWN_ID}`];
       for (let i = 0; i < qs.length; i += 1) {
-        for (let j = i + 1; j < qs.length; j += 1) expectInvalid(await C('GET', `/deals?${qs[i]}&${qs[j]}`), qs[i].split('=')[0], qs[j].split('=')[0]);
+        for (let j = i + 1; j < qs.length; j += 1)
+          expectInvalid(await C('GET', `/deals?${qs[i]}&${qs[j]}`), qs[i].split('=')[0], qs[j].split('=')[0]);
       }
     });
 
@@ -328,7 +354,8 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
           expect(Array.isArray(e.deal.previous_pipeline_stages)).toBe(false);
         }
       }
-      for (const q of ['', 'include_history=false', 'include_history=0']) for (const e of await dealsOf(C, q)) expect(e.deal).not.toHaveProperty('previous_pipeline_stages');
+      for (const q of ['', 'include_history=false', 'include_history=0'])
+        for (const e of await dealsOf(C, q)) expect(e.deal).not.toHaveProperty('previous_pipeline_stages');
       expectInvalid(await C('GET', '/deals?include_history=perhaps'), 'include_history');
     });
 
@@ -419,7 +446,10 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
 
     it('linked_deal_id links a deal (name in linked_deal_name); PUT without it clears it to ""', async () => {
       const deal = await newDeal(A, contactId, { name: 'Noted deal' });
-      const n = expectSuccess(await A('POST', '/notes', { contact_id: contactId, text: 'x', linked_deal_id: deal.id, date: '2025-05-05' }), 201).note;
+      const n = expectSuccess(
+        await A('POST', '/notes', { contact_id: contactId, text: 'x', linked_deal_id: deal.id, date: '2025-05-05' }),
+        201,
+      ).note;
       expect(n).toMatchObject({ linked_deal_id: deal.id, linked_deal_name: 'Noted deal', date: '2025-05-05' });
       const put = expectSuccess(await A('PUT', `/notes/${n.id}`, { contact_id: contactId, text: 'y' })).note;
       expect(put.text).toBe('y');
@@ -456,14 +486,19 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
 
   describe('calls and meetings', () => {
     it('POST /calls: 201, spec + decisions.md fields; GET|PUT|DELETE; bad input; 404s', async () => {
-      const data = expectSuccess(await A('POST', '/calls', { contact_id: contactId, text: '[i]rang[/i]', call_result: 'interested', call_time_int: 1_700_000_000 }), 201);
+      const data = expectSuccess(
+        await A('POST', '/calls', { contact_id: contactId, text: '[i]rang[/i]', call_result: 'interested', call_time_int: 1_700_000_000 }),
+        201,
+      );
       expect(sortedKeys(data)).toEqual(['call']);
       const call = data.call;
       for (const f of CALL_FIELDS) expect(call).toHaveProperty(f);
       expect(call).toMatchObject({ contact_id: contactId, text: '[i]rang[/i]', call_time_int: 1_700_000_000 });
       expect(Array.isArray(call.attachments)).toBe(true);
       expect(expectSuccess(await A('GET', `/calls/${call.id}`)).call.id).toBe(call.id);
-      expect(expectSuccess(await A('PUT', `/calls/${call.id}`, { contact_id: contactId, text: 'again', call_time_int: 1_700_000_100 })).call).toMatchObject({
+      expect(
+        expectSuccess(await A('PUT', `/calls/${call.id}`, { contact_id: contactId, text: 'again', call_time_int: 1_700_000_100 })).call,
+      ).toMatchObject({
         text: 'again',
         call_time_int: 1_700_000_100,
       });
@@ -484,15 +519,28 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
     });
 
     it('POST /meetings: 201 with the decisions.md fields; GET|PUT|DELETE; bad input; 404s', async () => {
-      const data = expectSuccess(await A('POST', '/meetings', { contact_id: contactId, text: 'Lunch', meeting_time_int: 1_900_000_000, place: 'Cafe' }), 201);
+      const data = expectSuccess(
+        await A('POST', '/meetings', { contact_id: contactId, text: 'Lunch', meeting_time_int: 1_900_000_000, place: 'Cafe' }),
+        201,
+      );
       expect(sortedKeys(data)).toEqual(['meeting']);
       const m = data.meeting;
       for (const f of MEETING_FIELDS) expect(m).toHaveProperty(f);
-      expect(m).toMatchObject({ id: expect.stringMatching(HEX24), contact_id: contactId, text: 'Lunch', meeting_time_int: 1_900_000_000, place: 'Cafe' });
+      expect(m).toMatchObject({
+        id: expect.stringMatching(HEX24),
+        contact_id: contactId,
+        text: 'Lunch',
+        meeting_time_int: 1_900_000_000,
+        place: 'Cafe',
+      });
       expect(Array.isArray(m.attachments)).toBe(true);
       expect(m.created_at).toMatch(ISO_UTC);
       expect(expectSuccess(await A('GET', `/meetings/${m.id}.json`)).meeting).toEqual(m);
-      expect(expectSuccess(await A('PUT', `/meetings/${m.id}`, { contact_id: contactId, text: 'Dinner', meeting_time_int: 1_900_000_500, place: 'Bistro' })).meeting).toMatchObject({
+      expect(
+        expectSuccess(
+          await A('PUT', `/meetings/${m.id}`, { contact_id: contactId, text: 'Dinner', meeting_time_int: 1_900_000_500, place: 'Bistro' }),
+        ).meeting,
+      ).toMatchObject({
         text: 'Dinner',
         place: 'Bistro',
         meeting_time_int: 1_900_000_500,
@@ -503,7 +551,10 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       expectInvalid(await A('POST', '/meetings', { contact_id: contactId, text: 'x', meeting_time_int: 'soon' }), 'meeting_time_int');
       expectInvalid(await A('POST', '/meetings', { text: 'x' }), 'contact_id');
       expectNotFound(await A('POST', '/meetings', { contact_id: foreignContactId, text: 'x' }));
-      const foreign = expectSuccess(await B('POST', '/meetings', { contact_id: foreignContactId, text: 'x', meeting_time_int: 1_900_000_000 }), 201).meeting;
+      const foreign = expectSuccess(
+        await B('POST', '/meetings', { contact_id: foreignContactId, text: 'x', meeting_time_int: 1_900_000_000 }),
+        201,
+      ).meeting;
       for (const id of [foreign.id, UNKNOWN_ID, ...BAD_IDS]) {
         expectNotFound(await A('GET', `/meetings/${id}`));
         expectNotFound(await A('PUT', `/meetings/${id}`, { contact_id: contactId, text: 'x' }));
@@ -524,16 +575,34 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       expect(Number.isInteger(a.position)).toBe(true);
       expect(a.created_at).toMatch(ISO_UTC);
     };
-    const newAction = async (call: Caller, body: Record<string, unknown>): Promise<Json> => expectSuccess(await call('POST', '/actions', body), 201).action;
+    const newAction = async (call: Caller, body: Record<string, unknown>): Promise<Json> =>
+      expectSuccess(await call('POST', '/actions', body), 201).action;
     const wrapper = (call: Caller, id: string) => getContact(call, id);
 
     it('POST /actions: 201 with the Action fields; the contact wrapper shows it as next_action', async () => {
       const c = (await newContact(A, { last_name: 'Act' })).contact;
-      const data = expectSuccess(await A('POST', '/actions', { contact_id: c.id, assignee_id: admin.user.id, text: 'Call back', status: 'date', date: dayOffset(3) }), 201);
+      const data = expectSuccess(
+        await A('POST', '/actions', {
+          contact_id: c.id,
+          assignee_id: admin.user.id,
+          text: 'Call back',
+          status: 'date',
+          date: dayOffset(3),
+        }),
+        201,
+      );
       expect(sortedKeys(data)).toEqual(['action']);
       const a = data.action;
       expectAction(a);
-      expect(a).toMatchObject({ contact_id: c.id, assignee_id: admin.user.id, text: 'Call back', status: 'date', date: dayOffset(3), done: false, externally_controlled: false });
+      expect(a).toMatchObject({
+        contact_id: c.id,
+        assignee_id: admin.user.id,
+        text: 'Call back',
+        status: 'date',
+        date: dayOffset(3),
+        done: false,
+        externally_controlled: false,
+      });
       const w = await wrapper(A, c.id);
       expect(w.next_action.id).toBe(a.id);
       expect(w.next_actions.map((x: Json) => x.id)).toEqual([a.id]);
@@ -562,8 +631,20 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
     it("swap: the queued action dated before the next action becomes the next action; 409 without a date conflict; 403 for another user's action; 404 for another account's", async () => {
       const c = (await newContact(A, { last_name: 'Swap' })).contact;
       const next = await newAction(A, { contact_id: c.id, assignee_id: admin.user.id, text: 'later', status: 'date', date: dayOffset(20) });
-      const queued = await newAction(A, { contact_id: c.id, assignee_id: admin.user.id, text: 'sooner', status: 'queued_with_date', date: dayOffset(5) });
-      const notConflicting = await newAction(A, { contact_id: c.id, assignee_id: admin.user.id, text: 'much later', status: 'queued_with_date', date: dayOffset(40) });
+      const queued = await newAction(A, {
+        contact_id: c.id,
+        assignee_id: admin.user.id,
+        text: 'sooner',
+        status: 'queued_with_date',
+        date: dayOffset(5),
+      });
+      const notConflicting = await newAction(A, {
+        contact_id: c.id,
+        assignee_id: admin.user.id,
+        text: 'much later',
+        status: 'queued_with_date',
+        date: dayOffset(40),
+      });
       expect(queued.status).toBe('queued_with_date');
       let w = await wrapper(A, c.id);
       expect(w.next_action.id).toBe(next.id);
@@ -581,11 +662,29 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       // another user's action (member's, same account): 403
       const mc = (await newContact(M, { last_name: 'MemberSwap' })).contact;
       await newAction(M, { contact_id: mc.id, assignee_id: member.user.id, text: 'm later', status: 'date', date: dayOffset(20) });
-      const mq = await newAction(M, { contact_id: mc.id, assignee_id: member.user.id, text: 'm sooner', status: 'queued_with_date', date: dayOffset(2) });
+      const mq = await newAction(M, {
+        contact_id: mc.id,
+        assignee_id: member.user.id,
+        text: 'm sooner',
+        status: 'queued_with_date',
+        date: dayOffset(2),
+      });
       expectError(await A('PUT', `/actions/${mq.id}/swap`), 403, 'no_permission_to_complete_action');
       // another account's: 404
-      await newAction(B, { contact_id: foreignContactId, assignee_id: stranger.user.id, text: 'f later', status: 'date', date: dayOffset(20) });
-      const fq = await newAction(B, { contact_id: foreignContactId, assignee_id: stranger.user.id, text: 'f sooner', status: 'queued_with_date', date: dayOffset(2) });
+      await newAction(B, {
+        contact_id: foreignContactId,
+        assignee_id: stranger.user.id,
+        text: 'f later',
+        status: 'date',
+        date: dayOffset(20),
+      });
+      const fq = await newAction(B, {
+        contact_id: foreignContactId,
+        assignee_id: stranger.user.id,
+        text: 'f sooner',
+        status: 'queued_with_date',
+        date: dayOffset(2),
+      });
       expectNotFound(await A('PUT', `/actions/${fq.id}/swap`));
       expect(expectSuccess(await M('PUT', `/actions/${mq.id}/swap`)).action.id).toBe(mq.id);
     });
@@ -627,7 +726,16 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
 
     it('externally controlled actions cannot be deleted until unlinked (spec: after unlink "the action can be completed or deleted")', async () => {
       const c = (await newContact(A, { last_name: 'ExtDel' })).contact;
-      const a = expectSuccess(await A('PUT', `/actions/external/outlook/${unique('x-')}`, { contact_id: c.id, assignee_id: admin.user.id, text: 't', date: dayOffset(3), status: 'date' }), 201).action;
+      const a = expectSuccess(
+        await A('PUT', `/actions/external/outlook/${unique('x-')}`, {
+          contact_id: c.id,
+          assignee_id: admin.user.id,
+          text: 't',
+          date: dayOffset(3),
+          status: 'date',
+        }),
+        201,
+      ).action;
       expectError(await A('DELETE', `/actions/${a.id}`), 409, 'conflict');
       expectSuccess(await A('PUT', `/actions/${a.id}/unlink`));
       expectSuccess(await A('DELETE', `/actions/${a.id}`));
@@ -639,7 +747,10 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       expectInvalid(await A('POST', '/actions', { contact_id: c.id, text: 'x', status: 'someday' }), 'status');
       expectInvalid(await A('POST', '/actions', { contact_id: c.id, text: 'x', status: 'date', date: '2025-1-1' }), 'date');
       expectInvalid(await A('POST', '/actions', { contact_id: c.id, text: 'x', status: 'date', date: '2025-02-31' }), 'date');
-      expectInvalid(await A('POST', '/actions', { contact_id: c.id, text: 'x', status: 'date_time', date: dayOffset(1), exact_time: 'noon' }), 'exact_time');
+      expectInvalid(
+        await A('POST', '/actions', { contact_id: c.id, text: 'x', status: 'date_time', date: dayOffset(1), exact_time: 'noon' }),
+        'exact_time',
+      );
       expectInvalid(await A('POST', '/actions', { contact_id: c.id, text: 5, status: 'waiting' }), 'text');
       expectInvalid(await A('POST', '/actions', { text: 'x', status: 'waiting' }), 'contact_id');
       expectNotFound(await A('POST', '/actions', { contact_id: foreignContactId, text: 'x', status: 'waiting' }));
@@ -647,7 +758,12 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
     });
 
     it("another account's action, unknown and non-24-hex ids are 404 on every action endpoint", async () => {
-      const foreign = await newAction(B, { contact_id: foreignContactId, assignee_id: stranger.user.id, text: 'theirs', status: 'waiting' });
+      const foreign = await newAction(B, {
+        contact_id: foreignContactId,
+        assignee_id: stranger.user.id,
+        text: 'theirs',
+        status: 'waiting',
+      });
       for (const id of [foreign.id, UNKNOWN_ID, ...BAD_IDS]) {
         expectNotFound(await A('GET', `/actions/${id}`));
         expectNotFound(await A('PUT', `/actions/${id}`, { contact_id: contactId, text: 'x', status: 'waiting' }));
@@ -673,7 +789,13 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       };
       const created = expectSuccess(await A('PUT', `/actions/external/google/${ext}`, body), 201).action;
       expectAction(created);
-      expect(created).toMatchObject({ externally_controlled: true, text: 'Synced meeting', status: 'date_time', date: dayOffset(7), exact_time: body.exact_time });
+      expect(created).toMatchObject({
+        externally_controlled: true,
+        text: 'Synced meeting',
+        status: 'date_time',
+        date: dayOffset(7),
+        exact_time: body.exact_time,
+      });
       const updated = expectSuccess(await A('PUT', `/actions/external/google/${ext}`, { ...body, text: 'Moved meeting' })).action;
       expect(updated).toMatchObject({ id: created.id, text: 'Moved meeting', externally_controlled: true });
 
@@ -706,7 +828,10 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       expectInvalid(await A('POST', '/calls', { contact_id: c.id, text: NUL }), 'text');
       expectInvalid(await A('POST', '/meetings', { contact_id: c.id, text: 'm', place: NUL }), 'place');
       expectInvalid(await A('POST', '/actions', { contact_id: c.id, text: NUL, status: 'waiting' }), 'text');
-      expectInvalid(await A('PUT', '/actions/external/google/a%00b', { contact_id: c.id, assignee_id: admin.user.id, text: 't', status: 'waiting' }), 'external_id');
+      expectInvalid(
+        await A('PUT', '/actions/external/google/a%00b', { contact_id: c.id, assignee_id: admin.user.id, text: 't', status: 'waiting' }),
+        'external_id',
+      );
       expectInvalid(await A('GET', '/deals?search=a%00b'), 'search');
       expectInvalid(await A('GET', '/deals?name=a%00b'), 'name');
       expectInvalid(await A('POST', `/contacts/${c.id}/deals`, { name: 'big', months: 2147483648 }), 'months');

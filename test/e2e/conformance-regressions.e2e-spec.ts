@@ -1,5 +1,17 @@
 import { createAccount, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
-import { caller, dayOffset, expectInvalid, expectSuccess, newContact, newDeal, sortedKeys, statuses, todayUtc, type Caller, type Json } from './conformance-helpers';
+import {
+  caller,
+  dayOffset,
+  expectInvalid,
+  expectSuccess,
+  newContact,
+  newDeal,
+  sortedKeys,
+  statuses,
+  todayUtc,
+  type Caller,
+  type Json,
+} from './conformance-helpers';
 
 /**
  * Conformance checks that FAILED against the system when written (not committed: kept for the
@@ -23,10 +35,21 @@ describe('conformance failures (e2e)', () => {
 
   // Spec "Common list filters for time": date_filter is "not to be used with modified_since or
   // unmodified_since". Brief: the 400 names both parameters (as GET /contacts and /companies do).
-  it.each(['deals', 'notes', 'calls', 'meetings', 'actions'])('GET /%s with date_filter + modified_since / unmodified_since: 400 naming both parameters', async (list) => {
-    expectInvalid(await A('GET', `/${list}?date_filter=created_at&since=${todayUtc()}&modified_since=${todayUtc()}`), 'date_filter', 'modified_since');
-    expectInvalid(await A('GET', `/${list}?date_filter=created_at&since=${todayUtc()}&unmodified_since=${todayUtc()}`), 'date_filter', 'unmodified_since');
-  });
+  it.each(['deals', 'notes', 'calls', 'meetings', 'actions'])(
+    'GET /%s with date_filter + modified_since / unmodified_since: 400 naming both parameters',
+    async (list) => {
+      expectInvalid(
+        await A('GET', `/${list}?date_filter=created_at&since=${todayUtc()}&modified_since=${todayUtc()}`),
+        'date_filter',
+        'modified_since',
+      );
+      expectInvalid(
+        await A('GET', `/${list}?date_filter=created_at&since=${todayUtc()}&unmodified_since=${todayUtc()}`),
+        'date_filter',
+        'unmodified_since',
+      );
+    },
+  );
 
   // decisions.md "Paging and lists": "Time filters: since, until, modified_since, unmodified_since take
   // YYYY-MM-DD ... or Unix seconds. date_filter values: created_at, modified_at for every list".
@@ -107,7 +130,11 @@ describe('conformance failures (e2e)', () => {
     const failures: string[] = [];
     for (const [method, path, body] of cases) {
       const res = await A(method, path, body);
-      if (res.status !== 400 || res.body?.error_name !== 'invalid_request_data' || sortedKeys(res.body).join() !== 'error_message,error_name,errors,message,status') {
+      if (
+        res.status !== 400 ||
+        res.body?.error_name !== 'invalid_request_data' ||
+        sortedKeys(res.body).join() !== 'error_message,error_name,errors,message,status'
+      ) {
         failures.push(`${method} ${path} ${JSON.stringify(body) ?? ''} -> HTTP ${res.status} ${res.text.slice(0, 160)}`);
       }
     }
@@ -116,16 +143,26 @@ describe('conformance failures (e2e)', () => {
 
   // decisions.md "Paging and lists": page is an integer >= 1; a page past max_page is an empty list
   // with the same counts (never 500).
-  it.each(['contacts', 'companies', 'deals', 'notes', 'calls', 'meetings', 'actions', 'statuses', 'lead_sources', 'tags', 'custom_fields', 'users'])(
-    'GET /%s?page=99999999999999999999 is not a 500 (an empty page past max_page, or 400 naming page)',
-    async (list) => {
-      const res = await A('GET', `/${list}?page=99999999999999999999`);
-      if (res.status === 400) {
-        expectInvalid(res, 'page');
-      } else {
-        const data = expectSuccess(res);
-        expect(data[list]).toEqual([]);
-      }
-    },
-  );
+  it.each([
+    'contacts',
+    'companies',
+    'deals',
+    'notes',
+    'calls',
+    'meetings',
+    'actions',
+    'statuses',
+    'lead_sources',
+    'tags',
+    'custom_fields',
+    'users',
+  ])('GET /%s?page=99999999999999999999 is not a 500 (an empty page past max_page, or 400 naming page)', async (list) => {
+    const res = await A('GET', `/${list}?page=99999999999999999999`);
+    if (res.status === 400) {
+      expectInvalid(res, 'page');
+    } else {
+      const data = expectSuccess(res);
+      expect(data[list]).toEqual([]);
+    }
+  });
 });

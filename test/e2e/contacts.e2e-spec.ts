@@ -5,9 +5,37 @@ type Json = any;
 
 const WRAPPER_KEYS = ['company', 'contact', 'next_action', 'next_action_conflicts', 'next_actions', 'queued_actions'];
 const CONTACT_KEYS = [
-  'address_list', 'background', 'closed_sales', 'company_id', 'company_name', 'company_size', 'created_at', 'custom_fields', 'emails', 'first_name', 'google_contacts_data', 'id', 'job_title',
-  'last_name', 'lead_source', 'lead_source_id', 'letter', 'modified_at', 'owner_id', 'pending_deal', 'phones', 'photo_url', 'sales_closed_for', 'starred', 'status', 'status_id', 'tags', 'title',
-  'total_deals_count', 'total_pendings', 'urls',
+  'address_list',
+  'background',
+  'closed_sales',
+  'company_id',
+  'company_name',
+  'company_size',
+  'created_at',
+  'custom_fields',
+  'emails',
+  'first_name',
+  'google_contacts_data',
+  'id',
+  'job_title',
+  'last_name',
+  'lead_source',
+  'lead_source_id',
+  'letter',
+  'modified_at',
+  'owner_id',
+  'pending_deal',
+  'phones',
+  'photo_url',
+  'sales_closed_for',
+  'starred',
+  'status',
+  'status_id',
+  'tags',
+  'title',
+  'total_deals_count',
+  'total_pendings',
+  'urls',
 ];
 const SUMMARY_KEYS = ['contacts_count', 'data', 'lead_sources', 'message', 'status', 'statuses', 'tags', 'team_stream', 'timestamp'];
 const FOREIGN_ID = 'f'.repeat(24);
@@ -93,7 +121,10 @@ describe('contacts (e2e)', () => {
     it('needs last_name or company_name and validates every field', async () => {
       const none = await call(admin)<Json>('POST', '/contacts', { first_name: 'Only' });
       expect(none.status).toBe(400);
-      expect(none.body).toMatchObject({ error_name: 'invalid_request_data', errors: { last_name: expect.any(String), company_name: expect.any(String) } });
+      expect(none.body).toMatchObject({
+        error_name: 'invalid_request_data',
+        errors: { last_name: expect.any(String), company_name: expect.any(String) },
+      });
       const bad: Array<[Record<string, unknown>, string]> = [
         [{ last_name: 5 }, 'last_name'],
         [{ last_name: 'X', emails: [{ value: 'not-an-email' }] }, 'emails.0.value'],
@@ -112,7 +143,12 @@ describe('contacts (e2e)', () => {
         expect(res.body.error_name).toBe('invalid_request_data');
         expect(Object.keys(res.body.errors)).toContain(key);
       }
-      for (const body of [{ last_name: 'X', status_id: FOREIGN_ID }, { last_name: 'X', owner_id: stranger.user.id }, { last_name: 'X', company_id: FOREIGN_ID }, { last_name: 'X', custom_fields: [{ custom_field: { id: FOREIGN_ID }, value: 'v' }] }]) {
+      for (const body of [
+        { last_name: 'X', status_id: FOREIGN_ID },
+        { last_name: 'X', owner_id: stranger.user.id },
+        { last_name: 'X', company_id: FOREIGN_ID },
+        { last_name: 'X', custom_fields: [{ custom_field: { id: FOREIGN_ID }, value: 'v' }] },
+      ]) {
         const res = await call(admin)<Json>('POST', '/contacts', body);
         expect(res.status).toBe(404);
         expect(res.body.error_name).toBe('resource_not_found');
@@ -155,7 +191,9 @@ describe('contacts (e2e)', () => {
         const res = await call(stranger)<Json>(method, path, body);
         expect([method, path, res.status]).toEqual([method, path, 404]);
       }
-      const statuses = (await call(stranger)<Json>('PUT', `/contacts/${(await create(stranger, { last_name: 'S' })).contact.id}/assign_tag/t`)).body.statuses;
+      const statuses = (
+        await call(stranger)<Json>('PUT', `/contacts/${(await create(stranger, { last_name: 'S' })).contact.id}/assign_tag/t`)
+      ).body.statuses;
       const strangerStatus = statuses[1].status.id;
       expect((await call(stranger)<Json>('PUT', `/contacts/${id}/change_status/${strangerStatus}`)).status).toBe(404);
       // Nothing changed.
@@ -168,16 +206,42 @@ describe('contacts (e2e)', () => {
 
   describe('updates', () => {
     it('PUT replaces, PUT partial=true and PATCH change only what is sent', async () => {
-      const c = await create(admin, { first_name: 'Grace', last_name: 'Hopper', job_title: 'Admiral', phones: [{ value: '555 0100' }], tags: ['navy'], starred: true });
+      const c = await create(admin, {
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        job_title: 'Admiral',
+        phones: [{ value: '555 0100' }],
+        tags: ['navy'],
+        starred: true,
+      });
       const id = c.contact.id;
       const partial = await call(admin)<Json>('PUT', `/contacts/${id}?partial=TRUE`, { job_title: 'Rear Admiral' });
       expect(partial.status).toBe(200);
-      expect(partial.body.data.contact).toMatchObject({ first_name: 'Grace', job_title: 'Rear Admiral', starred: true, tags: ['navy'], phones: [{ type: 'other', value: '555 0100' }] });
+      expect(partial.body.data.contact).toMatchObject({
+        first_name: 'Grace',
+        job_title: 'Rear Admiral',
+        starred: true,
+        tags: ['navy'],
+        phones: [{ type: 'other', value: '555 0100' }],
+      });
       const patched = await call(admin)<Json>('PATCH', `/contacts/${id}`, { phones: [{ type: 'work', value: '555 0200' }], tags: [] });
-      expect(patched.body.data.contact).toMatchObject({ job_title: 'Rear Admiral', phones: [{ type: 'work', value: '555 0200' }], tags: [] });
+      expect(patched.body.data.contact).toMatchObject({
+        job_title: 'Rear Admiral',
+        phones: [{ type: 'work', value: '555 0200' }],
+        tags: [],
+      });
       const replaced = await call(admin)<Json>('PUT', `/contacts/${id}`, { last_name: 'Hopper' });
       expect(replaced.status).toBe(200);
-      expect(replaced.body.data.contact).toMatchObject({ first_name: '', last_name: 'Hopper', job_title: '', starred: false, phones: [], tags: [], owner_id: admin.user.id, status: 'Lead' });
+      expect(replaced.body.data.contact).toMatchObject({
+        first_name: '',
+        last_name: 'Hopper',
+        job_title: '',
+        starred: false,
+        phones: [],
+        tags: [],
+        owner_id: admin.user.id,
+        status: 'Lead',
+      });
       const cleared = await call(admin)<Json>('PATCH', `/contacts/${id}`, { last_name: null });
       expect(cleared.status).toBe(400);
       // A write that changes nothing keeps modified_at.
@@ -238,9 +302,15 @@ describe('contacts (e2e)', () => {
 
   describe('delete and undelete', () => {
     it('needs delete_contacts, soft-deletes all or none and restores with summary blocks', async () => {
-      const [a, b, c] = [await create(admin, { last_name: 'Del A' }), await create(admin, { last_name: 'Del B' }), await create(admin, { last_name: 'Del C' })];
+      const [a, b, c] = [
+        await create(admin, { last_name: 'Del A' }),
+        await create(admin, { last_name: 'Del B' }),
+        await create(admin, { last_name: 'Del C' }),
+      ];
       expect((await call(member)<Json>('DELETE', `/contacts/${a.contact.id}`)).status).toBe(403);
-      expect((await call(member)<Json>('DELETE', `/contacts/delete?ids=${a.contact.id}`)).body.error_name).toBe('no_permission_to_complete_action');
+      expect((await call(member)<Json>('DELETE', `/contacts/delete?ids=${a.contact.id}`)).body.error_name).toBe(
+        'no_permission_to_complete_action',
+      );
 
       const one = await call(admin)<Json>('DELETE', `/contacts/${a.contact.id}`);
       expect(one.status).toBe(200);
@@ -288,7 +358,10 @@ describe('contacts (e2e)', () => {
       const people: Array<[string, Record<string, unknown>]> = [
         ['zoe', { first_name: 'Zoe', last_name: 'Zimmer', phones: [{ value: '+1 (555) 010-2000' }], starred: true }],
         ['adam', { first_name: 'Adam', last_name: 'Abbott', emails: [{ value: 'Adam@Abbott.example' }], company_name: 'Initech' }],
-        ['bea', { first_name: 'Bea', last_name: 'Émile', urls: [{ value: 'https://bea.example' }], company_name: 'Initech', tags: ['Hot'] }],
+        [
+          'bea',
+          { first_name: 'Bea', last_name: 'Émile', urls: [{ value: 'https://bea.example' }], company_name: 'Initech', tags: ['Hot'] },
+        ],
         ['corp', { company_name: '3M Partners' }],
         ['carl', { first_name: 'Carl', last_name: 'Carlsson', tags: ['hot', 'cold'] }],
       ];
@@ -349,7 +422,13 @@ describe('contacts (e2e)', () => {
       expect(names(await list('?sort_by=created_at'))).toEqual([ids.zoe, ids.adam, ids.bea, ids.corp, ids.carl]);
       const today = new Date().toISOString().slice(0, 10);
       expect(names(await list(`?since=${today}`))).toEqual([ids.carl, ids.corp, ids.bea, ids.adam, ids.zoe]);
-      expect(names(await list(`?modified_since=${Math.floor(Date.now() / 1000) - 3600}&order=asc`))).toEqual([ids.zoe, ids.adam, ids.bea, ids.corp, ids.carl]);
+      expect(names(await list(`?modified_since=${Math.floor(Date.now() / 1000) - 3600}&order=asc`))).toEqual([
+        ids.zoe,
+        ids.adam,
+        ids.bea,
+        ids.corp,
+        ids.carl,
+      ]);
       expect(names(await list(`?until=2000-01-01`))).toEqual([]);
       expect(names(await list(`?unmodified_since=${today}`))).toEqual([]);
     });
@@ -397,7 +476,11 @@ describe('contacts (e2e)', () => {
       const bulk = await createAccount(services, { name: 'Bulk' });
       const created: string[] = [];
       for (let i = 0; i < 230; i += 10) {
-        const batch = await Promise.all(Array.from({ length: Math.min(10, 230 - i) }, (_, j) => create(bulk, { first_name: `F${i + j}`, last_name: `Name ${String((i + j) * 7919 % 230).padStart(3, '0')}` })));
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(10, 230 - i) }, (_, j) =>
+            create(bulk, { first_name: `F${i + j}`, last_name: `Name ${String(((i + j) * 7919) % 230).padStart(3, '0')}` }),
+          ),
+        );
         created.push(...batch.map((b) => b.contact.id));
       }
       const expected = [];
@@ -418,7 +501,9 @@ describe('contacts (e2e)', () => {
       let url: string | null = `${services.gatewayUrl}/api/v3/contacts/cascade/0`;
       const lefts: number[] = [];
       while (url) {
-        const res: Response = await fetch(url, { headers: { authorization: `Basic ${Buffer.from(`${bulk.user.id}:${bulk.user.api_key}`).toString('base64')}` } });
+        const res: Response = await fetch(url, {
+          headers: { authorization: `Basic ${Buffer.from(`${bulk.user.id}:${bulk.user.api_key}`).toString('base64')}` },
+        });
         const body = await res.json();
         expect(res.status).toBe(200);
         walked.push(...body.data.contacts.map((c: Json) => c.contact.id));
@@ -437,7 +522,9 @@ describe('contacts (e2e)', () => {
       expect(filtered.body.data.contacts.map((c: Json) => c.contact.id)).toEqual([ids.carl, ids.bea]);
       // A deleted last contact still marks the place.
       await call(listAccount)<Json>('DELETE', `/contacts/${ids.carl}`);
-      expect((await call(listAccount)<Json>('GET', `/contacts/cascade/${ids.carl}`)).body.data.contacts.map((c: Json) => c.contact.id)).toEqual([ids.bea, ids.zoe]);
+      expect(
+        (await call(listAccount)<Json>('GET', `/contacts/cascade/${ids.carl}`)).body.data.contacts.map((c: Json) => c.contact.id),
+      ).toEqual([ids.bea, ids.zoe]);
       await call(listAccount)<Json>('POST', `/contacts/undelete?ids=${ids.carl}`);
       for (const bad of ['abc', FOREIGN_ID]) expect((await call(listAccount)<Json>('GET', `/contacts/cascade/${bad}`)).status).toBe(404);
       expect((await call(listAccount)<Json>('GET', '/contacts/cascade?team=perhaps')).status).toBe(400);
@@ -445,14 +532,45 @@ describe('contacts (e2e)', () => {
   });
 
   it('documents every contact and company route in the OpenAPI document', async () => {
-    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as { paths: Record<string, Record<string, Json>> };
+    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Json>>;
+    };
     expect(Object.keys(doc.paths['/contacts']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/contacts/{contact_id}']).sort()).toEqual(['delete', 'get', 'patch', 'put']);
-    for (const path of ['/contacts/cascade', '/contacts/cascade/{last_id}', '/contacts/delete', '/contacts/undelete', '/contacts/{contact_id}/change_status/{status_id}', '/contacts/{contact_id}/assign_tag/{tag_name}', '/contacts/{contact_id}/unassign_tag/{tag_name}', '/contacts/{contact_id}/close_sales_cycle', '/companies', '/companies/{company_id}']) {
+    for (const path of [
+      '/contacts/cascade',
+      '/contacts/cascade/{last_id}',
+      '/contacts/delete',
+      '/contacts/undelete',
+      '/contacts/{contact_id}/change_status/{status_id}',
+      '/contacts/{contact_id}/assign_tag/{tag_name}',
+      '/contacts/{contact_id}/unassign_tag/{tag_name}',
+      '/contacts/{contact_id}/close_sales_cycle',
+      '/companies',
+      '/companies/{company_id}',
+    ]) {
       expect(doc.paths[path]).toBeDefined();
     }
     const listParams = doc.paths['/contacts'].get.parameters.map((p: Json) => p.name);
-    expect(listParams).toEqual(expect.arrayContaining(['team', 'search', 'phone', 'url', 'email', 'action_stream', 'has_actions', 'letter', 'custom_field_id', 'fields', 'since', 'sort_by', 'order', 'page', 'per_page']));
+    expect(listParams).toEqual(
+      expect.arrayContaining([
+        'team',
+        'search',
+        'phone',
+        'url',
+        'email',
+        'action_stream',
+        'has_actions',
+        'letter',
+        'custom_field_id',
+        'fields',
+        'since',
+        'sort_by',
+        'order',
+        'page',
+        'per_page',
+      ]),
+    );
     const docs = await fetch(`${services.gatewayUrl}/api/v3/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('/contacts/cascade/{last_id}');

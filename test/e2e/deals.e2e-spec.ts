@@ -60,7 +60,8 @@ describe('deals (e2e)', () => {
   });
 
   const { call, ok, contact } = recordCalls(() => services);
-  const deal = async (who: CreatedAccount, contactId: string, body: Record<string, unknown> = {}) => (await ok(who, 'POST', `/contacts/${contactId}/deals`, { name: 'Deal', ...body }, 201)).deal as Json;
+  const deal = async (who: CreatedAccount, contactId: string, body: Record<string, unknown> = {}) =>
+    (await ok(who, 'POST', `/contacts/${contactId}/deals`, { name: 'Deal', ...body }, 201)).deal as Json;
 
   it('creates a deal with the spec defaults and reads it back', async () => {
     const person = await contact(admin, { company_name: 'Globex' });
@@ -206,7 +207,8 @@ describe('deals (e2e)', () => {
       last_name: 'Linked',
       company_name: 'Initech',
     });
-    const field = (await ok(admin, 'POST', '/deal_fields', { name: 'Region', type: 'select_box', choices: ['EMEA', 'APAC'] }, 201)).deal_field;
+    const field = (await ok(admin, 'POST', '/deal_fields', { name: 'Region', type: 'select_box', choices: ['EMEA', 'APAC'] }, 201))
+      .deal_field;
     const d = await deal(admin, primary.id, {
       linked_contact_ids: [other.id],
       deal_fields: [{ deal_field: { id: field.id }, value: 'EMEA' }],
@@ -494,7 +496,9 @@ describe('deals (e2e)', () => {
   });
 
   it('documents every deal route in the OpenAPI document', async () => {
-    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(Object.keys(doc.paths['/deals']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/deals/{deal_id}']).sort()).toEqual(['delete', 'get', 'patch', 'put']);
     expect(Object.keys(doc.paths['/contacts/{contact_id}/deals']).sort()).toEqual(['get', 'post']);

@@ -1,4 +1,14 @@
-import { api, createAccount, startPrivateNats, startPrivatePostgres, startPrivateRedis, startServices, type CreatedAccount, type PrivateServer, type ServicesHandle } from '@crm/testing';
+import {
+  api,
+  createAccount,
+  startPrivateNats,
+  startPrivatePostgres,
+  startPrivateRedis,
+  startServices,
+  type CreatedAccount,
+  type PrivateServer,
+  type ServicesHandle,
+} from '@crm/testing';
 
 /**
  * Dependency restarts under steady load, on private PostgreSQL, Redis and NATS instances (never the
@@ -38,7 +48,11 @@ describe('PostgreSQL, Redis and NATS restarts under load (e2e)', () => {
   beforeAll(async () => {
     [pg, redis, nats] = await Promise.all([startPrivatePostgres(), startPrivateRedis(), startPrivateNats()]);
     // Rate limits are not under test here: the load loops would reach the default per-user ceiling.
-    services = await startServices({ crmCoreReplicas: 1, infra: { databaseUrl: pg.url, redisUrl: redis.url, natsUrl: nats.url }, env: { RATE_LIMIT_PER_MINUTE: '1000000' } });
+    services = await startServices({
+      crmCoreReplicas: 1,
+      infra: { databaseUrl: pg.url, redisUrl: redis.url, natsUrl: nats.url },
+      env: { RATE_LIMIT_PER_MINUTE: '1000000' },
+    });
     account = await createAccount(services);
     const client = api(services, account);
     let n = 0;
@@ -80,9 +94,17 @@ describe('PostgreSQL, Redis and NATS restarts under load (e2e)', () => {
       await server.start();
     }
     phase = `${server.name} back`;
-    await until(`every service ready again after ${server.name} restarted`, async () => (await Promise.all(services.processes.map((p) => ready(p.port)))).every(Boolean), 30_000);
+    await until(
+      `every service ready again after ${server.name} restarted`,
+      async () => (await Promise.all(services.processes.map((p) => ready(p.port)))).every(Boolean),
+      30_000,
+    );
     const writesBefore = writes.length;
-    await until(`writes succeed again after ${server.name} restarted`, async () => writes.slice(writesBefore).some((w) => w.status === 201), 15_000);
+    await until(
+      `writes succeed again after ${server.name} restarted`,
+      async () => writes.slice(writesBefore).some((w) => w.status === 201),
+      15_000,
+    );
     phase = 'steady';
   }
 
@@ -108,7 +130,10 @@ describe('PostgreSQL, Redis and NATS restarts under load (e2e)', () => {
 
     const stored = new Set<string>();
     for (let page = 1; ; page += 1) {
-      const res = await api(services, account)<{ data: { custom_fields: Array<{ custom_field: { name: string } }>; max_page: number } }>('GET', `/custom_fields?per_page=100&page=${page}`);
+      const res = await api(services, account)<{ data: { custom_fields: Array<{ custom_field: { name: string } }>; max_page: number } }>(
+        'GET',
+        `/custom_fields?per_page=100&page=${page}`,
+      );
       expect(res.status).toBe(200);
       for (const f of res.body.data.custom_fields) stored.add(f.custom_field.name);
       if (page >= res.body.data.max_page) break;

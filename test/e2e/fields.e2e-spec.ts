@@ -90,7 +90,10 @@ describe('Custom, company and deal fields (e2e)', () => {
       expect(text.modified_at).toBe(text.created_at);
       const size = ok(await asA('POST', `/${set}.json`, { name: 'Size', type: 'select_box', choices: ['S', 'M'] }), 201)[item] as Field;
       expectField(size, { name: 'Size', type: 'select_box', position: 2, choices: ['S', 'M'] });
-      const tags = ok(await asA('POST', `/${set}`, { name: 'Channels', type: 'multiple_choice', choices: ['Email', 'Phone'], position: 10 }), 201)[item] as Field;
+      const tags = ok(
+        await asA('POST', `/${set}`, { name: 'Channels', type: 'multiple_choice', choices: ['Email', 'Phone'], position: 10 }),
+        201,
+      )[item] as Field;
       expectField(tags, { type: 'multiple_choice', position: 10, choices: ['Email', 'Phone'] });
 
       // GET one, with and without .json, and with the id in upper case
@@ -109,7 +112,9 @@ describe('Custom, company and deal fields (e2e)', () => {
 
       // PUT replaces: position kept when absent, the current type may be echoed
       await new Promise((r) => setTimeout(r, 5));
-      const put = ok(await asA('PUT', `/${set}/${size.id}`, { name: 'T-shirt size', type: 'select_box', choices: ['S', 'M', 'L'] }))[item] as Field;
+      const put = ok(await asA('PUT', `/${set}/${size.id}`, { name: 'T-shirt size', type: 'select_box', choices: ['S', 'M', 'L'] }))[
+        item
+      ] as Field;
       expectField(put, { id: size.id, name: 'T-shirt size', position: 2, choices: ['S', 'M', 'L'], created_at: size.created_at });
       expect(put.modified_at > size.modified_at).toBe(true);
       // PUT with partial=true and PATCH change only the fields sent
@@ -136,10 +141,16 @@ describe('Custom, company and deal fields (e2e)', () => {
       fails(await asA('POST', `/${set}`, { name: 7, type: 'text' }), 400, 'invalid_request_data', ['name']);
       fails(await asA('POST', `/${set}`, { name: 'Colour', type: 'colour' }), 400, 'invalid_request_data', ['type']);
       fails(await asA('POST', `/${set}`, { name: 'Colour', type: 'select_box' }), 400, 'invalid_request_data', ['choices']);
-      fails(await asA('POST', `/${set}`, { name: 'Colour', type: 'multiple_choice', choices: [] }), 400, 'invalid_request_data', ['choices']);
-      fails(await asA('POST', `/${set}`, { name: 'Colour', type: 'select_box', choices: ['Red', 'red'] }), 400, 'invalid_request_data', ['choices']);
+      fails(await asA('POST', `/${set}`, { name: 'Colour', type: 'multiple_choice', choices: [] }), 400, 'invalid_request_data', [
+        'choices',
+      ]);
+      fails(await asA('POST', `/${set}`, { name: 'Colour', type: 'select_box', choices: ['Red', 'red'] }), 400, 'invalid_request_data', [
+        'choices',
+      ]);
       fails(await asA('POST', `/${set}`, { name: 'Colour', type: 'select_box', choices: 'Red' }), 400, 'invalid_request_data', ['choices']);
-      fails(await asA('POST', `/${set}`, { name: 'Colour', type: 'select_box', choices: ['Red', 3] }), 400, 'invalid_request_data', ['choices']);
+      fails(await asA('POST', `/${set}`, { name: 'Colour', type: 'select_box', choices: ['Red', 3] }), 400, 'invalid_request_data', [
+        'choices',
+      ]);
       for (const type of ['text', 'number', 'date', 'checkbox']) {
         fails(await asA('POST', `/${set}`, { name: 'Colour', type, choices: ['Red'] }), 400, 'invalid_request_data', ['choices']);
       }
@@ -262,17 +273,41 @@ describe('Custom, company and deal fields (e2e)', () => {
   it('documents every field route in the OpenAPI document', async () => {
     const res = await fetch(`${services.gatewayUrl}/api/v3/openapi.json`);
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { paths: Record<string, Record<string, { operationId: string; parameters: Array<{ name: string; in: string }> }>> };
+    const doc = (await res.json()) as {
+      paths: Record<string, Record<string, { operationId: string; parameters: Array<{ name: string; in: string }> }>>;
+    };
     for (const { set, item } of SETS) {
       const record = `/${set}/{${item}_id}`;
       expect(Object.keys(doc.paths[`/${set}`] ?? {}).sort()).toEqual(['get', 'post']);
       expect(Object.keys(doc.paths[record] ?? {}).sort()).toEqual(['delete', 'get', 'patch', 'put']);
       expect(doc.paths[record].get.parameters).toContainEqual(expect.objectContaining({ name: `${item}_id`, in: 'path' }));
-      expect(doc.paths[`/${set}`].get.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:date_filter', 'query:modified_since', 'query:order', 'query:page', 'query:per_page', 'query:since', 'query:sort_by', 'query:type', 'query:unmodified_since', 'query:until']);
+      expect(doc.paths[`/${set}`].get.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual([
+        'query:date_filter',
+        'query:modified_since',
+        'query:order',
+        'query:page',
+        'query:per_page',
+        'query:since',
+        'query:sort_by',
+        'query:type',
+        'query:unmodified_since',
+        'query:until',
+      ]);
     }
     const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect(ids).toEqual(
-      expect.arrayContaining(['listCustomFields', 'createCustomField', 'getCustomField', 'updateCustomField', 'patchCustomField', 'deleteCustomField', 'listCompanyFields', 'deleteCompanyField', 'listDealFields', 'patchDealField']),
+      expect.arrayContaining([
+        'listCustomFields',
+        'createCustomField',
+        'getCustomField',
+        'updateCustomField',
+        'patchCustomField',
+        'deleteCustomField',
+        'listCompanyFields',
+        'deleteCompanyField',
+        'listDealFields',
+        'patchDealField',
+      ]),
     );
   });
 });

@@ -1,4 +1,13 @@
-import { api, basicAuth, createAccount, DEFAULT_TEST_PASSWORD, startServices, type CreatedAccount, type ServiceProcess, type ServicesHandle } from '@crm/testing';
+import {
+  api,
+  basicAuth,
+  createAccount,
+  DEFAULT_TEST_PASSWORD,
+  startServices,
+  type CreatedAccount,
+  type ServiceProcess,
+  type ServicesHandle,
+} from '@crm/testing';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 
@@ -22,7 +31,18 @@ describe('Foundation (e2e)', () => {
   const STACK_TRACE = /at .*\.js:\d+/;
   const ERROR_KEYS = ['error_message', 'error_name', 'errors', 'message', 'status'];
   const SUCCESS_KEYS = ['data', 'message', 'status', 'timestamp'];
-  const USER_KEYS = ['account_rights', 'company_name', 'country_code', 'email', 'first_name', 'id', 'last_name', 'permissions', 'photo_url', 'role'];
+  const USER_KEYS = [
+    'account_rights',
+    'company_name',
+    'country_code',
+    'email',
+    'first_name',
+    'id',
+    'last_name',
+    'permissions',
+    'photo_url',
+    'role',
+  ];
   const OWN_USER_KEYS = [...USER_KEYS, 'bcc_email', 'google_contacts_email'].sort();
 
   interface Answer {
@@ -60,7 +80,11 @@ describe('Foundation (e2e)', () => {
 
   /** The error envelope of decisions.md: exactly its five keys, the documented statuses, no stack. */
   function expectError(res: Answer, http: number, errorName: string, bodyStatus = http): void {
-    expect({ http: res.status, error_name: res.body.error_name, status: res.body.status }).toEqual({ http, error_name: errorName, status: bodyStatus });
+    expect({ http: res.status, error_name: res.body.error_name, status: res.body.status }).toEqual({
+      http,
+      error_name: errorName,
+      status: bodyStatus,
+    });
     expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
     expect(Object.keys(res.body).sort()).toEqual(ERROR_KEYS);
     expect(typeof res.body.message).toBe('string');
@@ -89,7 +113,11 @@ describe('Foundation (e2e)', () => {
   beforeAll(async () => {
     // The replica tests send bursts of parallel requests as one user: above the default concurrent ceiling (20).
     services = await startServices({ crmCoreReplicas: 2, env: { RATE_LIMIT_CONCURRENT: '200' } });
-    [a, b, c] = await Promise.all([createAccount(services, { name: 'Alpha Ltd' }), createAccount(services, { name: 'Beta LLC' }), createAccount(services, { name: 'Gamma GmbH' })]);
+    [a, b, c] = await Promise.all([
+      createAccount(services, { name: 'Alpha Ltd' }),
+      createAccount(services, { name: 'Beta LLC' }),
+      createAccount(services, { name: 'Gamma GmbH' }),
+    ]);
   });
 
   afterAll(async () => {
@@ -134,7 +162,12 @@ describe('Foundation (e2e)', () => {
       const { account, user } = res.body as unknown as CreatedAccount;
       expect(Object.keys(account).sort()).toEqual(['base_url', 'id', 'name', 'region']);
       expect(Object.keys(user).sort()).toEqual(['api_key', 'email', 'id']);
-      expect(account).toEqual({ id: expect.stringMatching(HEX_ID), name: 'Delta Co', region: 'us', base_url: `${services.gatewayUrl}/api/v3` });
+      expect(account).toEqual({
+        id: expect.stringMatching(HEX_ID),
+        name: 'Delta Co',
+        region: 'us',
+        base_url: `${services.gatewayUrl}/api/v3`,
+      });
       expect(user).toEqual({ id: expect.stringMatching(HEX_ID), email, api_key: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
       expect(user.id).not.toBe(account.id);
       // The admin can use the API at once with the key shown.
@@ -154,7 +187,10 @@ describe('Foundation (e2e)', () => {
     it("creates an account in region eu with that region's base URL", async () => {
       const res = await operator('/operator/accounts', newAccountBody(undefined, { region: 'eu' }));
       expect(res.status).toBe(201);
-      expect((res.body as unknown as CreatedAccount).account).toMatchObject({ region: 'eu', base_url: `http://eu.localhost:${gatewayPort()}/api/v3` });
+      expect((res.body as unknown as CreatedAccount).account).toMatchObject({
+        region: 'eu',
+        base_url: `http://eu.localhost:${gatewayPort()}/api/v3`,
+      });
     });
 
     it('refuses an unknown region with 400 invalid_request_data naming region', async () => {
@@ -175,7 +211,9 @@ describe('Foundation (e2e)', () => {
       expectError(noAdmin, 400, 'invalid_request_data');
       expect(noAdmin.body.errors).toHaveProperty('admin');
 
-      const badFields = await operator('/operator/accounts', { admin: { first_name: 'X', last_name: 'Y', email: 'not-an-email', password: 'short' } });
+      const badFields = await operator('/operator/accounts', {
+        admin: { first_name: 'X', last_name: 'Y', email: 'not-an-email', password: 'short' },
+      });
       expectError(badFields, 400, 'invalid_request_data');
       expect(Object.keys(badFields.body.errors as object)).toEqual(expect.arrayContaining(['name', 'admin.email', 'admin.password']));
 
@@ -185,9 +223,18 @@ describe('Foundation (e2e)', () => {
 
     it('creates a user in an account: 201 { user: { id, email, api_key } }', async () => {
       const email = `user-${randomBytes(4).toString('hex')}@example.test`;
-      const res = await operator(`/operator/accounts/${a.account.id}/users`, { first_name: 'Uma', last_name: 'User', email, password: 'another long password', role: 'user', account_rights: ['pipeline'] });
+      const res = await operator(`/operator/accounts/${a.account.id}/users`, {
+        first_name: 'Uma',
+        last_name: 'User',
+        email,
+        password: 'another long password',
+        role: 'user',
+        account_rights: ['pipeline'],
+      });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ user: { id: expect.stringMatching(HEX_ID), email, api_key: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) } });
+      expect(res.body).toEqual({
+        user: { id: expect.stringMatching(HEX_ID), email, api_key: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+      });
       secondUser = res.body as unknown as { user: CreatedAccount['user'] };
     });
 
@@ -250,11 +297,24 @@ describe('Foundation (e2e)', () => {
       expectSuccess(res);
       const user = (res.body.data as { user: Record<string, unknown> }).user;
       expect(Object.keys(user).sort()).toEqual([...USER_KEYS].sort());
-      expect(user).toMatchObject({ id: other.id, email: other.email, first_name: 'Uma', last_name: 'User', role: 'user', account_rights: ['pipeline'], permissions: [], company_name: 'Alpha Ltd' });
+      expect(user).toMatchObject({
+        id: other.id,
+        email: other.email,
+        first_name: 'Uma',
+        last_name: 'User',
+        role: 'user',
+        account_rights: ['pipeline'],
+        permissions: [],
+        company_name: 'Alpha Ltd',
+      });
 
       const own = await getUser(null, other.id, { authorization: basicAuth(other.id, other.api_key) });
       expectSuccess(own);
-      expect((own.body.data as { user: Record<string, unknown> }).user).toMatchObject({ id: other.id, bcc_email: expect.stringMatching(new RegExp(`^${other.id}@`)), google_contacts_email: '' });
+      expect((own.body.data as { user: Record<string, unknown> }).user).toMatchObject({
+        id: other.id,
+        bcc_email: expect.stringMatching(new RegExp(`^${other.id}@`)),
+        google_contacts_email: '',
+      });
     });
 
     it('works through the harness client as well (GET /users/{id}.json)', async () => {
@@ -291,7 +351,13 @@ describe('Foundation (e2e)', () => {
     });
 
     it('an Authorization header that cannot be parsed: 401 invalid_login, body status 400', async () => {
-      const malformed = ['Basic', `Basic ${Buffer.from('no-colon-here').toString('base64')}`, 'Digest username="x"', 'Token abc', `${basicAuth(a.user.id, a.user.api_key)} extra`];
+      const malformed = [
+        'Basic',
+        `Basic ${Buffer.from('no-colon-here').toString('base64')}`,
+        'Digest username="x"',
+        'Token abc',
+        `${basicAuth(a.user.id, a.user.api_key)} extra`,
+      ];
       for (const header of malformed) {
         expectError(await getUser(null, a.user.id, { authorization: header }), 401, 'invalid_login', 400);
       }
@@ -340,7 +406,15 @@ describe('Foundation (e2e)', () => {
 
   describe('routing and request errors', () => {
     it('an unknown route is 404 resource_not_found, with or without credentials', async () => {
-      for (const path of ['/api/v3/nope', '/api/v3/nope.json', `/api/v3/users/${a.user.id}/extra`, '/api/v3', '/api/v2/users', '/nope', '/']) {
+      for (const path of [
+        '/api/v3/nope',
+        '/api/v3/nope.json',
+        `/api/v3/users/${a.user.id}/extra`,
+        '/api/v3',
+        '/api/v2/users',
+        '/nope',
+        '/',
+      ]) {
         expectError(await gw(path), 404, 'resource_not_found', 404);
         expectError(await gw(path, { headers: asUser(a) }), 404, 'resource_not_found', 404);
       }
@@ -370,7 +444,11 @@ describe('Foundation (e2e)', () => {
     });
 
     it('malformed JSON is 400 invalid_request_data and changes nothing', async () => {
-      const res = await gw('/api/v3/change_auth_key', { method: 'POST', headers: { ...asUser(c), 'content-type': 'application/json' }, body: '{"oops": ' });
+      const res = await gw('/api/v3/change_auth_key', {
+        method: 'POST',
+        headers: { ...asUser(c), 'content-type': 'application/json' },
+        body: '{"oops": ',
+      });
       expectError(res, 400, 'invalid_request_data');
       expect(res.body.errors).toHaveProperty('body');
       expectSuccess(await getUser(c, c.user.id));
@@ -378,7 +456,11 @@ describe('Foundation (e2e)', () => {
 
     it('a JSON body that is not an object is 400 invalid_request_data naming body', async () => {
       for (const body of ['[1,2]', '42', '"text"']) {
-        const res = await gw('/api/v3/change_auth_key', { method: 'POST', headers: { ...asUser(c), 'content-type': 'application/json' }, body });
+        const res = await gw('/api/v3/change_auth_key', {
+          method: 'POST',
+          headers: { ...asUser(c), 'content-type': 'application/json' },
+          body,
+        });
         expectError(res, 400, 'invalid_request_data');
         expect(res.body.errors).toHaveProperty('body');
       }
@@ -392,12 +474,20 @@ describe('Foundation (e2e)', () => {
       };
       const over = json(1024 * 1024 + 1);
       expect(Buffer.byteLength(over)).toBe(1024 * 1024 + 1);
-      const res = await gw('/api/v3/change_auth_key', { method: 'POST', headers: { ...asUser(c), 'content-type': 'application/json' }, body: over });
+      const res = await gw('/api/v3/change_auth_key', {
+        method: 'POST',
+        headers: { ...asUser(c), 'content-type': 'application/json' },
+        body: over,
+      });
       expectError(res, 400, 'invalid_request_data');
       expectSuccess(await getUser(c, c.user.id));
 
       // Just under the limit the body is read; without credentials the answer is then the 401.
-      const under = await gw('/api/v3/change_auth_key', { method: 'POST', headers: { 'content-type': 'application/json' }, body: json(1024 * 1024 - 16) });
+      const under = await gw('/api/v3/change_auth_key', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: json(1024 * 1024 - 16),
+      });
       expectError(under, 401, 'authorization_data_not_found', 401);
     });
 
@@ -439,7 +529,13 @@ describe('Foundation (e2e)', () => {
 
   describe('health, readiness and metrics', () => {
     it('every process serves /healthz, /readyz and Prometheus /metrics with its service label', async () => {
-      expect(services.processes.map((p) => p.name).sort()).toEqual(['api-gateway', 'auth-server', 'crm-core-1', 'crm-core-2', 'webhook-dispatcher']);
+      expect(services.processes.map((p) => p.name).sort()).toEqual([
+        'api-gateway',
+        'auth-server',
+        'crm-core-1',
+        'crm-core-2',
+        'webhook-dispatcher',
+      ]);
       for (const p of services.processes) {
         const base = `http://127.0.0.1:${p.port}`;
         const health = await call(`${base}/healthz`);
@@ -524,7 +620,10 @@ describe('Foundation (e2e)', () => {
       expect(await second.stop('SIGTERM')).toBe(0);
 
       const started = Date.now();
-      const res = await call(`${services.gatewayUrl}/api/v3/users/${a.user.id}`, { headers: asUser(a), signal: AbortSignal.timeout(10_000) });
+      const res = await call(`${services.gatewayUrl}/api/v3/users/${a.user.id}`, {
+        headers: asUser(a),
+        signal: AbortSignal.timeout(10_000),
+      });
       expect(Date.now() - started).toBeLessThan(10_000);
       expectError(res, 503, 'service_unavailable', 503);
       expect(res.headers.get('retry-after')).toBe('1');
@@ -537,7 +636,10 @@ describe('Foundation (e2e)', () => {
       // The operator's account saga cannot finish without crm-core: 503, never a usable half account.
       const opStarted = Date.now();
       const email = `late-${randomBytes(4).toString('hex')}@example.test`;
-      const op = await operator('/operator/accounts', { name: 'Late Co', admin: { first_name: 'L', last_name: 'Ate', email, password: 'a long enough password' } });
+      const op = await operator('/operator/accounts', {
+        name: 'Late Co',
+        admin: { first_name: 'L', last_name: 'Ate', email, password: 'a long enough password' },
+      });
       expect(Date.now() - opStarted).toBeLessThan(10_000);
       expectError(op, 503, 'service_unavailable', 503);
     });
@@ -546,7 +648,13 @@ describe('Foundation (e2e)', () => {
   describe('shutdown', () => {
     it('stopAll: every process exits 0 after SIGTERM', async () => {
       const codes = await services.stopAll();
-      expect(codes.map((entry) => entry.name).sort()).toEqual(['api-gateway', 'auth-server', 'crm-core-1', 'crm-core-2', 'webhook-dispatcher']);
+      expect(codes.map((entry) => entry.name).sort()).toEqual([
+        'api-gateway',
+        'auth-server',
+        'crm-core-1',
+        'crm-core-2',
+        'webhook-dispatcher',
+      ]);
       expect(codes.filter((entry) => entry.code !== 0)).toEqual([]);
       for (const p of services.processes) expect(await p.exited).toBe(0);
     });
@@ -554,7 +662,9 @@ describe('Foundation (e2e)', () => {
     it('no log line of the whole run holds an API key, password, the operator token or the pepper', () => {
       const logs = services.processes.map((p) => readFileSync(p.logFile, 'utf8')).join('\n');
       expect(logs).toContain('"request_id"');
-      const secrets = [a, b, c].map((x) => x.user.api_key).concat(services.operatorToken, services.apiKeyPepper, DEFAULT_TEST_PASSWORD, 'a long enough password', 'another long password');
+      const secrets = [a, b, c]
+        .map((x) => x.user.api_key)
+        .concat(services.operatorToken, services.apiKeyPepper, DEFAULT_TEST_PASSWORD, 'a long enough password', 'another long password');
       for (const secret of secrets) expect(logs.includes(secret)).toBe(false);
     });
   });

@@ -12,7 +12,17 @@ import fc from 'fast-check';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const ERROR_KEYS = ['error_message', 'error_name', 'errors', 'message', 'status'];
-const SUCCESS_KEYS = new Set(['status', 'message', 'timestamp', 'data', 'lead_sources', 'statuses', 'tags', 'contacts_count', 'team_stream']);
+const SUCCESS_KEYS = new Set([
+  'status',
+  'message',
+  'timestamp',
+  'data',
+  'lead_sources',
+  'statuses',
+  'tags',
+  'contacts_count',
+  'team_stream',
+]);
 
 /** POST /change_auth_key would revoke the fuzzing credentials; it has its own tests. */
 const FUZZED_ROUTES = API_ROUTES.filter((r) => r.subject !== Subjects.ApiKeyRotate);
@@ -33,7 +43,15 @@ describe('fuzzing every route (e2e, fast-check)', () => {
     });
     expect(field.status).toBe(201);
     const victimFieldId = (await field.json()).data.custom_field.id as string;
-    secrets.push(victim.account.id, victim.user.id, victim.user.email, victim.user.api_key, victimFieldId, 'VictimSecretFieldName', 'VictimChoice');
+    secrets.push(
+      victim.account.id,
+      victim.user.id,
+      victim.user.email,
+      victim.user.api_key,
+      victimFieldId,
+      'VictimSecretFieldName',
+      'VictimChoice',
+    );
   });
 
   afterAll(async () => {
@@ -48,19 +66,60 @@ describe('fuzzing every route (e2e, fast-check)', () => {
       fc.string({ unit: 'grapheme', maxLength: 20 }),
       fc.constantFrom('0', '-1', '..', '%00', 'null', 'undefined', '1e309', ' ', 'a'.repeat(3000)),
     );
-  const queryValue = fc.oneof(fc.string({ maxLength: 30 }), fc.integer().map(String), fc.constantFrom('true', 'FALSE', '0', '1', '', '-5', '101', 'desc', 'asc', 'created_at', 'text', '2024-02-30', '9999999999999'));
-  const queryKey = fc.oneof(fc.constantFrom('page', 'per_page', 'sort_by', 'order', 'type', 'partial', 'since', 'until', 'date_filter', 'modified_since', 'user_id'), fc.string({ maxLength: 12 }));
+  const queryValue = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.integer().map(String),
+    fc.constantFrom('true', 'FALSE', '0', '1', '', '-5', '101', 'desc', 'asc', 'created_at', 'text', '2024-02-30', '9999999999999'),
+  );
+  const queryKey = fc.oneof(
+    fc.constantFrom(
+      'page',
+      'per_page',
+      'sort_by',
+      'order',
+      'type',
+      'partial',
+      'since',
+      'until',
+      'date_filter',
+      'modified_since',
+      'user_id',
+    ),
+    fc.string({ maxLength: 12 }),
+  );
   const jsonBody = fc.oneof(
     fc.jsonValue({ maxDepth: 4 }),
-    fc.dictionary(fc.constantFrom('name', 'type', 'choices', 'position', 'variants', 'id', 'account_id', 'user_id', '__proto__', 'constructor'), fc.jsonValue({ maxDepth: 3 })),
-    fc.record({ name: fc.string({ unit: 'grapheme', maxLength: 300 }), type: fc.constantFrom('text', 'number', 'date', 'checkbox', 'select_box', 'multiple_choice', 'TEXT', 'bogus'), choices: fc.array(fc.string({ maxLength: 20 }), { maxLength: 5 }) }),
+    fc.dictionary(
+      fc.constantFrom('name', 'type', 'choices', 'position', 'variants', 'id', 'account_id', 'user_id', '__proto__', 'constructor'),
+      fc.jsonValue({ maxDepth: 3 }),
+    ),
+    fc.record({
+      name: fc.string({ unit: 'grapheme', maxLength: 300 }),
+      type: fc.constantFrom('text', 'number', 'date', 'checkbox', 'select_box', 'multiple_choice', 'TEXT', 'bogus'),
+      choices: fc.array(fc.string({ maxLength: 20 }), { maxLength: 5 }),
+    }),
   );
   const rawBody = fc.oneof(
     jsonBody.map((v) => JSON.stringify(v)),
     fc.string({ maxLength: 200 }),
-    fc.constantFrom('{', '{"a":', '[1,2', '\u0000', '{"name": "\ud800"}', 'x'.repeat(70_000), `{"n":${'['.repeat(5000)}${']'.repeat(5000)}}`),
+    fc.constantFrom(
+      '{',
+      '{"a":',
+      '[1,2',
+      '\u0000',
+      '{"name": "\ud800"}',
+      'x'.repeat(70_000),
+      `{"n":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    ),
   );
-  const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', undefined);
+  const contentType = fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    undefined,
+  );
 
   function request(route: RouteDeclaration) {
     const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -107,9 +166,13 @@ describe('fuzzing every route (e2e, fast-check)', () => {
   });
 
   it('the attacker could read its own data all along (the properties did not pass by failing everything)', async () => {
-    const res = await fetch(`${services.gatewayUrl}/api/v3/users/${attacker.user.id}`, { headers: { authorization: basicAuth(attacker.user.id, attacker.user.api_key) } });
+    const res = await fetch(`${services.gatewayUrl}/api/v3/users/${attacker.user.id}`, {
+      headers: { authorization: basicAuth(attacker.user.id, attacker.user.api_key) },
+    });
     expect(res.status).toBe(200);
-    const victimView = await fetch(`${services.gatewayUrl}/api/v3/custom_fields`, { headers: { authorization: basicAuth(victim.user.id, victim.user.api_key) } });
+    const victimView = await fetch(`${services.gatewayUrl}/api/v3/custom_fields`, {
+      headers: { authorization: basicAuth(victim.user.id, victim.user.api_key) },
+    });
     expect((await victimView.json()).data.custom_fields).toHaveLength(1);
   });
 });

@@ -14,6 +14,7 @@ export default async function globalSetup(): Promise<void> {
   process.stderr.write('\n[e2e] building dist/ (node tools/build.mjs) ...\n');
   const started = Date.now();
   const result = spawnSync(process.execPath, [path.join(root, 'tools/build.mjs')], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`npm run build failed (exit ${result.status ?? result.signal}); fix the compile errors above and run the tests again`);
+  if (result.status !== 0)
+    throw new Error(`npm run build failed (exit ${result.status ?? result.signal}); fix the compile errors above and run the tests again`);
   process.stderr.write(`[e2e] build done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

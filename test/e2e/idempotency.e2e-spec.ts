@@ -15,12 +15,21 @@ describe('Idempotency-Key (e2e)', () => {
     await services?.stopAll();
   });
 
-  const list = async (who: CreatedAccount) => (await api(services, who)<{ data: { custom_fields: Array<{ custom_field: { id: string; name: string } }> } }>('GET', '/custom_fields?per_page=100')).body.data.custom_fields.map((f) => f.custom_field);
+  const list = async (who: CreatedAccount) =>
+    (
+      await api(services, who)<{ data: { custom_fields: Array<{ custom_field: { id: string; name: string } }> } }>(
+        'GET',
+        '/custom_fields?per_page=100',
+      )
+    ).body.data.custom_fields.map((f) => f.custom_field);
 
   it('two identical requests at the same moment create one record and get the same response', async () => {
     const post = api(services, account);
     const body = { name: 'Budget', type: 'number' };
-    const [a, b] = await Promise.all([post('POST', '/custom_fields', body, { 'idempotency-key': 'create-budget' }), post('POST', '/custom_fields', body, { 'idempotency-key': 'create-budget' })]);
+    const [a, b] = await Promise.all([
+      post('POST', '/custom_fields', body, { 'idempotency-key': 'create-budget' }),
+      post('POST', '/custom_fields', body, { 'idempotency-key': 'create-budget' }),
+    ]);
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.body).toEqual(a.body);
     expect([a.headers.get('idempotent-replayed'), b.headers.get('idempotent-replayed')].sort()).toEqual(['true', null].sort());
@@ -42,7 +51,12 @@ describe('Idempotency-Key (e2e)', () => {
   });
 
   it('keeps keys per user, lets a failed first attempt be retried, and refuses malformed keys', async () => {
-    const mine = await api(services, other)('POST', '/custom_fields', { name: 'Budget', type: 'number' }, { 'idempotency-key': 'create-budget' });
+    const mine = await api(services, other)(
+      'POST',
+      '/custom_fields',
+      { name: 'Budget', type: 'number' },
+      { 'idempotency-key': 'create-budget' },
+    );
     expect(mine.status).toBe(201);
     expect(mine.headers.get('idempotent-replayed')).toBeNull();
 

@@ -1,8 +1,32 @@
 import { createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
 import { recordCalls, type Json } from './record-helpers';
 
-const NOTE_KEYS = ['attachments', 'author', 'contact_id', 'created_at', 'date', 'id', 'linked_deal_id', 'linked_deal_name', 'modified_at', 'text'];
-const CALL_KEYS = ['attachments', 'author', 'call_result', 'call_time_int', 'contact_id', 'created_at', 'id', 'modified_at', 'phone_number', 'recording_link', 'text', 'via'];
+const NOTE_KEYS = [
+  'attachments',
+  'author',
+  'contact_id',
+  'created_at',
+  'date',
+  'id',
+  'linked_deal_id',
+  'linked_deal_name',
+  'modified_at',
+  'text',
+];
+const CALL_KEYS = [
+  'attachments',
+  'author',
+  'call_result',
+  'call_time_int',
+  'contact_id',
+  'created_at',
+  'id',
+  'modified_at',
+  'phone_number',
+  'recording_link',
+  'text',
+  'via',
+];
 const MEETING_KEYS = ['attachments', 'author', 'contact_id', 'created_at', 'id', 'meeting_time_int', 'modified_at', 'place', 'text'];
 const FOREIGN_ID = 'f'.repeat(24);
 const today = () => new Date().toISOString().slice(0, 10);
@@ -81,7 +105,9 @@ describe('notes, calls and meetings (e2e)', () => {
       });
       expect(listed.notes.map((e: Json) => e.note.id)).toEqual([note.id, linked.id]);
       expect((await ok(admin, 'GET', '/notes?sort_by=date')).notes.map((e: Json) => e.note.id)).toEqual([linked.id, note.id]);
-      expect((await ok(admin, 'GET', `/contacts?fields=notes(all)&search=Lee`)).contacts.find((w: Json) => w.contact.id === person.id).notes).toHaveLength(2);
+      expect(
+        (await ok(admin, 'GET', `/contacts?fields=notes(all)&search=Lee`)).contacts.find((w: Json) => w.contact.id === person.id).notes,
+      ).toHaveLength(2);
     });
 
     it('replaces, partially updates and deletes notes', async () => {
@@ -131,7 +157,9 @@ describe('notes, calls and meetings (e2e)', () => {
           thumbnail: null,
         },
       ]);
-      const pinned = (await ok(admin, 'GET', '/contacts?fields=pinned_attachments(all)&search=Lee')).contacts.find((w: Json) => w.contact.id === person.id);
+      const pinned = (await ok(admin, 'GET', '/contacts?fields=pinned_attachments(all)&search=Lee')).contacts.find(
+        (w: Json) => w.contact.id === person.id,
+      );
       expect(pinned.pinned_attachments.map((a: Json) => a.id)).toEqual([withFile.attachments[0].id]);
       expect((await call(admin)('DELETE', `/notes/${note.id}`)).status).toBe(200);
       expect((await call(admin)('GET', `/notes/${note.id}`)).status).toBe(404);
@@ -295,7 +323,10 @@ describe('notes, calls and meetings (e2e)', () => {
       });
       const second = (await ok(member, 'POST', `/contacts/${person.id}/meetings`, { text: 'Follow-up' }, 201)).meeting;
       expect(second.author).toBe('Uma User');
-      expect((await ok(admin, 'GET', '/meetings?sort_by=meeting_time_int&order=asc')).meetings.map((e: Json) => e.meeting.id)).toEqual([second.id, meeting.id]);
+      expect((await ok(admin, 'GET', '/meetings?sort_by=meeting_time_int&order=asc')).meetings.map((e: Json) => e.meeting.id)).toEqual([
+        second.id,
+        meeting.id,
+      ]);
       expect(
         (
           await ok(admin, 'PUT', `/meetings/${meeting.id}?partial=true`, {
@@ -322,7 +353,9 @@ describe('notes, calls and meetings (e2e)', () => {
   });
 
   it('documents every route in the OpenAPI document', async () => {
-    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     for (const name of ['notes', 'calls', 'meetings']) {
       expect(Object.keys(doc.paths[`/${name}`]).sort()).toEqual(['get', 'post']);
       expect(Object.keys(doc.paths[`/${name}/{${name.slice(0, -1)}_id}`]).sort()).toEqual(['delete', 'get', 'put']);

@@ -16,10 +16,24 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
   const secretsSeen: string[] = [];
 
   const operator = (pathname: string, body: unknown, method = 'POST') =>
-    fetch(`${services.authUrl}${pathname}`, { method, headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${services.authUrl}${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
-  async function registerClient(method: 'none' | 'client_secret_basic' | 'client_secret_post', scope = 'crm crm.readonly', extra: Record<string, unknown> = {}) {
-    const res = await operator('/operator/clients', { client_name: `Test ${method}`, redirect_uris: [redirectUri], scope, token_endpoint_auth_method: method, ...extra });
+  async function registerClient(
+    method: 'none' | 'client_secret_basic' | 'client_secret_post',
+    scope = 'crm crm.readonly',
+    extra: Record<string, unknown> = {},
+  ) {
+    const res = await operator('/operator/clients', {
+      client_name: `Test ${method}`,
+      redirect_uris: [redirectUri],
+      scope,
+      token_endpoint_auth_method: method,
+      ...extra,
+    });
     expect(res.status).toBe(201);
     const body = (await res.json()) as { client_id: string; client_secret?: string };
     if (body.client_secret) secretsSeen.push(body.client_secret);
@@ -56,7 +70,11 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     let page = await b.go(res.headers.get('location')!);
     let html = await page.text();
     expect(html).toContain('Sign in');
-    res = await b.go(`/oauth/interaction/${interactionUid(html)}/login`, { csrf: formField(html, 'csrf'), email: opts.email ?? account.user.email, password });
+    res = await b.go(`/oauth/interaction/${interactionUid(html)}/login`, {
+      csrf: formField(html, 'csrf'),
+      email: opts.email ?? account.user.email,
+      password,
+    });
     res = await b.go(res.headers.get('location')!);
     page = await b.go(res.headers.get('location')!);
     html = await page.text();
@@ -70,7 +88,15 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
   async function authorizationUrl(clientId: string, params: Record<string, string> = {}) {
     const verifier = oauth.generateRandomCodeVerifier();
     const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, state: oauth.generateRandomState(), code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      state: oauth.generateRandomState(),
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...params,
+    }).toString();
     return { url, verifier, state: url.searchParams.get('state')! };
   }
 
@@ -79,22 +105,35 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     const callback = await authorizeInBrowser(url);
     const client: oauth.Client = { client_id: clientId };
     const params = oauth.validateAuthResponse(as, client, callback, state);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, auth, params, redirectUri, verifier, { [oauth.allowInsecureRequests]: true });
+    const response = await oauth.authorizationCodeGrantRequest(as, client, auth, params, redirectUri, verifier, {
+      [oauth.allowInsecureRequests]: true,
+    });
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
     secretsSeen.push(tokens.access_token, tokens.refresh_token!);
     return { tokens, client, raw: tokens as unknown as Record<string, unknown> };
   }
 
-  const api = (pathname: string, token: string, init: RequestInit = {}) => fetch(`${services.gatewayUrl}/api/v3${pathname}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+  const api = (pathname: string, token: string, init: RequestInit = {}) =>
+    fetch(`${services.gatewayUrl}/api/v3${pathname}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
   const tokenRequest = (form: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(`${services.authUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
+    fetch(`${services.authUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form),
+    });
   const setClock = (offsetSeconds: number) => operator('/operator/test/clock', { offset_seconds: offsetSeconds });
 
   beforeAll(async () => {
-    services = await startServices({ crmCoreReplicas: 1, env: { ENABLE_TEST_CLOCK: 'true', SIGNING_KEY_CHECK_INTERVAL_MS: '300', JWKS_REFETCH_COOLDOWN_MS: '500' } });
+    services = await startServices({
+      crmCoreReplicas: 1,
+      env: { ENABLE_TEST_CLOCK: 'true', SIGNING_KEY_CHECK_INTERVAL_MS: '300', JWKS_REFETCH_COOLDOWN_MS: '500' },
+    });
     account = await createAccount(services, { password });
     secretsSeen.push(account.user.api_key, services.operatorToken);
-    as = await oauth.processDiscoveryResponse(new URL(services.authUrl), await oauth.discoveryRequest(new URL(services.authUrl), { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true }));
+    as = await oauth.processDiscoveryResponse(
+      new URL(services.authUrl),
+      await oauth.discoveryRequest(new URL(services.authUrl), { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true }),
+    );
   });
 
   afterEach(async () => {
@@ -120,11 +159,22 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
       code_challenge_methods_supported: ['S256'],
       scopes_supported: ['crm', 'crm.readonly', 'mcp'],
     });
-    for (const absent of ['userinfo_endpoint', 'revocation_endpoint', 'introspection_endpoint', 'claims_supported', 'id_token_signing_alg_values_supported']) expect(doc).not.toHaveProperty(absent);
+    for (const absent of [
+      'userinfo_endpoint',
+      'revocation_endpoint',
+      'introspection_endpoint',
+      'claims_supported',
+      'id_token_signing_alg_values_supported',
+    ])
+      expect(doc).not.toHaveProperty(absent);
   });
 
   it('closes registration and exposes no revocation, introspection or userinfo endpoint', async () => {
-    const reg = await fetch(`${services.authUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const reg = await fetch(`${services.authUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(reg.status).toBe(403);
     expect(await reg.json()).toEqual({ error: 'access_denied', error_description: 'registration is closed' });
     for (const p of ['/oauth/revocation', '/oauth/introspection', '/oauth/userinfo', '/oauth/token/revocation', '/me']) {
@@ -134,7 +184,12 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
 
   it('refuses custom-scheme and non-local http redirect URIs at registration', async () => {
     for (const uri of ['myapp://callback', 'http://example.com/cb']) {
-      const res = await operator('/operator/clients', { client_name: 'Bad', redirect_uris: [uri], scope: 'crm', token_endpoint_auth_method: 'none' });
+      const res = await operator('/operator/clients', {
+        client_name: 'Bad',
+        redirect_uris: [uri],
+        scope: 'crm',
+        token_endpoint_auth_method: 'none',
+      });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error: 'invalid_redirect_uri' });
     }
@@ -149,7 +204,12 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     expect(raw.aud).toBe(account.account.base_url);
     const [header] = tokens.access_token.split('.');
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({ alg: 'ES256', typ: 'at+jwt', kid: expect.any(String) });
-    const claims = await oauth.validateJwtAccessToken(as, new Request(`${account.account.base_url}/users`, { headers: { authorization: `Bearer ${tokens.access_token}` } }), account.account.base_url, { [oauth.allowInsecureRequests]: true });
+    const claims = await oauth.validateJwtAccessToken(
+      as,
+      new Request(`${account.account.base_url}/users`, { headers: { authorization: `Bearer ${tokens.access_token}` } }),
+      account.account.base_url,
+      { [oauth.allowInsecureRequests]: true },
+    );
     expect(claims.sub).toBe(account.user.id);
     const res = await api(`/users/${account.user.id}.json`, tokens.access_token);
     expect(res.status).toBe(200);
@@ -223,7 +283,10 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     expect(again.status).toBe(200);
     const wider = await registerClient('client_secret_basic', 'crm.readonly');
     const w = await obtainTokens(wider.client_id, oauth.ClientSecretBasic(wider.client_secret!));
-    const res = await tokenRequest({ grant_type: 'refresh_token', refresh_token: w.tokens.refresh_token!, scope: 'crm' }, { authorization: `Basic ${Buffer.from(`${wider.client_id}:${wider.client_secret}`).toString('base64')}` });
+    const res = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: w.tokens.refresh_token!, scope: 'crm' },
+      { authorization: `Basic ${Buffer.from(`${wider.client_id}:${wider.client_secret}`).toString('base64')}` },
+    );
     expect(res.status).toBe(400);
     expect((await res.json()).error).toBe('invalid_scope');
   });
@@ -231,16 +294,26 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
   it('authenticates clients by exactly one method and rejects bad credentials', async () => {
     const { client_id, client_secret } = await registerClient('client_secret_basic');
     const basic = `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}`;
-    const mixed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: 'x', client_id, client_secret: client_secret! }, { authorization: basic });
+    const mixed = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: 'x', client_id, client_secret: client_secret! },
+      { authorization: basic },
+    );
     expect(mixed.status).toBe(400);
     expect((await mixed.json()).error).toBe('invalid_request');
-    const wrong = await tokenRequest({ grant_type: 'refresh_token', refresh_token: 'x' }, { authorization: `Basic ${Buffer.from(`${client_id}:wrong`).toString('base64')}` });
+    const wrong = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: 'x' },
+      { authorization: `Basic ${Buffer.from(`${client_id}:wrong`).toString('base64')}` },
+    );
     expect(wrong.status).toBe(401);
     expect((await wrong.json()).error).toBe('invalid_client');
     const wrongMethod = await tokenRequest({ grant_type: 'refresh_token', refresh_token: 'x', client_id, client_secret: client_secret! });
     expect(wrongMethod.status).toBe(401);
     expect((await wrongMethod.json()).error).toBe('invalid_client');
-    const json = await fetch(`${services.authUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basic }, body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: 'x' }) });
+    const json = await fetch(`${services.authUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: basic },
+      body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: 'x' }),
+    });
     expect(json.status).toBe(400);
     expect((await json.json()).error).toBe('invalid_request');
   });
@@ -253,7 +326,13 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     expect(allowed.headers.get('access-control-allow-origin')).toBe('http://localhost:8765');
     const other = await tokenRequest(form(pub.client_id), { origin: 'https://evil.example' });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
-    const confidential = await tokenRequest({ grant_type: 'refresh_token', refresh_token: 'unknown' }, { origin: 'http://localhost:8765', authorization: `Basic ${Buffer.from(`${conf.client_id}:${conf.client_secret}`).toString('base64')}` });
+    const confidential = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: 'unknown' },
+      {
+        origin: 'http://localhost:8765',
+        authorization: `Basic ${Buffer.from(`${conf.client_id}:${conf.client_secret}`).toString('base64')}`,
+      },
+    );
     expect(confidential.headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -273,16 +352,40 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
       return { params: oauth.validateAuthResponse(as, client, callback, state), verifier, code: callback.searchParams.get('code')! };
     };
     const a = await start();
-    const bad = await tokenRequest({ grant_type: 'authorization_code', code: a.code, redirect_uri: redirectUri, code_verifier: oauth.generateRandomCodeVerifier(), client_id });
+    const bad = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: a.code,
+      redirect_uri: redirectUri,
+      code_verifier: oauth.generateRandomCodeVerifier(),
+      client_id,
+    });
     expect((await bad.json()).error).toBe('invalid_grant');
     const b = await start();
-    const badRedirect = await tokenRequest({ grant_type: 'authorization_code', code: b.code, redirect_uri: 'http://localhost:8765/other', code_verifier: b.verifier, client_id });
+    const badRedirect = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: b.code,
+      redirect_uri: 'http://localhost:8765/other',
+      code_verifier: b.verifier,
+      client_id,
+    });
     expect((await badRedirect.json()).error).toBe('invalid_grant');
     const c = await start();
-    const ok = await tokenRequest({ grant_type: 'authorization_code', code: c.code, redirect_uri: redirectUri, code_verifier: c.verifier, client_id });
+    const ok = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: c.code,
+      redirect_uri: redirectUri,
+      code_verifier: c.verifier,
+      client_id,
+    });
     const tokens = await ok.json();
     expect(ok.status).toBe(200);
-    const reuse = await tokenRequest({ grant_type: 'authorization_code', code: c.code, redirect_uri: redirectUri, code_verifier: c.verifier, client_id });
+    const reuse = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: c.code,
+      redirect_uri: redirectUri,
+      code_verifier: c.verifier,
+      client_id,
+    });
     expect(reuse.status).toBe(400);
     expect((await reuse.json()).error).toBe('invalid_grant');
     await new Promise((r) => setTimeout(r, 1000));
@@ -326,7 +429,13 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     const { url, verifier } = await authorizationUrl(client_id);
     const code = (await authorizeInBrowser(url)).searchParams.get('code')!;
     await setClock(601);
-    const late = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id });
+    const late = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id,
+    });
     expect((await late.json()).error).toBe('invalid_grant');
     await setClock(0);
 
@@ -351,13 +460,18 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
       refresh = (await res.json()).refresh_token;
     }
     await setClock(90 * 86400 + 60);
-    expect((await (await tokenRequest({ grant_type: 'refresh_token', refresh_token: refresh, client_id })).json()).error).toBe('invalid_grant');
+    expect((await (await tokenRequest({ grant_type: 'refresh_token', refresh_token: refresh, client_id })).json()).error).toBe(
+      'invalid_grant',
+    );
   });
 
   it('slides confidential refresh tokens on each use (30 idle days) up to 365 days', async () => {
     const { client_id, client_secret } = await registerClient('client_secret_post');
     const { tokens } = await obtainTokens(client_id, oauth.ClientSecretPost(client_secret!));
-    const refresh = (offsetDays: number) => setClock(offsetDays * 86400).then(() => tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id, client_secret: client_secret! }));
+    const refresh = (offsetDays: number) =>
+      setClock(offsetDays * 86400).then(() =>
+        tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id, client_secret: client_secret! }),
+      );
     expect((await refresh(29)).status).toBe(200);
     expect((await refresh(58)).status).toBe(200);
     const idle = await refresh(58 + 31);
@@ -365,14 +479,23 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
 
     await setClock(0);
     const second = await obtainTokens(client_id, oauth.ClientSecretPost(client_secret!));
-    const use = (d: number) => setClock(d * 86400).then(() => tokenRequest({ grant_type: 'refresh_token', refresh_token: second.tokens.refresh_token!, client_id, client_secret: client_secret! }));
+    const use = (d: number) =>
+      setClock(d * 86400).then(() =>
+        tokenRequest({
+          grant_type: 'refresh_token',
+          refresh_token: second.tokens.refresh_token!,
+          client_id,
+          client_secret: client_secret!,
+        }),
+      );
     for (let d = 25; d <= 350; d += 25) expect((await use(d)).status).toBe(200);
     expect((await (await use(366)).json()).error).toBe('invalid_grant');
   });
 
   it('rotates the signing key: the successor is published before it signs, the old key stays until its tokens expired', async () => {
     const { client_id } = await registerClient('none');
-    const jwks = async () => ((await (await fetch(`${services.authUrl}/oauth/jwks`)).json()) as { keys: Array<{ kid: string; d?: string }> }).keys;
+    const jwks = async () =>
+      ((await (await fetch(`${services.authUrl}/oauth/jwks`)).json()) as { keys: Array<{ kid: string; d?: string }> }).keys;
     const kidOf = (jwt: string) => (JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString('utf8')) as { kid: string }).kid;
     const waitFor = async (what: string, check: () => Promise<boolean>) => {
       for (let i = 0; i < 60; i += 1) {
@@ -402,8 +525,15 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     expect(published.map((k) => k.kid)).toEqual(expect.arrayContaining([oldKid, newKid]));
     expect(published.some((k) => k.d !== undefined)).toBe(false);
     expect(kidOf(await refreshAccessToken())).toBe(oldKid);
-    const listed = (await (await fetch(`${services.authUrl}/operator/signing-keys`, { headers: { authorization: `Bearer ${services.operatorToken}` } })).json()) as { keys: Array<{ kid: string; status: string }> };
-    expect(listed.keys).toEqual(expect.arrayContaining([expect.objectContaining({ kid: oldKid, status: 'active' }), expect.objectContaining({ kid: newKid, status: 'next' })]));
+    const listed = (await (
+      await fetch(`${services.authUrl}/operator/signing-keys`, { headers: { authorization: `Bearer ${services.operatorToken}` } })
+    ).json()) as { keys: Array<{ kid: string; status: string }> };
+    expect(listed.keys).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kid: oldKid, status: 'active' }),
+        expect.objectContaining({ kid: newKid, status: 'next' }),
+      ]),
+    );
 
     await setClock(3600 + 5);
     let fresh = '';
@@ -423,14 +553,23 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     expect((await api(`/users/${account.user.id}`, tokens.access_token)).status).toBe(200);
     const viaBearer = await api('/change_auth_key', tokens.access_token, { method: 'POST' });
     expect(viaBearer.status).toBe(401);
-    expect(await viaBearer.json()).toMatchObject({ error_name: 'invalid_auth_token', error_message: 'This endpoint is not available for OAuth applications' });
+    expect(await viaBearer.json()).toMatchObject({
+      error_name: 'invalid_auth_token',
+      error_message: 'This endpoint is not available for OAuth applications',
+    });
     const basic = `Basic ${Buffer.from(`${account.user.id}:${account.user.api_key}`).toString('base64')}`;
     const changed = await fetch(`${services.gatewayUrl}/api/v3/change_auth_key`, { method: 'POST', headers: { authorization: basic } });
     expect(changed.status).toBe(201);
     const newKey = (await changed.json()).data.auth_key as string;
     secretsSeen.push(newKey);
     expect((await fetch(`${services.gatewayUrl}/api/v3/users/${account.user.id}`, { headers: { authorization: basic } })).status).toBe(401);
-    expect((await fetch(`${services.gatewayUrl}/api/v3/users/${account.user.id}`, { headers: { authorization: `Basic ${Buffer.from(`${account.user.id}:${newKey}`).toString('base64')}` } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${services.gatewayUrl}/api/v3/users/${account.user.id}`, {
+          headers: { authorization: `Basic ${Buffer.from(`${account.user.id}:${newKey}`).toString('base64')}` },
+        })
+      ).status,
+    ).toBe(200);
     expect((await api(`/users/${account.user.id}`, tokens.access_token)).status).toBe(401);
     const refresh = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id });
     expect((await refresh.json()).error).toBe('invalid_grant');
@@ -441,8 +580,12 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     const other = await createAccount(services, { password });
     const { client_id } = await registerClient('none');
     const { tokens } = await obtainTokens(client_id, oauth.None());
-    expect((await operator(`/operator/accounts/${other.account.id}`, { billing_status: 'subscription_canceled' }, 'PATCH')).status).toBe(200);
-    const res = await fetch(`${services.gatewayUrl}/api/v3/users/${other.user.id}`, { headers: { authorization: `Basic ${Buffer.from(`${other.user.id}:${other.user.api_key}`).toString('base64')}` } });
+    expect((await operator(`/operator/accounts/${other.account.id}`, { billing_status: 'subscription_canceled' }, 'PATCH')).status).toBe(
+      200,
+    );
+    const res = await fetch(`${services.gatewayUrl}/api/v3/users/${other.user.id}`, {
+      headers: { authorization: `Basic ${Buffer.from(`${other.user.id}:${other.user.api_key}`).toString('base64')}` },
+    });
     expect(res.status).toBe(402);
     expect(await res.json()).toMatchObject({ error_name: 'subscription_canceled' });
     expect((await api(`/users/${account.user.id}`, tokens.access_token)).status).toBe(200);
@@ -456,7 +599,14 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     const html = await (await b.go(first.headers.get('location')!)).text();
     const uid = interactionUid(html);
     let last = 0;
-    for (let i = 0; i < 11; i += 1) last = (await b.go(`/oauth/interaction/${uid}/login`, { csrf: formField(html, 'csrf'), email: 'victim@example.com', password: `guess-${i}` })).status;
+    for (let i = 0; i < 11; i += 1)
+      last = (
+        await b.go(`/oauth/interaction/${uid}/login`, {
+          csrf: formField(html, 'csrf'),
+          email: 'victim@example.com',
+          password: `guess-${i}`,
+        })
+      ).status;
     expect(last).toBe(429);
     const forged = await b.go(`/oauth/interaction/${uid}/login`, { csrf: 'forged', email: account.user.email, password });
     expect(forged.status).toBe(403);
@@ -465,10 +615,21 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
   it('refuses webhook management to OAuth applications with 403 (API key only)', async () => {
     const { client_id } = await registerClient('none', 'crm');
     const { tokens } = await obtainTokens(client_id, oauth.None());
-    for (const [method, body] of [['GET', undefined], ['POST', JSON.stringify({ name: 'x', hook_url: 'https://x.example' })]] as const) {
-      const res = await api('/webhooks', tokens.access_token, { method, body, headers: body ? { 'content-type': 'application/json' } : {} });
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['POST', JSON.stringify({ name: 'x', hook_url: 'https://x.example' })],
+    ] as const) {
+      const res = await api('/webhooks', tokens.access_token, {
+        method,
+        body,
+        headers: body ? { 'content-type': 'application/json' } : {},
+      });
       expect(res.status).toBe(403);
-      expect(await res.json()).toMatchObject({ status: 403, error_name: 'no_permission_to_complete_action', error_message: 'This endpoint is not available for OAuth applications' });
+      expect(await res.json()).toMatchObject({
+        status: 403,
+        error_name: 'no_permission_to_complete_action',
+        error_message: 'This endpoint is not available for OAuth applications',
+      });
     }
   });
 
@@ -493,7 +654,9 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
 
   it('never writes tokens, keys or secrets to the logs', () => {
     const dir = path.join(process.cwd(), 'test-results', 'e2e-logs');
-    const logs = readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
+    const logs = readdirSync(dir)
+      .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+      .join('\n');
     expect(logs.length).toBeGreaterThan(0);
     for (const secret of secretsSeen.filter(Boolean)) expect(logs.includes(secret)).toBe(false);
   });

@@ -1,6 +1,17 @@
 import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
 
-type ActionBody = { data: { predefined_action: { id: string; text: string; status: string; days_after: number; time: string | null; predefined_action_group_id: string | null } } };
+type ActionBody = {
+  data: {
+    predefined_action: {
+      id: string;
+      text: string;
+      status: string;
+      days_after: number;
+      time: string | null;
+      predefined_action_group_id: string | null;
+    };
+  };
+};
 type GroupBody = { data: { predefined_action_group: { id: string; name: string; predefined_action_ids: string[] } } };
 
 /** Predefined actions and groups over HTTP (decisions.md "Configuration and users"). */
@@ -30,7 +41,11 @@ describe('predefined actions and groups (e2e)', () => {
   it('creates templates with defaults and validates status, time and days', async () => {
     const plain = await template('Call back');
     expect(plain).toMatchObject({ text: 'Call back', status: 'date', days_after: 0, time: null, predefined_action_group_id: null });
-    expect(await template('Demo', { status: 'date_time', days_after: 3, time: '14:30' })).toMatchObject({ status: 'date_time', days_after: 3, time: '14:30' });
+    expect(await template('Demo', { status: 'date_time', days_after: 3, time: '14:30' })).toMatchObject({
+      status: 'date_time',
+      days_after: 3,
+      time: '14:30',
+    });
     const got = await call(member)<ActionBody>('GET', `/predefined_actions/${plain.id}.json`);
     expect(got.body.data.predefined_action).toEqual(plain);
     for (const [body, field] of [
@@ -51,29 +66,54 @@ describe('predefined actions and groups (e2e)', () => {
   it('groups at least two ungrouped templates and dissolves a group left with one', async () => {
     const [a, b, c] = [await template('Step 1'), await template('Step 2'), await template('Step 3')];
     expect((await call(admin)('POST', '/predefined_action_groups', { name: 'Too small', predefined_action_ids: [a.id] })).status).toBe(400);
-    const created = await call(admin)<GroupBody>('POST', '/predefined_action_groups', { name: 'Onboarding', predefined_action_ids: [c.id, a.id] });
+    const created = await call(admin)<GroupBody>('POST', '/predefined_action_groups', {
+      name: 'Onboarding',
+      predefined_action_ids: [c.id, a.id],
+    });
     expect(created.status).toBe(201);
     const group = created.body.data.predefined_action_group;
     expect(group.predefined_action_ids).toEqual([c.id, a.id]);
-    expect((await call(member)<ActionBody>('GET', `/predefined_actions/${a.id}`)).body.data.predefined_action.predefined_action_group_id).toBe(group.id);
+    expect(
+      (await call(member)<ActionBody>('GET', `/predefined_actions/${a.id}`)).body.data.predefined_action.predefined_action_group_id,
+    ).toBe(group.id);
 
-    expect((await call(admin)('POST', '/predefined_action_groups', { name: 'Second', predefined_action_ids: [a.id, b.id] })).status).toBe(400);
-    expect((await call(admin)('POST', '/predefined_action_groups', { name: 'onboarding', predefined_action_ids: [b.id, (await template('Step 4')).id] })).body).toMatchObject({ error_name: 'duplicated_entity' });
+    expect((await call(admin)('POST', '/predefined_action_groups', { name: 'Second', predefined_action_ids: [a.id, b.id] })).status).toBe(
+      400,
+    );
+    expect(
+      (
+        await call(admin)('POST', '/predefined_action_groups', {
+          name: 'onboarding',
+          predefined_action_ids: [b.id, (await template('Step 4')).id],
+        })
+      ).body,
+    ).toMatchObject({ error_name: 'duplicated_entity' });
 
     // Deleting one of two members dissolves the group; the other stays, ungrouped.
     expect((await call(admin)('DELETE', `/predefined_actions/${c.id}`)).status).toBe(200);
     expect((await call(admin)('GET', `/predefined_action_groups/${group.id}`)).status).toBe(404);
-    expect((await call(admin)<ActionBody>('GET', `/predefined_actions/${a.id}`)).body.data.predefined_action.predefined_action_group_id).toBeNull();
+    expect(
+      (await call(admin)<ActionBody>('GET', `/predefined_actions/${a.id}`)).body.data.predefined_action.predefined_action_group_id,
+    ).toBeNull();
   });
 
   it('keeps a group of three when one member goes, and deleting a group keeps its templates', async () => {
     const ids = [(await template('A')).id, (await template('B')).id, (await template('C')).id];
-    const group = (await call(admin)<GroupBody>('POST', '/predefined_action_groups', { name: 'Three', predefined_action_ids: ids })).body.data.predefined_action_group;
+    const group = (await call(admin)<GroupBody>('POST', '/predefined_action_groups', { name: 'Three', predefined_action_ids: ids })).body
+      .data.predefined_action_group;
     await call(admin)('DELETE', `/predefined_actions/${ids[1]}`);
-    expect((await call(admin)<GroupBody>('GET', `/predefined_action_groups/${group.id}`)).body.data.predefined_action_group.predefined_action_ids).toEqual([ids[0], ids[2]]);
+    expect(
+      (await call(admin)<GroupBody>('GET', `/predefined_action_groups/${group.id}`)).body.data.predefined_action_group
+        .predefined_action_ids,
+    ).toEqual([ids[0], ids[2]]);
     expect((await call(admin)('DELETE', `/predefined_action_groups/${group.id}`)).status).toBe(200);
-    expect((await call(admin)<ActionBody>('GET', `/predefined_actions/${ids[0]}`)).body.data.predefined_action.predefined_action_group_id).toBeNull();
-    const list = await call(admin)<{ data: { predefined_action_groups: unknown[]; total_count: number } }>('GET', '/predefined_action_groups');
+    expect(
+      (await call(admin)<ActionBody>('GET', `/predefined_actions/${ids[0]}`)).body.data.predefined_action.predefined_action_group_id,
+    ).toBeNull();
+    const list = await call(admin)<{ data: { predefined_action_groups: unknown[]; total_count: number } }>(
+      'GET',
+      '/predefined_action_groups',
+    );
     expect(list.status).toBe(200);
     expect(list.body.data.total_count).toBe(list.body.data.predefined_action_groups.length);
   });
@@ -82,14 +122,24 @@ describe('predefined actions and groups (e2e)', () => {
     const mine = await template('Private');
     expect((await call(member)('POST', '/predefined_actions', { text: 'x' })).status).toBe(403);
     expect((await call(member)('DELETE', `/predefined_actions/${mine.id}`)).status).toBe(403);
-    for (const [method, path] of [['GET', `/predefined_actions/${mine.id}`], ['DELETE', `/predefined_actions/${mine.id}`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/predefined_actions/${mine.id}`],
+      ['DELETE', `/predefined_actions/${mine.id}`],
+    ] as const) {
       const res = await call(stranger)(method, path);
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ error_name: 'resource_not_found' });
     }
-    const strangerTemplate = (await call(stranger)<ActionBody>('POST', '/predefined_actions', { text: 'theirs' })).body.data.predefined_action;
-    expect((await call(admin)('POST', '/predefined_action_groups', { name: 'Mixed', predefined_action_ids: [mine.id, strangerTemplate.id] })).status).toBe(404);
-    const strangerList = await call(stranger)<{ data: { predefined_actions: Array<{ predefined_action: { id: string } }> } }>('GET', '/predefined_actions?per_page=100');
+    const strangerTemplate = (await call(stranger)<ActionBody>('POST', '/predefined_actions', { text: 'theirs' })).body.data
+      .predefined_action;
+    expect(
+      (await call(admin)('POST', '/predefined_action_groups', { name: 'Mixed', predefined_action_ids: [mine.id, strangerTemplate.id] }))
+        .status,
+    ).toBe(404);
+    const strangerList = await call(stranger)<{ data: { predefined_actions: Array<{ predefined_action: { id: string } }> } }>(
+      'GET',
+      '/predefined_actions?per_page=100',
+    );
     expect(strangerList.body.data.predefined_actions.map((p) => p.predefined_action.id)).toEqual([strangerTemplate.id]);
   });
 });

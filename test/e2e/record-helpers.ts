@@ -15,6 +15,7 @@ export function recordCalls(services: () => ServicesHandle) {
     if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
     return res.body.data;
   };
-  const contact = async (who: CreatedAccount, body: Record<string, unknown> = {}) => (await ok(who, 'POST', '/contacts', { first_name: 'Ann', last_name: 'Lee', ...body }, 201)).contact as Json;
+  const contact = async (who: CreatedAccount, body: Record<string, unknown> = {}) =>
+    (await ok(who, 'POST', '/contacts', { first_name: 'Ann', last_name: 'Lee', ...body }, 201)).contact as Json;
   return { call, ok, contact };
 }

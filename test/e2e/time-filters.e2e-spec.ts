@@ -1,6 +1,11 @@
 import { api, createAccount, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
 
-type ListBody = { status: number; data: Record<string, unknown> & { total_count: number }; error_name?: string; errors?: Record<string, string> };
+type ListBody = {
+  status: number;
+  data: Record<string, unknown> & { total_count: number };
+  error_name?: string;
+  errors?: Record<string, string>;
+};
 
 const day = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
@@ -33,36 +38,42 @@ describe('time filters on every list (e2e)', () => {
   };
 
   // Every row of the new account was created and modified today.
-  it.each(['/custom_fields', '/statuses', '/pipelines', '/users', '/lead_sources', '/filters'])('GET %s honours since/until/modified_since/unmodified_since', async (list) => {
-    const all = await count(list);
-    expect(all).toBeGreaterThan(0);
-    expect(await count(`${list}?since=${day(0)}&until=${day(0)}`)).toBe(all);
-    expect(await count(`${list}?date_filter=modified_at&since=${day(0)}`)).toBe(all);
-    expect(await count(`${list}?since=${day(1)}`)).toBe(0);
-    expect(await count(`${list}?date_filter=CREATED_AT&until=${day(-1)}`)).toBe(0);
-    expect(await count(`${list}?modified_since=${day(0)}`)).toBe(all);
-    expect(await count(`${list}?unmodified_since=${day(0)}`)).toBe(0);
-    const hourAgo = Math.floor(Date.now() / 1000) - 3600;
-    expect(await count(`${list}?since=${hourAgo}`)).toBe(all);
-    expect(await count(`${list}?until=${hourAgo}`)).toBe(0);
-    expect(await count(`${list}?since=${day(0)}&per_page=1`)).toBe(all);
-  });
+  it.each(['/custom_fields', '/statuses', '/pipelines', '/users', '/lead_sources', '/filters'])(
+    'GET %s honours since/until/modified_since/unmodified_since',
+    async (list) => {
+      const all = await count(list);
+      expect(all).toBeGreaterThan(0);
+      expect(await count(`${list}?since=${day(0)}&until=${day(0)}`)).toBe(all);
+      expect(await count(`${list}?date_filter=modified_at&since=${day(0)}`)).toBe(all);
+      expect(await count(`${list}?since=${day(1)}`)).toBe(0);
+      expect(await count(`${list}?date_filter=CREATED_AT&until=${day(-1)}`)).toBe(0);
+      expect(await count(`${list}?modified_since=${day(0)}`)).toBe(all);
+      expect(await count(`${list}?unmodified_since=${day(0)}`)).toBe(0);
+      const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+      expect(await count(`${list}?since=${hourAgo}`)).toBe(all);
+      expect(await count(`${list}?until=${hourAgo}`)).toBe(0);
+      expect(await count(`${list}?since=${day(0)}&per_page=1`)).toBe(all);
+    },
+  );
 
-  it.each(['/custom_fields', '/statuses', '/users', '/relationship_types', '/predefined_actions'])('GET %s refuses malformed time filters and date_filter with modified_since', async (list) => {
-    const call = api(services, admin);
-    for (const [query, fields] of [
-      ['since=2026-02-30', ['since']],
-      ['until=yesterday', ['until']],
-      ['modified_since=bogus', ['modified_since']],
-      ['unmodified_since=-5', ['unmodified_since']],
-      ['date_filter=date', ['date_filter']],
-      [`date_filter=created_at&modified_since=${day(0)}`, ['date_filter', 'modified_since']],
-      [`date_filter=modified_at&since=${day(0)}&unmodified_since=${day(0)}`, ['date_filter', 'unmodified_since']],
-    ] as const) {
-      const res = await call<ListBody>('GET', `${list}?${query}`);
-      expect(res.status).toBe(400);
-      expect(res.body.error_name).toBe('invalid_request_data');
-      expect(Object.keys(res.body.errors ?? {}).sort()).toEqual([...fields].sort());
-    }
-  });
+  it.each(['/custom_fields', '/statuses', '/users', '/relationship_types', '/predefined_actions'])(
+    'GET %s refuses malformed time filters and date_filter with modified_since',
+    async (list) => {
+      const call = api(services, admin);
+      for (const [query, fields] of [
+        ['since=2026-02-30', ['since']],
+        ['until=yesterday', ['until']],
+        ['modified_since=bogus', ['modified_since']],
+        ['unmodified_since=-5', ['unmodified_since']],
+        ['date_filter=date', ['date_filter']],
+        [`date_filter=created_at&modified_since=${day(0)}`, ['date_filter', 'modified_since']],
+        [`date_filter=modified_at&since=${day(0)}&unmodified_since=${day(0)}`, ['date_filter', 'unmodified_since']],
+      ] as const) {
+        const res = await call<ListBody>('GET', `${list}?${query}`);
+        expect(res.status).toBe(400);
+        expect(res.body.error_name).toBe('invalid_request_data');
+        expect(Object.keys(res.body.errors ?? {}).sort()).toEqual([...fields].sort());
+      }
+    },
+  );
 });

@@ -51,13 +51,20 @@ describe('webhook deliveries (e2e)', () => {
   const dispatcherPort = () => services.processes.find((p) => p.app === 'webhook-dispatcher')!.port;
 
   async function register(body: Json): Promise<{ id: string; signing_secret: string; status_id: string | null }> {
-    const res = await call(admin)<{ data: { webhook: { id: string; signing_secret: string; status_id: string | null } } }>('POST', '/webhooks', body);
+    const res = await call(admin)<{ data: { webhook: { id: string; signing_secret: string; status_id: string | null } } }>(
+      'POST',
+      '/webhooks',
+      body,
+    );
     expect(res.status).toBe(201);
     return res.body.data.webhook;
   }
 
   async function deliveries(webhookId: string, query = ''): Promise<Delivery[]> {
-    const res = await call(admin)<{ data: { deliveries: Array<{ delivery: Delivery }> } }>('GET', `/webhooks/${webhookId}/deliveries${query}`);
+    const res = await call(admin)<{ data: { deliveries: Array<{ delivery: Delivery }> } }>(
+      'GET',
+      `/webhooks/${webhookId}/deliveries${query}`,
+    );
     expect(res.status).toBe(200);
     return res.body.data.deliveries.map((d) => d.delivery);
   }
@@ -68,24 +75,54 @@ describe('webhook deliveries (e2e)', () => {
 
   it('POST /contacts reaches the receiver as a signed contact event the standardwebhooks package verifies', async () => {
     const hook = await register({ name: 'Contacts', hook_url: `${receiver.url}/contacts`, secretkey: 'legacy-secret', types: ['contact'] });
-    const created = await call(admin)<{ data: { contact: { id: string } } }>('POST', '/contacts', { first_name: 'Ada', last_name: 'Lovelace' });
+    const created = await call(admin)<{ data: { contact: { id: string } } }>('POST', '/contacts', {
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+    });
     expect(created.status).toBe(201);
     const contactId = created.body.data.contact.id;
 
-    const [got] = await until('the contact event reaches the receiver', () => receiver.on('/contacts').length > 0 && receiver.on('/contacts'));
+    const [got] = await until(
+      'the contact event reaches the receiver',
+      () => receiver.on('/contacts').length > 0 && receiver.on('/contacts'),
+    );
     // An independent receiver: the standardwebhooks package with the webhook's signing secret.
     const verified = new Webhook(hook.signing_secret).verify(got.body, got.headers) as Json;
     expect(Object.keys(verified)).toEqual(['type', 'reason', 'timestamp', 'secretkey', 'data']);
-    expect(verified).toMatchObject({ type: 'contact', reason: 'created', secretkey: 'legacy-secret', data: { contact: { id: contactId, last_name: 'Lovelace' } } });
-    expect(Object.keys(verified.data ?? {}).sort()).toEqual(['contact', 'most_urgent_action', 'next_action', 'next_actions', 'queued_actions']);
+    expect(verified).toMatchObject({
+      type: 'contact',
+      reason: 'created',
+      secretkey: 'legacy-secret',
+      data: { contact: { id: contactId, last_name: 'Lovelace' } },
+    });
+    expect(Object.keys(verified.data ?? {}).sort()).toEqual([
+      'contact',
+      'most_urgent_action',
+      'next_action',
+      'next_actions',
+      'queued_actions',
+    ]);
     expect(typeof verified.timestamp).toBe('number');
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     // A forged body fails verification.
     expect(() => new Webhook(hook.signing_secret).verify(got.body.replace('Lovelace', 'Babbage'), got.headers)).toThrow();
 
-    const [log] = await until('the delivery is logged', async () => (await deliveries(hook.id)).find((d) => d.status === 'delivered') && (await deliveries(hook.id)));
-    expect(log).toMatchObject({ id: got.headers['webhook-id'], webhook_id: hook.id, type: 'contact', reason: 'created', record_id: contactId, status: 'delivered', response_code: 200, error: null, next_attempt_at: null });
+    const [log] = await until(
+      'the delivery is logged',
+      async () => (await deliveries(hook.id)).find((d) => d.status === 'delivered') && (await deliveries(hook.id)),
+    );
+    expect(log).toMatchObject({
+      id: got.headers['webhook-id'],
+      webhook_id: hook.id,
+      type: 'contact',
+      reason: 'created',
+      record_id: contactId,
+      status: 'delivered',
+      response_code: 200,
+      error: null,
+      next_attempt_at: null,
+    });
     expect(log.attempts).toEqual([{ attempted_at: expect.any(String), response_code: 200, duration_ms: expect.any(Number), error: null }]);
     expect(log.completed_at).not.toBeNull();
     await switchOff(hook.id, `${receiver.url}/contacts`);
@@ -94,10 +131,21 @@ describe('webhook deliveries (e2e)', () => {
   it('lists deliveries newest first with paging and a status filter; redelivers with the same webhook-id', async () => {
     const hook = await register({ name: 'Notes', hook_url: `${receiver.url}/notes`, types: ['note'] });
     const records = ['1', '2', '3'].map((n) => n.repeat(24));
-    await commitOutboxEvents(services.database.url, records.map((id) => ({ account_id: admin.account.id, type: 'note', reason: 'created', record_id: id, data: { note: { id, linked_deal_id: '' } } })));
+    await commitOutboxEvents(
+      services.database.url,
+      records.map((id) => ({
+        account_id: admin.account.id,
+        type: 'note',
+        reason: 'created',
+        record_id: id,
+        data: { note: { id, linked_deal_id: '' } },
+      })),
+    );
     await until('three notes delivered', async () => (await deliveries(hook.id, '?status=delivered')).length === 3);
 
-    const page = await call(admin)<{ data: { deliveries: Array<{ delivery: Delivery }>; total_count: number; page: number; per_page: number; max_page: number } }>('GET', `/webhooks/${hook.id}/deliveries.json?per_page=2&page=2`);
+    const page = await call(admin)<{
+      data: { deliveries: Array<{ delivery: Delivery }>; total_count: number; page: number; per_page: number; max_page: number };
+    }>('GET', `/webhooks/${hook.id}/deliveries.json?per_page=2&page=2`);
     expect(page.status).toBe(200);
     expect(page.body.data).toMatchObject({ total_count: 3, page: 2, per_page: 2, max_page: 2 });
     expect(page.body.data.deliveries).toHaveLength(1);
@@ -109,7 +157,10 @@ describe('webhook deliveries (e2e)', () => {
     const again = await call(admin)<{ data: { delivery: Delivery } }>('POST', `/webhooks/${hook.id}/deliveries/${newest.id}/redeliver`);
     expect(again.status).toBe(200);
     expect(again.body.data.delivery).toMatchObject({ id: newest.id, status: 'pending' });
-    await until('redelivered with the same webhook-id', () => receiver.on('/notes').filter((h) => h.headers['webhook-id'] === newest.id).length === before + 1);
+    await until(
+      'redelivered with the same webhook-id',
+      () => receiver.on('/notes').filter((h) => h.headers['webhook-id'] === newest.id).length === before + 1,
+    );
     await until('two attempts logged', async () => (await deliveries(hook.id)).find((d) => d.id === newest.id)!.attempts.length === 2);
 
     // Another account's webhook, an unknown or malformed delivery id: 404.
@@ -122,7 +173,9 @@ describe('webhook deliveries (e2e)', () => {
 
   it('a receiver answering 500 twice then 200 gets the event on the third try', async () => {
     const hook = await register({ name: 'Flaky', hook_url: `${receiver.url}/flaky`, types: ['call'] });
-    await commitOutboxEvents(services.database.url, [{ account_id: admin.account.id, type: 'call', reason: 'created', record_id: '4'.repeat(24), data: { call: { id: '4'.repeat(24) } } }]);
+    await commitOutboxEvents(services.database.url, [
+      { account_id: admin.account.id, type: 'call', reason: 'created', record_id: '4'.repeat(24), data: { call: { id: '4'.repeat(24) } } },
+    ]);
     const delivery = await until('delivered on a later try', async () => (await deliveries(hook.id)).find((d) => d.status === 'delivered'));
     expect(delivery.attempts.map((a) => a.response_code)).toEqual([500, 500, 200]);
     expect(delivery.attempts[0].error).toBe('HTTP 500');
@@ -133,8 +186,20 @@ describe('webhook deliveries (e2e)', () => {
 
   it('410 switches the webhook off; a redelivery then is 409 until it is active again', async () => {
     const hook = await register({ name: 'Gone', hook_url: `${receiver.url}/gone`, types: ['meeting'] });
-    await commitOutboxEvents(services.database.url, [{ account_id: admin.account.id, type: 'meeting', reason: 'created', record_id: '5'.repeat(24), data: { meeting: { id: '5'.repeat(24) } } }]);
-    await until('the webhook is switched off', async () => (await call(admin)<{ data: { webhook: { active: boolean } } }>('GET', `/webhooks/${hook.id}`)).body.data.webhook.active === false);
+    await commitOutboxEvents(services.database.url, [
+      {
+        account_id: admin.account.id,
+        type: 'meeting',
+        reason: 'created',
+        record_id: '5'.repeat(24),
+        data: { meeting: { id: '5'.repeat(24) } },
+      },
+    ]);
+    await until(
+      'the webhook is switched off',
+      async () =>
+        (await call(admin)<{ data: { webhook: { active: boolean } } }>('GET', `/webhooks/${hook.id}`)).body.data.webhook.active === false,
+    );
     const [failed] = await deliveries(hook.id);
     expect(failed).toMatchObject({ status: 'failed', response_code: 410, next_attempt_at: null });
     const res = await call(admin)('POST', `/webhooks/${hook.id}/deliveries/${failed.id}/redeliver`);
@@ -144,7 +209,8 @@ describe('webhook deliveries (e2e)', () => {
 
   it('status filter: only contacts of that status; deleting the status falls the webhook back to lead', async () => {
     const status = (await call(admin)<{ data: { status: { id: string } } }>('POST', '/statuses', { status: 'Hot lead' })).body.data.status;
-    const lead = (await call(admin)<{ data: { statuses: Array<{ status: { id: string } }> } }>('GET', '/statuses')).body.data.statuses[0].status;
+    const lead = (await call(admin)<{ data: { statuses: Array<{ status: { id: string } }> } }>('GET', '/statuses')).body.data.statuses[0]
+      .status;
     const hook = await register({ name: 'Hot', hook_url: `${receiver.url}/hot`, status_id: status.id, types: ['contact'] });
     const hot = await call(admin)<{ data: { contact: { id: string } } }>('POST', '/contacts', { last_name: 'Hot', status_id: status.id });
     const cold = await call(admin)<{ data: { contact: { id: string } } }>('POST', '/contacts', { last_name: 'Cold' });
@@ -154,7 +220,12 @@ describe('webhook deliveries (e2e)', () => {
     expect(receiver.on('/hot').map((h) => (h.json.data.contact as { id: string }).id)).toEqual([hot.body.data.contact.id]);
 
     expect((await call(admin)('DELETE', `/statuses/${status.id}`)).status).toBe(200);
-    await until('the webhook filters on the lead status', async () => (await call(admin)<{ data: { webhook: { status_id: string } } }>('GET', `/webhooks/${hook.id}`)).body.data.webhook.status_id === lead.id);
+    await until(
+      'the webhook filters on the lead status',
+      async () =>
+        (await call(admin)<{ data: { webhook: { status_id: string } } }>('GET', `/webhooks/${hook.id}`)).body.data.webhook.status_id ===
+        lead.id,
+    );
     // The status event itself is never delivered.
     expect(receiver.received.filter((h) => (h.json.type as string) === 'status')).toEqual([]);
     await switchOff(hook.id, `${receiver.url}/hot`);
@@ -162,8 +233,17 @@ describe('webhook deliveries (e2e)', () => {
 
   it('after rotate_secret both the new and the previous secret verify deliveries', async () => {
     const hook = await register({ name: 'Rotating', hook_url: `${receiver.url}/rotating`, types: ['company'] });
-    const rotated = (await call(admin)<{ data: { webhook: { signing_secret: string } } }>('POST', `/webhooks/${hook.id}/rotate_secret`)).body.data.webhook.signing_secret;
-    await commitOutboxEvents(services.database.url, [{ account_id: admin.account.id, type: 'company', reason: 'updated', record_id: '6'.repeat(24), data: { company: { id: '6'.repeat(24) } } }]);
+    const rotated = (await call(admin)<{ data: { webhook: { signing_secret: string } } }>('POST', `/webhooks/${hook.id}/rotate_secret`))
+      .body.data.webhook.signing_secret;
+    await commitOutboxEvents(services.database.url, [
+      {
+        account_id: admin.account.id,
+        type: 'company',
+        reason: 'updated',
+        record_id: '6'.repeat(24),
+        data: { company: { id: '6'.repeat(24) } },
+      },
+    ]);
     const [got] = await until('delivered', () => receiver.on('/rotating').length > 0 && receiver.on('/rotating'));
     expect(got.headers['webhook-signature'].split(' ')).toHaveLength(2);
     expect(new Webhook(rotated).verify(got.body, got.headers)).toBeTruthy();

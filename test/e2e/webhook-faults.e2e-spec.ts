@@ -1,4 +1,13 @@
-import { api, createAccount, resolveTestInfra, startPrivateNats, startServices, type CreatedAccount, type PrivateServer, type ServicesHandle } from '@crm/testing';
+import {
+  api,
+  createAccount,
+  resolveTestInfra,
+  startPrivateNats,
+  startServices,
+  type CreatedAccount,
+  type PrivateServer,
+  type ServicesHandle,
+} from '@crm/testing';
 import { Client } from 'pg';
 import { commitOutboxEvents, metric, spawnDispatcher, startReceiver, until, type ExtraDispatcher } from './webhook-helpers';
 
@@ -17,7 +26,10 @@ describe('webhook delivery faults (e2e)', () => {
   beforeAll(async () => {
     nats = await startPrivateNats();
     receiver = await startReceiver();
-    services = await startServices({ infra: { natsUrl: nats.url }, env: { WEBHOOK_RETRY_SCALE: '0.001', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_CONCURRENT: '1000' } });
+    services = await startServices({
+      infra: { natsUrl: nats.url },
+      env: { WEBHOOK_RETRY_SCALE: '0.001', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_CONCURRENT: '1000' },
+    });
     account = await createAccount(services);
     extra = await spawnDispatcher(services, nats.url, resolveTestInfra().redisUrl, { WEBHOOK_RETRY_SCALE: '0.001' });
   });
@@ -30,10 +42,17 @@ describe('webhook delivery faults (e2e)', () => {
   });
 
   const call = () => api(services, account);
-  const recordIds = (path: string) => receiver.on(path).map((h) => (h.json.data.deal as { id: string } | undefined)?.id ?? (h.json.data.contact as { id: string } | undefined)?.id);
+  const recordIds = (path: string) =>
+    receiver
+      .on(path)
+      .map((h) => (h.json.data.deal as { id: string } | undefined)?.id ?? (h.json.data.contact as { id: string } | undefined)?.id);
 
   it('SIGKILL of the ingesting dispatcher mid-burst of 1,000 events: every event still delivered, none missing', async () => {
-    const hook = await call()<{ data: { webhook: { id: string } } }>('POST', '/webhooks', { name: 'Burst', hook_url: `${receiver.url}/burst`, types: ['deal'] });
+    const hook = await call()<{ data: { webhook: { id: string } } }>('POST', '/webhooks', {
+      name: 'Burst',
+      hook_url: `${receiver.url}/burst`,
+      types: ['deal'],
+    });
     expect(hook.status).toBe(201);
     const harness = services.processes.find((p) => p.app === 'webhook-dispatcher')!;
     const ingesting = await until('one replica ingests', async () => {
@@ -48,7 +67,13 @@ describe('webhook delivery faults (e2e)', () => {
       for (let i = 0; i < ids.length; i += 50) {
         await commitOutboxEvents(
           services.database.url,
-          ids.slice(i, i + 50).map((id) => ({ account_id: account.account.id, type: 'deal', reason: 'created', record_id: id, data: { deal: { id, stage: 10, expected_close_date: '2026-12-01' } } })),
+          ids.slice(i, i + 50).map((id) => ({
+            account_id: account.account.id,
+            type: 'deal',
+            reason: 'created',
+            record_id: id,
+            data: { deal: { id, stage: 10, expected_close_date: '2026-12-01' } },
+          })),
         );
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -71,13 +96,17 @@ describe('webhook delivery faults (e2e)', () => {
   });
 
   it('NATS stopped during a burst of writes: writes answer 503 meanwhile, every committed event is delivered once NATS is back', async () => {
-    expect((await call()('POST', '/webhooks', { name: 'Contacts', hook_url: `${receiver.url}/nats`, types: ['contact'] })).status).toBe(201);
+    expect((await call()('POST', '/webhooks', { name: 'Contacts', hook_url: `${receiver.url}/nats`, types: ['contact'] })).status).toBe(
+      201,
+    );
     const writes: Array<{ status: number; id?: string }> = [];
     let running = true;
     let n = 0;
     const writer = async () => {
       while (running) {
-        const res = await call()<{ data: { contact: { id: string } } }>('POST', '/contacts', { last_name: `Burst ${(n += 1)}` }).catch(() => ({ status: -1, body: undefined }));
+        const res = await call()<{ data: { contact: { id: string } } }>('POST', '/contacts', { last_name: `Burst ${(n += 1)}` }).catch(
+          () => ({ status: -1, body: undefined }),
+        );
         writes.push({ status: res.status, id: res.status === 201 ? res.body?.data.contact.id : undefined });
         if (res.status !== 201) await new Promise((r) => setTimeout(r, 50));
       }
@@ -100,8 +129,17 @@ describe('webhook delivery faults (e2e)', () => {
     // Nothing half-done: every stored contact has its event, whatever the client was answered.
     const db = new Client({ connectionString: services.database.url });
     await db.connect();
-    const committed: string[] = (await db.query(`SELECT o.record_id FROM crm.outbox o WHERE o.account_id = $1 AND o.type = 'contact' AND o.reason = 'created'`, [account.account.id])).rows.map((r) => r.record_id);
-    const [{ orphans }] = (await db.query(`SELECT count(*)::int AS orphans FROM crm.contacts c WHERE c.account_id = $1 AND NOT EXISTS (SELECT 1 FROM crm.outbox o WHERE o.record_id = c.id AND o.type = 'contact')`, [account.account.id])).rows;
+    const committed: string[] = (
+      await db.query(`SELECT o.record_id FROM crm.outbox o WHERE o.account_id = $1 AND o.type = 'contact' AND o.reason = 'created'`, [
+        account.account.id,
+      ])
+    ).rows.map((r) => r.record_id);
+    const [{ orphans }] = (
+      await db.query(
+        `SELECT count(*)::int AS orphans FROM crm.contacts c WHERE c.account_id = $1 AND NOT EXISTS (SELECT 1 FROM crm.outbox o WHERE o.record_id = c.id AND o.type = 'contact')`,
+        [account.account.id],
+      )
+    ).rows;
     await db.end();
     expect(orphans).toBe(0);
     const acknowledged = writes.filter((w) => w.status === 201).map((w) => w.id!);

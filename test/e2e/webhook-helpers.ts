@@ -59,7 +59,12 @@ export async function startReceiver(answer: (hook: ReceivedHook, seen: number) =
   };
 }
 
-export async function until<T>(what: string, check: () => Promise<T | undefined | false | null> | T | undefined | false | null, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false | null> | T | undefined | false | null,
+  timeoutMs = 20_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -94,7 +99,15 @@ export async function commitOutboxEvents(databaseUrl: string, events: OutboxEven
          SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[], $6::varchar[], $7::jsonb[])
          RETURNING 1)
        SELECT pg_notify('crm_outbox', '') FROM written LIMIT 1`,
-      [ids, events.map((e) => e.account_id), events.map((e) => e.type), events.map((e) => e.reason), events.map((e) => e.record_id), events.map((e) => e.contact_status_id ?? null), events.map((e) => JSON.stringify(e.data))],
+      [
+        ids,
+        events.map((e) => e.account_id),
+        events.map((e) => e.type),
+        events.map((e) => e.reason),
+        events.map((e) => e.record_id),
+        events.map((e) => e.contact_status_id ?? null),
+        events.map((e) => JSON.stringify(e.data)),
+      ],
     );
     await client.query('COMMIT');
     return ids;
@@ -111,18 +124,42 @@ export interface ExtraDispatcher {
 }
 
 /** Another webhook-dispatcher replica of a running system (same database, NATS and namespace). */
-export async function spawnDispatcher(services: ServicesHandle, natsUrl: string, redisUrl: string, env: Record<string, string> = {}): Promise<ExtraDispatcher> {
+export async function spawnDispatcher(
+  services: ServicesHandle,
+  natsUrl: string,
+  redisUrl: string,
+  env: Record<string, string> = {},
+): Promise<ExtraDispatcher> {
   const port = await getFreePort();
   const log = createWriteStream(path.join(E2E_LOG_DIR, `${services.namespace}-webhook-dispatcher-extra-${port}.log`));
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/apps/webhook-dispatcher/src/main.js')], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: services.database.url, NATS_URL: natsUrl, REDIS_URL: redisUrl, CRM_NAMESPACE: services.namespace, HTTP_PORT: String(port), WEBHOOK_ALLOW_PRIVATE: 'true', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: services.database.url,
+      NATS_URL: natsUrl,
+      REDIS_URL: redisUrl,
+      CRM_NAMESPACE: services.namespace,
+      HTTP_PORT: String(port),
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
-  const exited = new Promise<number | string>((r) => child.once('exit', (code, signal) => r(code ?? signal ?? -1))).finally(() => log.end());
-  await until(`extra dispatcher on ${port} ready`, async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 30_000, 150);
+  const exited = new Promise<number | string>((r) => child.once('exit', (code, signal) => r(code ?? signal ?? -1))).finally(() =>
+    log.end(),
+  );
+  await until(
+    `extra dispatcher on ${port} ready`,
+    async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200,
+    30_000,
+    150,
+  );
   return {
     port,
     pid: child.pid ?? -1,
@@ -137,7 +174,9 @@ export async function spawnDispatcher(services: ServicesHandle, natsUrl: string,
 /** One sample of a Prometheus text exposition (sum over label sets matching `labels`). */
 export async function metric(port: number, name: string, labels = ''): Promise<number | null> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const lines = text.split('\n').filter((l) => l.startsWith(name) && (l[name.length] === ' ' || l[name.length] === '{') && l.includes(labels));
+  const lines = text
+    .split('\n')
+    .filter((l) => l.startsWith(name) && (l[name.length] === ' ' || l[name.length] === '{') && l.includes(labels));
   if (lines.length === 0) return null;
   return lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }

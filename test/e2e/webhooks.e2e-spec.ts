@@ -1,6 +1,20 @@
 import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
 
-type WebhookBody = { data: { webhook: { id: string; name: string; hook_url: string; secretkey: string; types: string[]; status_id: string | null; active: boolean; signing_secret?: string; modified_at: string } } };
+type WebhookBody = {
+  data: {
+    webhook: {
+      id: string;
+      name: string;
+      hook_url: string;
+      secretkey: string;
+      types: string[];
+      status_id: string | null;
+      active: boolean;
+      signing_secret?: string;
+      modified_at: string;
+    };
+  };
+};
 
 /** Webhook registrations over HTTP: gateway -> NATS -> webhook-dispatcher (decisions.md "Webhooks"). */
 describe('webhook registrations (e2e)', () => {
@@ -27,7 +41,14 @@ describe('webhook registrations (e2e)', () => {
     const created = await call(admin)<WebhookBody>('POST', '/webhooks', { name: 'Sync', hook_url: 'https://hooks.example.com/crm' });
     expect(created.status).toBe(201);
     const hook = created.body.data.webhook;
-    expect(hook).toMatchObject({ name: 'Sync', hook_url: 'https://hooks.example.com/crm', secretkey: '', types: [], status_id: null, active: true });
+    expect(hook).toMatchObject({
+      name: 'Sync',
+      hook_url: 'https://hooks.example.com/crm',
+      secretkey: '',
+      types: [],
+      status_id: null,
+      active: true,
+    });
     expect(hook.signing_secret).toMatch(secretShape);
 
     const got = await call(admin)<WebhookBody>('GET', `/webhooks/${hook.id}.json`);
@@ -42,11 +63,30 @@ describe('webhook registrations (e2e)', () => {
   });
 
   it('replaces fields with PUT, rotates the secret, and deletes', async () => {
-    const hook = (await call(admin)<WebhookBody>('POST', '/webhooks', { name: 'Deals only', hook_url: 'https://hooks.example.com/a', secretkey: 's3cret', types: ['deal'], status_id: 'A'.repeat(24) })).body.data.webhook;
+    const hook = (
+      await call(admin)<WebhookBody>('POST', '/webhooks', {
+        name: 'Deals only',
+        hook_url: 'https://hooks.example.com/a',
+        secretkey: 's3cret',
+        types: ['deal'],
+        status_id: 'A'.repeat(24),
+      })
+    ).body.data.webhook;
     expect(hook).toMatchObject({ secretkey: 's3cret', types: ['deal'], status_id: 'a'.repeat(24) });
-    const replaced = await call(admin)<WebhookBody>('PUT', `/webhooks/${hook.id}`, { name: 'Everything', hook_url: 'https://hooks.example.com/b', active: 'false' });
+    const replaced = await call(admin)<WebhookBody>('PUT', `/webhooks/${hook.id}`, {
+      name: 'Everything',
+      hook_url: 'https://hooks.example.com/b',
+      active: 'false',
+    });
     expect(replaced.status).toBe(200);
-    expect(replaced.body.data.webhook).toMatchObject({ name: 'Everything', hook_url: 'https://hooks.example.com/b', secretkey: '', types: [], status_id: null, active: false });
+    expect(replaced.body.data.webhook).toMatchObject({
+      name: 'Everything',
+      hook_url: 'https://hooks.example.com/b',
+      secretkey: '',
+      types: [],
+      status_id: null,
+      active: false,
+    });
 
     const rotated = await call(admin)<WebhookBody>('POST', `/webhooks/${hook.id}/rotate_secret`);
     expect(rotated.status).toBe(200);
@@ -79,13 +119,29 @@ describe('webhook registrations (e2e)', () => {
   });
 
   it('is for admins of the account only', async () => {
-    const hook = (await call(admin)<WebhookBody>('POST', '/webhooks', { name: 'Mine', hook_url: 'https://hooks.example.com/mine' })).body.data.webhook;
-    for (const [method, path] of [['GET', '/webhooks'], ['POST', '/webhooks'], ['GET', `/webhooks/${hook.id}`], ['DELETE', `/webhooks/${hook.id}`], ['POST', `/webhooks/${hook.id}/rotate_secret`]] as const) {
-      const res = await call(member)(method, path, method === 'POST' && path === '/webhooks' ? { name: 'x', hook_url: 'https://x.example' } : undefined);
+    const hook = (await call(admin)<WebhookBody>('POST', '/webhooks', { name: 'Mine', hook_url: 'https://hooks.example.com/mine' })).body
+      .data.webhook;
+    for (const [method, path] of [
+      ['GET', '/webhooks'],
+      ['POST', '/webhooks'],
+      ['GET', `/webhooks/${hook.id}`],
+      ['DELETE', `/webhooks/${hook.id}`],
+      ['POST', `/webhooks/${hook.id}/rotate_secret`],
+    ] as const) {
+      const res = await call(member)(
+        method,
+        path,
+        method === 'POST' && path === '/webhooks' ? { name: 'x', hook_url: 'https://x.example' } : undefined,
+      );
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ error_name: 'no_permission_to_complete_action' });
     }
-    for (const [method, path] of [['GET', `/webhooks/${hook.id}`], ['PUT', `/webhooks/${hook.id}`], ['DELETE', `/webhooks/${hook.id}`], ['POST', `/webhooks/${hook.id}/rotate_secret`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/webhooks/${hook.id}`],
+      ['PUT', `/webhooks/${hook.id}`],
+      ['DELETE', `/webhooks/${hook.id}`],
+      ['POST', `/webhooks/${hook.id}/rotate_secret`],
+    ] as const) {
       const res = await call(stranger)(method, path, method === 'PUT' ? { name: 'x', hook_url: 'https://x.example' } : undefined);
       expect(res.status).toBe(404);
     }

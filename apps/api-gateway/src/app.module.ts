@@ -16,7 +16,12 @@ export class AppModule {
         ConfigModule.forRoot(config),
         // The gateway degrades without Redis (authentication asks the auth-server instead).
         RedisModule.forRoot({ url: config.REDIS_URL, requiredForReadiness: false }),
-        NatsClientModule.forRoot({ url: config.NATS_URL, name: `api-gateway-${process.pid}`, namespace: config.CRM_NAMESPACE, timeoutMs: config.RPC_TIMEOUT_MS }),
+        NatsClientModule.forRoot({
+          url: config.NATS_URL,
+          name: `api-gateway-${process.pid}`,
+          namespace: config.CRM_NAMESPACE,
+          timeoutMs: config.RPC_TIMEOUT_MS,
+        }),
         ApiModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],

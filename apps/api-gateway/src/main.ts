@@ -18,11 +18,19 @@ void runService({
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   createApp: async () => {
     const registry = createMetricsRegistry(SERVICE);
-    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), { logger: new PinoNestLogger(logger), bodyParser: false });
+    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), {
+      logger: new PinoNestLogger(logger),
+      bodyParser: false,
+    });
     const express = app.getHttpAdapter().getInstance();
     express.disable('x-powered-by');
     express.set('query parser', 'simple');
-    app.use(requestContextMiddleware(httpMetrics(registry), (req) => (req as ApiRequest).apiRoute?.route.operationId ?? (req.path.startsWith('/api/') ? 'unmatched' : req.path)));
+    app.use(
+      requestContextMiddleware(
+        httpMetrics(registry),
+        (req) => (req as ApiRequest).apiRoute?.route.operationId ?? (req.path.startsWith('/api/') ? 'unmatched' : req.path),
+      ),
+    );
     app.use(json({ limit: '1mb', strict: false }));
     return app;
   },

@@ -22,7 +22,12 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(() => authDataSource(config)),
         RedisModule.forRoot({ url: config.REDIS_URL, requiredForReadiness: true }),
-        NatsClientModule.forRoot({ url: config.NATS_URL, name: `auth-server-client-${process.pid}`, namespace: config.CRM_NAMESPACE, timeoutMs: config.RPC_TIMEOUT_MS }),
+        NatsClientModule.forRoot({
+          url: config.NATS_URL,
+          name: `auth-server-client-${process.pid}`,
+          namespace: config.CRM_NAMESPACE,
+          timeoutMs: config.RPC_TIMEOUT_MS,
+        }),
         IdentityModule,
         OAuthModule,
         ApiKeysModule,

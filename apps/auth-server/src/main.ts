@@ -30,7 +30,10 @@ void runService({
   createApp: async () => {
     const registry = createMetricsRegistry(SERVICE);
     // Body parsing only where this service reads JSON: the OAuth routes parse their own bodies.
-    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), { logger: new PinoNestLogger(logger), bodyParser: false });
+    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), {
+      logger: new PinoNestLogger(logger),
+      bodyParser: false,
+    });
     app.use(requestContextMiddleware(httpMetrics(registry), (req) => req.path.split('/').slice(0, 3).join('/') || '/'));
     app.use('/operator', json({ limit: '1mb' }));
     app.use(securityHeaders());
@@ -41,8 +44,17 @@ void runService({
     app.use('/oauth/interaction', urlencoded({ extended: false, limit: '16kb' }));
     app.use('/oauth/token', urlencoded({ extended: false, limit: '56kb' }), app.get(TokenEndpointPrecheck).handler());
     const oidc = app.get<OidcProviderHolder>(OIDC_PROVIDER);
-    app.use((req: Request, res: Response, next: NextFunction) => (OIDC_PATHS.some((p) => req.path === p || req.path.startsWith(`${p}/`)) ? oidc.handle(req, res) : next()));
-    await attachNatsServer(app, { service: SERVICE, url: config.NATS_URL, namespace: config.CRM_NAMESPACE, queue: QueueGroups.authServer, logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+    app.use((req: Request, res: Response, next: NextFunction) =>
+      OIDC_PATHS.some((p) => req.path === p || req.path.startsWith(`${p}/`)) ? oidc.handle(req, res) : next(),
+    );
+    await attachNatsServer(app, {
+      service: SERVICE,
+      url: config.NATS_URL,
+      namespace: config.CRM_NAMESPACE,
+      queue: QueueGroups.authServer,
+      logger,
+      shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    });
     return app;
   },
   listen: (app) => listenOn(app, config.AUTH_PORT),

@@ -18,7 +18,19 @@ export class AppModule {
   static forRoot(config: CrmCoreConfig, kit: ServiceKitOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [ServiceKitModule.forRoot(kit), ConfigModule.forRoot(config), DatabaseModule.forRoot(() => crmDataSource(config)), AccountsModule, UsersModule, FieldsModule, RelationshipTypesModule, OutboxModule, AccountConfigModule, ContactsModule, RecordsModule],
+      imports: [
+        ServiceKitModule.forRoot(kit),
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(() => crmDataSource(config)),
+        AccountsModule,
+        UsersModule,
+        FieldsModule,
+        RelationshipTypesModule,
+        OutboxModule,
+        AccountConfigModule,
+        ContactsModule,
+        RecordsModule,
+      ],
     };
   }
 }

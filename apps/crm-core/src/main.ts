@@ -21,8 +21,17 @@ void runService({
   migrate: () => runMigrations(crmDataSource(config), (msg) => logger.info(msg)).then(() => undefined),
   createApp: async () => {
     const registry = createMetricsRegistry(SERVICE);
-    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), { logger: new PinoNestLogger(logger) });
-    await attachNatsServer(app, { service: SERVICE, url: config.NATS_URL, namespace: config.CRM_NAMESPACE, queue: QueueGroups.crmCore, logger, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+    const app = await NestFactory.create(AppModule.forRoot(config, { service: SERVICE, logger, registry }), {
+      logger: new PinoNestLogger(logger),
+    });
+    await attachNatsServer(app, {
+      service: SERVICE,
+      url: config.NATS_URL,
+      namespace: config.CRM_NAMESPACE,
+      queue: QueueGroups.crmCore,
+      logger,
+      shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    });
     return app;
   },
   listen: (app) => listenOn(app, config.HTTP_PORT),

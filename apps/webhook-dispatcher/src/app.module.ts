@@ -17,7 +17,12 @@ export class AppModule {
         ServiceKitModule.forRoot(kit),
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(() => webhooksDataSource(config)),
-        NatsClientModule.forRoot({ url: config.NATS_URL, name: `webhook-dispatcher-${process.pid}`, namespace: config.CRM_NAMESPACE, timeoutMs: 5000 }),
+        NatsClientModule.forRoot({
+          url: config.NATS_URL,
+          name: `webhook-dispatcher-${process.pid}`,
+          namespace: config.CRM_NAMESPACE,
+          timeoutMs: 5000,
+        }),
         WebhooksModule,
         DeliveriesModule,
       ],

@@ -20,10 +20,14 @@ export class BaseConfig {
   REDIS_URL = 'redis://127.0.0.1:6379';
 
   /** Time allowed for in-flight work after SIGTERM. */
-  @IntEnv() @IsInt() @Min(0) @Max(120000)
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(120000)
   SHUTDOWN_TIMEOUT_MS = 10000;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   SERVICE_INSTANCE?: string;
 
   get isProduction(): boolean {
@@ -36,7 +40,10 @@ export class DatabaseBackedConfig extends BaseConfig {
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must look like postgres://user@host:5432/db' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/crm';
 
-  @IntEnv() @IsInt() @Min(1) @Max(200)
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(200)
   DATABASE_POOL_SIZE = 10;
 }
 

@@ -3,7 +3,9 @@ import { BaseConfig } from './base.config';
 import { BoolEnv, ConfigError, IntEnv, loadConfig } from './load-config';
 
 class SampleConfig extends BaseConfig {
-  @IntEnv() @IsInt() @Min(1)
+  @IntEnv()
+  @IsInt()
+  @Min(1)
   PORT = 3000;
 
   @BoolEnv()

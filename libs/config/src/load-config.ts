@@ -3,7 +3,9 @@ import { validateSync, type ValidationError } from 'class-validator';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSet the variables above (see README "Configuration") and start again.`);
+    super(
+      `Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSet the variables above (see README "Configuration") and start again.`,
+    );
     this.name = 'ConfigError';
   }
 }
@@ -22,7 +24,10 @@ export function loadConfig<T extends object>(cls: ClassConstructor<T>, env: Node
   for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') raw[key] = value;
   const config = plainToInstance(cls, raw, { exposeDefaultValues: true, excludeExtraneousValues: false });
   const errors = validateSync(config, { whitelist: false, forbidUnknownValues: false });
-  const problems = [...describe(errors), ...(typeof (config as { check?: () => string[] }).check === 'function' ? (config as { check: () => string[] }).check() : [])];
+  const problems = [
+    ...describe(errors),
+    ...(typeof (config as { check?: () => string[] }).check === 'function' ? (config as { check: () => string[] }).check() : []),
+  ];
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

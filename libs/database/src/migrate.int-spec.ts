@@ -35,7 +35,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       expect(results.flat()).toEqual(['CreateThings1700000000000']);
       const client = new Client({ connectionString: url.toString() });
       await client.connect();
-      const { rows } = await client.query("SELECT count(*)::int AS n FROM probe.migrations");
+      const { rows } = await client.query('SELECT count(*)::int AS n FROM probe.migrations');
       await client.end();
       expect(rows[0].n).toBe(1);
     } finally {

@@ -73,10 +73,17 @@ export class NamespacedNatsServer extends ServerNats {
     }
   }
 
-  override getPublisher(natsMsg: Parameters<ServerNats['getPublisher']>[0], id: string, ctx: Parameters<ServerNats['getPublisher']>[2]): (packet: unknown) => unknown {
+  override getPublisher(
+    natsMsg: Parameters<ServerNats['getPublisher']>[0],
+    id: string,
+    ctx: Parameters<ServerNats['getPublisher']>[2],
+  ): (packet: unknown) => unknown {
     const publish = super.getPublisher(natsMsg, id, ctx);
     return async (packet: unknown) => {
-      const final = typeof packet === 'object' && packet !== null && ((packet as { isDisposed?: boolean }).isDisposed || (packet as { err?: unknown }).err !== undefined);
+      const final =
+        typeof packet === 'object' &&
+        packet !== null &&
+        ((packet as { isDisposed?: boolean }).isDisposed || (packet as { err?: unknown }).err !== undefined);
       try {
         return await publish(packet);
       } finally {
@@ -98,7 +105,10 @@ export class NamespacedNatsServer extends ServerNats {
     await Promise.allSettled(this.subs.map((sub) => sub.drain()));
     if (this.inFlight > 0) {
       this.settings.logger.info({ inFlight: this.inFlight }, 'waiting for in-flight NATS requests');
-      await Promise.race([new Promise<void>((resolve) => (this.idle = resolve)), new Promise((resolve) => setTimeout(resolve, this.settings.shutdownTimeoutMs).unref())]);
+      await Promise.race([
+        new Promise<void>((resolve) => (this.idle = resolve)),
+        new Promise((resolve) => setTimeout(resolve, this.settings.shutdownTimeoutMs).unref()),
+      ]);
     }
     // Replies are published on the next tick after a handler resolves.
     await new Promise((resolve) => setImmediate(resolve));

@@ -31,7 +31,10 @@ export class RpcClient {
     if (requestId) headers.set(RpcHeaders.requestId, requestId);
     let reply: RpcReply<D>;
     try {
-      const msg = await this.nc.request(namespacedSubject(this.options.namespace, subject), encodeRequest(subject, body), { timeout: timeoutMs, headers });
+      const msg = await this.nc.request(namespacedSubject(this.options.namespace, subject), encodeRequest(subject, body), {
+        timeout: timeoutMs,
+        headers,
+      });
       const packet = decodeResponse(msg.data);
       if (packet.err !== undefined && packet.err !== null) {
         this.options.logger.error({ subject, err: packet.err }, 'RPC handler failed without a reply');

@@ -4,9 +4,13 @@ import { ApiError, ErrorName, type RpcReply } from '@crm/contracts';
 import type { Logger } from 'pino';
 import { catchError, map, of, type Observable } from 'rxjs';
 
-
 export function isRpcReply(value: unknown): value is RpcReply {
-  return typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean' && ('data' in value || 'error' in value);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { ok?: unknown }).ok === 'boolean' &&
+    ('data' in value || 'error' in value)
+  );
 }
 
 /** A reply with an HTTP status other than 200 (201 for creates) or with summary blocks. */
@@ -30,7 +34,10 @@ export class RpcReplyInterceptor implements NestInterceptor {
         if (error instanceof ApiError) return of<RpcReply>({ ok: false, error: error.toData() });
         if (isTransientDependencyError(error)) {
           this.logger.warn({ subject: pattern, detail: (error as Error).message }, 'dependency unavailable: replying service_unavailable');
-          return of<RpcReply>({ ok: false, error: new ApiError(ErrorName.ServiceUnavailable, 'A backing service is unavailable for the moment; retry shortly').toData() });
+          return of<RpcReply>({
+            ok: false,
+            error: new ApiError(ErrorName.ServiceUnavailable, 'A backing service is unavailable for the moment; retry shortly').toData(),
+          });
         }
         this.logger.error({ err: error, subject: pattern }, 'unhandled error in message handler');
         return of<RpcReply>({ ok: false, error: new ApiError(ErrorName.InternalServerError).toData() });

@@ -40,7 +40,10 @@ class EchoHandler {
   }
 }
 
-@Module({ imports: [ServiceKitModule.forRoot({ service: 'rpc-test', logger, registry: createMetricsRegistry('rpc-test') })], controllers: [EchoHandler] })
+@Module({
+  imports: [ServiceKitModule.forRoot({ service: 'rpc-test', logger, registry: createMetricsRegistry('rpc-test') })],
+  controllers: [EchoHandler],
+})
 class EchoModule {}
 
 async function startReplica(namespace: string): Promise<INestApplication> {
@@ -83,7 +86,9 @@ describe('RPC over NATS (real NATS)', () => {
 
   it('answers 503 at once when no replica listens', async () => {
     const started = Date.now();
-    await expect(new RpcClient(nc, { namespace: uniqueNamespace('none'), timeoutMs: 5000, logger }).call('test.echo.v1', {})).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
+    await expect(
+      new RpcClient(nc, { namespace: uniqueNamespace('none'), timeoutMs: 5000, logger }).call('test.echo.v1', {}),
+    ).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
     expect(Date.now() - started).toBeLessThan(2000);
   });
 

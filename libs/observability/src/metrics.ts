@@ -10,7 +10,12 @@ export function createMetricsRegistry(service: string): Registry {
 
 export function httpMetrics(registry: Registry) {
   return {
-    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
+    requests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
     duration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request duration',

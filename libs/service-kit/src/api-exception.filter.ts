@@ -8,10 +8,14 @@ import { isTransientDependencyError } from './transient-errors';
 /** Maps a framework or body-parser error to the platform's error. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  const status = error instanceof HttpException ? error.getStatus() : ((error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode);
+  const status =
+    error instanceof HttpException
+      ? error.getStatus()
+      : ((error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode);
   // Nest wraps body-parser errors in an HttpException whose cause carries the parser's type.
-  const type = (error as { type?: string })?.type ?? ((error as { cause?: { type?: string } })?.cause?.type);
-  if (type === 'entity.too.large' || status === 413) return ApiError.invalid({ body: 'must not exceed 1 MiB' }, 'The request body is too large (at most 1 MiB)');
+  const type = (error as { type?: string })?.type ?? (error as { cause?: { type?: string } })?.cause?.type;
+  if (type === 'entity.too.large' || status === 413)
+    return ApiError.invalid({ body: 'must not exceed 1 MiB' }, 'The request body is too large (at most 1 MiB)');
   if (type === 'entity.parse.failed') return ApiError.invalid({ body: 'must be valid JSON' }, 'The request body is not valid JSON');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return ApiError.invalid({ body: 'unsupported encoding' });
   if (status === 404) return new ApiError(ErrorName.ResourceNotFound, 'No such route');
@@ -19,7 +23,8 @@ export function toApiError(error: unknown): ApiError {
   if (status === 401) return new ApiError(ErrorName.AuthorizationDataNotFound);
   if (status === 403) return new ApiError(ErrorName.NoPermission);
   if (typeof status === 'number' && status >= 400 && status < 500) return ApiError.invalid({});
-  if (isTransientDependencyError(error)) return new ApiError(ErrorName.ServiceUnavailable, 'A backing service is unavailable for the moment; retry shortly');
+  if (isTransientDependencyError(error))
+    return new ApiError(ErrorName.ServiceUnavailable, 'A backing service is unavailable for the moment; retry shortly');
   return new ApiError(ErrorName.InternalServerError);
 }
 

@@ -5,7 +5,8 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
  * (08xxx), admin/crash shutdown and "cannot connect now" (57P01-57P03), too many connections.
  */
 const PG_CODES = /^(08\d{3}|57P0[123]|53300)$/;
-const MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Stream isn't writeable|MaxRetriesPerRequest|Reached the max retries per request|Command timed out|the database system is (starting up|shutting down)/i;
+const MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Stream isn't writeable|MaxRetriesPerRequest|Reached the max retries per request|Command timed out|the database system is (starting up|shutting down)/i;
 
 /**
  * True when an error means that PostgreSQL or Redis is unavailable for the moment (a restart, a

@@ -23,7 +23,11 @@ export async function ensureTestInfra(tier: string): Promise<TestInfra> {
   ]);
   const [pgUp, redisUp, natsUp] = checks;
   if (!pgUp || !redisUp || !natsUp) {
-    const missing = [!pgUp && `PostgreSQL (${infra.databaseUrl})`, !redisUp && `Redis (${infra.redisUrl})`, !natsUp && `NATS (${infra.natsUrl})`].filter(Boolean);
+    const missing = [
+      !pgUp && `PostgreSQL (${infra.databaseUrl})`,
+      !redisUp && `Redis (${infra.redisUrl})`,
+      !natsUp && `NATS (${infra.natsUrl})`,
+    ].filter(Boolean);
     log(`${tier}: not reachable: ${missing.join(', ')}; starting containers with testcontainers`);
     await startContainers(infra, { pg: !pgUp, redis: !redisUp, nats: !natsUp }).catch((error: unknown) => {
       throw new Error(
@@ -43,7 +47,11 @@ async function startContainers(infra: TestInfra, need: { pg: boolean; redis: boo
   const { GenericContainer, Wait } = await import('testcontainers');
   if (need.pg) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-    const pg = await new PostgreSqlContainer('postgres:15').withUsername('postgres').withPassword('postgres').withDatabase('postgres').start();
+    const pg = await new PostgreSqlContainer('postgres:15')
+      .withUsername('postgres')
+      .withPassword('postgres')
+      .withDatabase('postgres')
+      .start();
     started.push(pg);
     infra.databaseUrl = pg.getConnectionUri();
   }
@@ -54,7 +62,11 @@ async function startContainers(infra: TestInfra, need: { pg: boolean; redis: boo
     infra.redisUrl = redis.getConnectionUrl();
   }
   if (need.nats) {
-    const nats = await new GenericContainer('nats:2.10').withCommand(['-js']).withExposedPorts(4222).withWaitStrategy(Wait.forLogMessage(/Server is ready/)).start();
+    const nats = await new GenericContainer('nats:2.10')
+      .withCommand(['-js'])
+      .withExposedPorts(4222)
+      .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+      .start();
     started.push(nats);
     infra.natsUrl = `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`;
   }

@@ -39,7 +39,14 @@ async function waitFor(name: string, port: number, child: () => ChildProcess | u
   throw new Error(`${name} did not accept connections on port ${port} within ${timeoutMs} ms`);
 }
 
-function managed(name: string, port: number, url: string, launch: () => ChildProcess, cleanup: () => void, requestStop: (proc: ChildProcess) => void = (proc) => proc.kill('SIGTERM')): PrivateServer {
+function managed(
+  name: string,
+  port: number,
+  url: string,
+  launch: () => ChildProcess,
+  cleanup: () => void,
+  requestStop: (proc: ChildProcess) => void = (proc) => proc.kill('SIGTERM'),
+): PrivateServer {
   let child: ChildProcess | undefined;
   const stop = async () => {
     const proc = child;
@@ -71,7 +78,12 @@ function managed(name: string, port: number, url: string, launch: () => ChildPro
 export async function startPrivatePostgres(): Promise<PrivateServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'crm-pg-'));
   const data = path.join(dir, 'data');
-  if (isRoot()) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres']).stdout.toString().trim()), Number(spawnSync('id', ['-g', 'postgres']).stdout.toString().trim()));
+  if (isRoot())
+    chownSync(
+      dir,
+      Number(spawnSync('id', ['-u', 'postgres']).stdout.toString().trim()),
+      Number(spawnSync('id', ['-g', 'postgres']).stdout.toString().trim()),
+    );
   const [cmd, args] = asPostgresUser(path.join(PG_BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const init = spawnSync(cmd, args, { encoding: 'utf8' });
   if (init.status !== 0 || !existsSync(data)) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
@@ -81,7 +93,20 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
     port,
     `postgres://postgres@127.0.0.1:${port}/postgres`,
     () => {
-      const [c, a] = asPostgresUser(path.join(PG_BIN, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200']);
+      const [c, a] = asPostgresUser(path.join(PG_BIN, 'postgres'), [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'max_connections=200',
+      ]);
       return spawn(c, a, { stdio: 'ignore' });
     },
     () => rmSync(dir, { recursive: true, force: true }),

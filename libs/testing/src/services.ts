@@ -78,7 +78,8 @@ async function waitReady(proc: ServiceProcess, timeoutSeconds: number): Promise<
   void proc.exited.then((code) => (exited = code));
   let last = '';
   while (Date.now() < deadline) {
-    if (exited !== undefined) throw new Error(`${proc.name} exited with ${exited} before it was ready; last log lines:\n${tail(proc.logFile)}`);
+    if (exited !== undefined)
+      throw new Error(`${proc.name} exited with ${exited} before it was ready; last log lines:\n${tail(proc.logFile)}`);
     try {
       const res = await fetch(`http://127.0.0.1:${proc.port}/readyz`, { signal: AbortSignal.timeout(2000) });
       if (res.ok) return;
@@ -88,7 +89,9 @@ async function waitReady(proc: ServiceProcess, timeoutSeconds: number): Promise<
     }
     await new Promise((r) => setTimeout(r, 150));
   }
-  throw new Error(`${proc.name} not ready on port ${proc.port} after ${timeoutSeconds}s (last answer: ${last}); log ${proc.logFile}:\n${tail(proc.logFile)}`);
+  throw new Error(
+    `${proc.name} not ready on port ${proc.port} after ${timeoutSeconds}s (last answer: ${last}); log ${proc.logFile}:\n${tail(proc.logFile)}`,
+  );
 }
 
 /**
@@ -234,11 +237,21 @@ export async function createAccount(
 }
 
 /** POST /operator/accounts/{id}/users: another user of the account (a plain `user` by default). */
-export async function createUser(services: Pick<ServicesHandle, 'authUrl' | 'operatorToken'>, account: CreatedAccount, options: { role?: 'admin' | 'user'; password?: string } = {}): Promise<CreatedAccount> {
+export async function createUser(
+  services: Pick<ServicesHandle, 'authUrl' | 'operatorToken'>,
+  account: CreatedAccount,
+  options: { role?: 'admin' | 'user'; password?: string } = {},
+): Promise<CreatedAccount> {
   const res = await fetch(`${services.authUrl}/operator/accounts/${account.account.id}/users`, {
     method: 'POST',
     headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ first_name: 'Uma', last_name: 'User', email: `user-${randomBytes(6).toString('hex')}@example.test`, password: options.password ?? DEFAULT_TEST_PASSWORD, role: options.role ?? 'user' }),
+    body: JSON.stringify({
+      first_name: 'Uma',
+      last_name: 'User',
+      email: `user-${randomBytes(6).toString('hex')}@example.test`,
+      password: options.password ?? DEFAULT_TEST_PASSWORD,
+      role: options.role ?? 'user',
+    }),
   });
   const text = await res.text();
   if (res.status !== 201) throw new Error(`POST /operator/accounts/{id}/users answered ${res.status}: ${text}`);
@@ -261,7 +274,12 @@ export interface ApiResponse<T = unknown> {
  * The body is parsed as JSON when it is JSON; `text` keeps the raw answer.
  */
 export function api(services: Pick<ServicesHandle, 'gatewayUrl'>, account?: CreatedAccount) {
-  return async <T = Record<string, unknown>>(method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> => {
+  return async <T = Record<string, unknown>>(
+    method: string,
+    pathname: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> => {
     const res = await fetch(`${services.gatewayUrl}/api/v3${pathname}`, {
       method,
       headers: {

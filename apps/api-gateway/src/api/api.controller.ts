@@ -36,7 +36,11 @@ export class ApiController {
     try {
       const route = req.apiRoute!;
       const queryAt = req.originalUrl.indexOf('?');
-      const input = { query: req.query as Record<string, unknown>, body: req.body, rawQuery: queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '' };
+      const input = {
+        query: req.query as Record<string, unknown>,
+        body: req.body,
+        rawQuery: queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '',
+      };
       const key = req.method === 'POST' ? req.header('idempotency-key') : undefined;
       if (key === undefined) {
         const { status, body } = await this.api.handle(req.user, route, input);

@@ -15,7 +15,15 @@ import { ApiService } from './api.service';
   imports: [PassportModule],
   // DocsController first: its public paths win over the API catch-all.
   controllers: [DocsController, ApiController],
-  providers: [ApiService, RateLimiter, IdempotencyStore, CredentialsVerifier, BearerTokenVerifier, ApiCredentialsStrategy, { provide: RouteTable, useValue: new RouteTable() }],
+  providers: [
+    ApiService,
+    RateLimiter,
+    IdempotencyStore,
+    CredentialsVerifier,
+    BearerTokenVerifier,
+    ApiCredentialsStrategy,
+    { provide: RouteTable, useValue: new RouteTable() },
+  ],
 })
 export class ApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

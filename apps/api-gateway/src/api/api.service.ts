@@ -1,5 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { API_PREFIX, ApiError, ErrorName, parseContract, successEnvelope, type Caller, type HttpOrigin, type SuccessEnvelope } from '@crm/contracts';
+import {
+  API_PREFIX,
+  ApiError,
+  ErrorName,
+  parseContract,
+  successEnvelope,
+  type Caller,
+  type HttpOrigin,
+  type SuccessEnvelope,
+} from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
 import { GatewayConfig } from '../config/gateway.config';
 import type { ResolvedRoute } from '../routing/api-route.middleware';

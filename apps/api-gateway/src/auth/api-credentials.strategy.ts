@@ -9,7 +9,10 @@ import { CredentialsVerifier } from './credentials.verifier';
 export const API_CREDENTIALS_STRATEGY = 'crm-api';
 
 /** Parses `Authorization: Basic base64(user_id:api_key)` or `Bearer <token>`. */
-export function parseAuthorization(header: string | undefined): { scheme: 'basic'; userId: string; apiKey: string } | { scheme: 'bearer'; token: string } | { scheme: 'none' } | { scheme: 'malformed' } {
+export function parseAuthorization(
+  header: string | undefined,
+):
+  { scheme: 'basic'; userId: string; apiKey: string } | { scheme: 'bearer'; token: string } | { scheme: 'none' } | { scheme: 'malformed' } {
   if (!header || !header.trim()) return { scheme: 'none' };
   const match = /^(\S+)\s+(\S+)\s*$/.exec(header.trim());
   if (!match) return { scheme: 'malformed' };
@@ -43,7 +46,10 @@ export class ApiCredentialsStrategy extends PassportStrategy(Strategy, API_CREDE
       case 'none':
         throw new ApiError(ErrorName.AuthorizationDataNotFound);
       case 'malformed':
-        throw new ApiError(ErrorName.InvalidLogin, 'The Authorization header is malformed: use Basic base64(user_id:api_key) or Bearer <token>');
+        throw new ApiError(
+          ErrorName.InvalidLogin,
+          'The Authorization header is malformed: use Basic base64(user_id:api_key) or Bearer <token>',
+        );
       case 'basic':
         return this.verifier.verifyApiKey(auth.userId, auth.apiKey);
       case 'bearer':

@@ -1,5 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApiError, CacheKeys, ErrorName, Subjects, type Caller, type CredentialRecord, type Scope, type TokenStatusReply } from '@crm/contracts';
+import {
+  ApiError,
+  CacheKeys,
+  ErrorName,
+  Subjects,
+  type Caller,
+  type CredentialRecord,
+  type Scope,
+  type TokenStatusReply,
+} from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
 import { LOGGER, REDIS } from '@crm/service-kit';
 import type { Redis } from 'ioredis';
@@ -33,7 +42,11 @@ export class BearerTokenVerifier {
     private readonly rpc: RpcClient,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.jwks = createRemoteJWKSet(new URL(`${config.AUTH_URL}/oauth/jwks`), { cacheMaxAge: 10 * 60_000, cooldownDuration: config.JWKS_REFETCH_COOLDOWN_MS, timeoutDuration: 3000 });
+    this.jwks = createRemoteJWKSet(new URL(`${config.AUTH_URL}/oauth/jwks`), {
+      cacheMaxAge: 10 * 60_000,
+      cooldownDuration: config.JWKS_REFETCH_COOLDOWN_MS,
+      timeoutDuration: 3000,
+    });
     this.audiences = [...config.regionBaseUrls.values()];
   }
 
@@ -44,7 +57,14 @@ export class BearerTokenVerifier {
     if (revoked || !record.found) throw new ApiError(ErrorName.InvalidAccessToken, 'The access token has been revoked');
     assertBilling(record.billing_status);
     const scopes = (claims.scope ?? '').split(' ').filter((s): s is Scope => SCOPES.has(s as Scope));
-    return { account_id: record.account_id, user_id: record.user_id, role: record.role, auth_method: 'oauth', scopes, client_id: claims.client_id };
+    return {
+      account_id: record.account_id,
+      user_id: record.user_id,
+      role: record.role,
+      auth_method: 'oauth',
+      scopes,
+      client_id: claims.client_id,
+    };
   }
 
   private async verifySignature(token: string): Promise<AccessTokenClaims> {
@@ -59,7 +79,7 @@ export class BearerTokenVerifier {
       return payload;
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
-      if (code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JOSE_GENERIC' && /fetch|network/i.test((error as Error).message)) {
+      if (code === 'ERR_JWKS_TIMEOUT' || (code === 'ERR_JOSE_GENERIC' && /fetch|network/i.test((error as Error).message))) {
         this.logger.warn({ detail: (error as Error).message }, 'auth-server keys unavailable');
         throw new ApiError(ErrorName.ServiceUnavailable, 'Token keys are temporarily unavailable; retry shortly');
       }

@@ -25,7 +25,12 @@ export class CredentialsVerifier {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
-    this.lookups = new Counter({ name: 'gateway_credential_lookups_total', help: 'API-key record lookups by source', labelNames: ['source'], registers: [registry] });
+    this.lookups = new Counter({
+      name: 'gateway_credential_lookups_total',
+      help: 'API-key record lookups by source',
+      labelNames: ['source'],
+      registers: [registry],
+    });
   }
 
   async verifyApiKey(userId: string, apiKey: string): Promise<Caller> {

@@ -4,15 +4,22 @@ import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 const DEV_PEPPER = 'development-only-api-key-pepper-change-me';
 
 export class GatewayConfig extends BaseConfig {
-  @IntEnv() @IsInt() @Min(0) @Max(65535)
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   /** Key of the API-key HMAC; the auth-server must have the same value. */
-  @IsString() @MinLength(16, { message: 'API_KEY_PEPPER must be at least 16 characters' })
+  @IsString()
+  @MinLength(16, { message: 'API_KEY_PEPPER must be at least 16 characters' })
   API_KEY_PEPPER = DEV_PEPPER;
 
   /** Longest wait for a service's reply before answering 503. */
-  @IntEnv() @IsInt() @Min(100) @Max(60000)
+  @IntEnv()
+  @IsInt()
+  @Min(100)
+  @Max(60000)
   RPC_TIMEOUT_MS = 5000;
 
   /** Internal URL of the auth-server (JWKS for bearer tokens). */
@@ -20,7 +27,10 @@ export class GatewayConfig extends BaseConfig {
   AUTH_URL = 'http://127.0.0.1:3001';
 
   /** Shortest pause between two JWKS fetches triggered by an unknown kid (keys are published ahead of use). */
-  @IntEnv() @IsInt() @Min(0) @Max(600000)
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(600000)
   JWKS_REFETCH_COOLDOWN_MS = 30000;
 
   /** Public origin of the API, used in the OpenAPI document. */
@@ -28,11 +38,17 @@ export class GatewayConfig extends BaseConfig {
   PUBLIC_URL = 'http://localhost:3000';
 
   /** Requests per user per minute (decisions.md default 6000); past it: 403 Rate Limit Exceeded. */
-  @IntEnv() @IsInt() @Min(1) @Max(1_000_000)
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   RATE_LIMIT_PER_MINUTE = 6000;
 
   /** Requests of one user running at once (decisions.md default 20); past it: 429 Too Many Requests. */
-  @IntEnv() @IsInt() @Min(1) @Max(10_000)
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   RATE_LIMIT_CONCURRENT = 20;
 
   /** Public origin of the auth-server, used in the OpenAPI document. */
@@ -44,7 +60,9 @@ export class GatewayConfig extends BaseConfig {
   AUTH_ISSUER = 'http://localhost:3001';
 
   /** Region to API base URL; access tokens must name one of these as their audience. */
-  @Matches(/^[a-z0-9-]+=https?:\/\/[^,]+(,[a-z0-9-]+=https?:\/\/[^,]+)*$/, { message: 'REGION_BASE_URLS must be region=url pairs separated by commas' })
+  @Matches(/^[a-z0-9-]+=https?:\/\/[^,]+(,[a-z0-9-]+=https?:\/\/[^,]+)*$/, {
+    message: 'REGION_BASE_URLS must be region=url pairs separated by commas',
+  })
   REGION_BASE_URLS = 'us=http://localhost:3000/api/v3';
 
   get regionBaseUrls(): Map<string, string> {

@@ -77,7 +77,12 @@ export class IdempotencyStore {
     this.redis.defineCommand('crmIdempotencyFinish', { numberOfKeys: 1, lua: FINISH });
   }
 
-  async run(userId: string, key: string, fingerprint: string, execute: () => Promise<{ status: number; body: unknown }>): Promise<IdempotentOutcome> {
+  async run(
+    userId: string,
+    key: string,
+    fingerprint: string,
+    execute: () => Promise<{ status: number; body: unknown }>,
+  ): Promise<IdempotentOutcome> {
     if (!validIdempotencyKey(key)) throw ApiError.invalid({ 'Idempotency-Key': 'must be 1 to 255 visible ASCII characters' });
     const redisKey = `${this.config.CRM_NAMESPACE}:gw:idem:${userId}:${createHash('sha256').update(key).digest('base64url')}`;
     const owner = randomBytes(12).toString('hex');
@@ -89,9 +94,11 @@ export class IdempotencyStore {
       const raw = await this.guard(() => this.redis.get(redisKey));
       if (raw === null) continue; // the first request failed and let go of the key: take it
       const record = JSON.parse(raw) as StoredRecord;
-      if (record.fingerprint !== fingerprint) throw new ApiError(ErrorName.Conflict, 'This Idempotency-Key was used with a different request');
+      if (record.fingerprint !== fingerprint)
+        throw new ApiError(ErrorName.Conflict, 'This Idempotency-Key was used with a different request');
       if (record.state === 'done') return { status: record.status, body: record.body, replayed: true };
-      if (Date.now() > deadline) throw new ApiError(ErrorName.Conflict, 'A request with this Idempotency-Key is still in progress; retry later');
+      if (Date.now() > deadline)
+        throw new ApiError(ErrorName.Conflict, 'A request with this Idempotency-Key is still in progress; retry later');
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
 
@@ -108,7 +115,11 @@ export class IdempotencyStore {
   }
 
   private finish(redisKey: string, owner: string, value: string): Promise<unknown> {
-    return (this.redis as Redis & { crmIdempotencyFinish(...args: string[]): Promise<number> }).crmIdempotencyFinish(redisKey, owner, value);
+    return (this.redis as Redis & { crmIdempotencyFinish(...args: string[]): Promise<number> }).crmIdempotencyFinish(
+      redisKey,
+      owner,
+      value,
+    );
   }
 
   private async guard<T>(fn: () => Promise<T>): Promise<T> {

@@ -9,8 +9,15 @@ import { IdempotencyStore, requestFingerprint } from './idempotency';
 import { RateLimiter, type RateVerdict } from './rate-limiter';
 
 const logger = createLogger('limits-test', 'silent');
-const config = (overrides: Partial<GatewayConfig> = {}) => Object.assign(new GatewayConfig(), { CRM_NAMESPACE: uniqueNamespace('lim'), RATE_LIMIT_PER_MINUTE: 5, RATE_LIMIT_CONCURRENT: 2, ...overrides });
-const counter = async (registry: Registry, result: string) => (await registry.getSingleMetric('gateway_rate_limit_decisions_total')!.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
+const config = (overrides: Partial<GatewayConfig> = {}) =>
+  Object.assign(new GatewayConfig(), {
+    CRM_NAMESPACE: uniqueNamespace('lim'),
+    RATE_LIMIT_PER_MINUTE: 5,
+    RATE_LIMIT_CONCURRENT: 2,
+    ...overrides,
+  });
+const counter = async (registry: Registry, result: string) =>
+  (await registry.getSingleMetric('gateway_rate_limit_decisions_total')!.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
 
 describe('per-user limits and idempotency keys (real Redis)', () => {
   let redis: Redis;
@@ -97,8 +104,13 @@ describe('per-user limits and idempotency keys (real Redis)', () => {
     it('answers 409 for the same key with another request, and keys are per user', async () => {
       const store = new IdempotencyStore(redis, config());
       await store.run('u', 'k', fp({ x: 1 }), async () => ({ status: 201, body: 1 }));
-      await expect(store.run('u', 'k', fp({ x: 2 }), async () => ({ status: 201, body: 2 }))).rejects.toMatchObject({ errorName: ErrorName.Conflict });
-      expect(await store.run('other-user', 'k', fp({ x: 2 }), async () => ({ status: 201, body: 2 }))).toMatchObject({ body: 2, replayed: false });
+      await expect(store.run('u', 'k', fp({ x: 2 }), async () => ({ status: 201, body: 2 }))).rejects.toMatchObject({
+        errorName: ErrorName.Conflict,
+      });
+      expect(await store.run('other-user', 'k', fp({ x: 2 }), async () => ({ status: 201, body: 2 }))).toMatchObject({
+        body: 2,
+        replayed: false,
+      });
     });
 
     it('key order in the body does not change the fingerprint; a value does', () => {
@@ -109,15 +121,26 @@ describe('per-user limits and idempotency keys (real Redis)', () => {
     it('lets a retry run again after the first attempt failed', async () => {
       const store = new IdempotencyStore(redis, config());
       await expect(store.run('u', 'k2', fp({}), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-      expect(await store.run('u', 'k2', fp({}), async () => ({ status: 201, body: 'second' }))).toEqual({ status: 201, body: 'second', replayed: false });
+      expect(await store.run('u', 'k2', fp({}), async () => ({ status: 201, body: 'second' }))).toEqual({
+        status: 201,
+        body: 'second',
+        replayed: false,
+      });
     });
 
     it('refuses malformed keys with 400 naming the header, and fails closed (503) without Redis', async () => {
       const store = new IdempotencyStore(redis, config());
-      await expect(store.run('u', 'x'.repeat(256), fp({}), async () => ({ status: 201, body: 1 }))).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { 'Idempotency-Key': expect.any(String) } });
-      await expect(store.run('u', 'has space', fp({}), async () => ({ status: 201, body: 1 }))).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData });
+      await expect(store.run('u', 'x'.repeat(256), fp({}), async () => ({ status: 201, body: 1 }))).rejects.toMatchObject({
+        errorName: ErrorName.InvalidRequestData,
+        errors: { 'Idempotency-Key': expect.any(String) },
+      });
+      await expect(store.run('u', 'has space', fp({}), async () => ({ status: 201, body: 1 }))).rejects.toMatchObject({
+        errorName: ErrorName.InvalidRequestData,
+      });
       let ran = false;
-      await expect(new IdempotencyStore(deadRedis, config()).run('u', 'k', fp({}), async () => ((ran = true), { status: 201, body: 1 }))).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
+      await expect(
+        new IdempotencyStore(deadRedis, config()).run('u', 'k', fp({}), async () => ((ran = true), { status: 201, body: 1 })),
+      ).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
       expect(ran).toBe(false);
     });
   });

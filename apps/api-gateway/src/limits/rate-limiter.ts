@@ -59,7 +59,12 @@ export class RateLimiter {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
-    this.decisions = new Counter({ name: 'gateway_rate_limit_decisions_total', help: 'Rate-limit decisions: allowed, rate_limited, too_many_concurrent, fail_open', labelNames: ['result'], registers: [registry] });
+    this.decisions = new Counter({
+      name: 'gateway_rate_limit_decisions_total',
+      help: 'Rate-limit decisions: allowed, rate_limited, too_many_concurrent, fail_open',
+      labelNames: ['result'],
+      registers: [registry],
+    });
     this.redis.defineCommand('crmRateAcquire', { numberOfKeys: 2, lua: ACQUIRE });
   }
 
@@ -72,16 +77,9 @@ export class RateLimiter {
     const leaseKey = `${ns}:gw:inflight:${userId}`;
     let result: [number, number, number];
     try {
-      result = (await (this.redis as Redis & { crmRateAcquire(...args: Array<string | number>): Promise<[number, number, number]> }).crmRateAcquire(
-        rateKey,
-        leaseKey,
-        now,
-        WINDOW_MS,
-        limit,
-        this.config.RATE_LIMIT_CONCURRENT,
-        LEASE_MS,
-        lease,
-      ));
+      result = await (
+        this.redis as Redis & { crmRateAcquire(...args: Array<string | number>): Promise<[number, number, number]> }
+      ).crmRateAcquire(rateKey, leaseKey, now, WINDOW_MS, limit, this.config.RATE_LIMIT_CONCURRENT, LEASE_MS, lease);
     } catch (error) {
       this.decisions.inc({ result: 'fail_open' });
       if (now - this.lastWarning > 10_000) {

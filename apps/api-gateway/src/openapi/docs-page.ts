@@ -7,9 +7,20 @@ export function renderDocsPage(doc: OpenApiDocument): string {
   const rows = Object.entries(doc.paths)
     .flatMap(([path, ops]) =>
       Object.entries(ops).map(([method, op]) => {
-        const o = op as { operationId: string; summary: string; parameters: Array<{ name: string; in: string; required: boolean }>; requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } };
-        const params = o.parameters.map((p) => `<code>${escape(p.name)}</code> <small>(${escape(p.in)}${p.required ? ', required' : ''})</small>`).join(', ');
-        const body = o.requestBody ? Object.keys(o.requestBody.content['application/json'].schema.properties).map((n) => `<code>${escape(n)}</code>`).join(', ') : '';
+        const o = op as {
+          operationId: string;
+          summary: string;
+          parameters: Array<{ name: string; in: string; required: boolean }>;
+          requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+        };
+        const params = o.parameters
+          .map((p) => `<code>${escape(p.name)}</code> <small>(${escape(p.in)}${p.required ? ', required' : ''})</small>`)
+          .join(', ');
+        const body = o.requestBody
+          ? Object.keys(o.requestBody.content['application/json'].schema.properties)
+              .map((n) => `<code>${escape(n)}</code>`)
+              .join(', ')
+          : '';
         return `<tr><td><span class="m ${escape(method)}">${escape(method.toUpperCase())}</span></td><td><code>${escape(path)}</code></td><td>${escape(o.summary)}</td><td>${params}${body ? `<br>body: ${body}` : ''}</td></tr>`;
       }),
     )

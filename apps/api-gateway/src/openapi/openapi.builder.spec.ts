@@ -16,7 +16,10 @@ describe('OpenAPI document', () => {
       const op = doc.paths[route.path]?.[route.method.toLowerCase()] as { operationId: string } | undefined;
       expect(op?.operationId).toBe(route.operationId);
       // ...and the route the gateway serves is the one documented.
-      expect(table.resolve(route.method, route.path.replace(/\{[a-z_]+\}/g, '0123456789abcdef01234567'))).toMatchObject({ kind: 'match', route: { operationId: route.operationId } });
+      expect(table.resolve(route.method, route.path.replace(/\{[a-z_]+\}/g, '0123456789abcdef01234567'))).toMatchObject({
+        kind: 'match',
+        route: { operationId: route.operationId },
+      });
     }
     const documented = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
     expect(documented).toBe(API_ROUTES.length);
@@ -26,7 +29,15 @@ describe('OpenAPI document', () => {
     const getUser = doc.paths['/users/{user_id}'].get as { parameters: Array<{ name: string; in: string }> };
     expect(getUser.parameters).toContainEqual(expect.objectContaining({ name: 'user_id', in: 'path' }));
     const listUsers = doc.paths['/users'].get as { parameters: Array<{ name: string; in: string }> };
-    expect(listUsers.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:date_filter', 'query:modified_since', 'query:page', 'query:per_page', 'query:since', 'query:unmodified_since', 'query:until']);
+    expect(listUsers.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual([
+      'query:date_filter',
+      'query:modified_since',
+      'query:page',
+      'query:per_page',
+      'query:since',
+      'query:unmodified_since',
+      'query:until',
+    ]);
   });
 
   it('resolves every schema reference inside the document (nested request classes included)', () => {
@@ -34,9 +45,16 @@ describe('OpenAPI document', () => {
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) {
       const [, section, name] = /^#\/components\/(schemas|responses)\/(.+)$/.exec(ref) ?? [];
-      expect([ref, section && (doc.components as Record<string, Record<string, unknown>>)[section][name] !== undefined]).toEqual([ref, true]);
+      expect([ref, section && (doc.components as Record<string, Record<string, unknown>>)[section][name] !== undefined]).toEqual([
+        ref,
+        true,
+      ]);
     }
-    const createContact = doc.paths['/contacts'].post as { requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } } };
-    expect(createContact.requestBody.content['application/json'].schema.properties.emails).toEqual(expect.objectContaining({ items: { $ref: '#/components/schemas/EmailInput' } }));
+    const createContact = doc.paths['/contacts'].post as {
+      requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
+    };
+    expect(createContact.requestBody.content['application/json'].schema.properties.emails).toEqual(
+      expect.objectContaining({ items: { $ref: '#/components/schemas/EmailInput' } }),
+    );
   });
 });

@@ -21,7 +21,12 @@ const ENVELOPE_ERROR: Schema = {
 const ENVELOPE_SUCCESS: Schema = {
   type: 'object',
   required: ['status', 'message', 'timestamp', 'data'],
-  properties: { status: { type: 'integer', const: 0 }, message: { type: 'string' }, timestamp: { type: 'integer', description: 'Unix seconds' }, data: { type: 'object' } },
+  properties: {
+    status: { type: 'integer', const: 0 },
+    message: { type: 'string' },
+    timestamp: { type: 'integer', description: 'Unix seconds' },
+    data: { type: 'object' },
+  },
 };
 
 function pathParams(route: RouteDeclaration): string[] {
@@ -47,10 +52,15 @@ function operation(route: RouteDeclaration) {
   const hasBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
   const parameters = [
     ...inPath.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-    ...(hasBody ? [] : rest.map((name) => ({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: props[name] }))),
+    ...(hasBody
+      ? []
+      : rest.map((name) => ({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: props[name] }))),
   ];
   const errors = Object.fromEntries(
-    ['400', '401', '402', '403', '404', '405', '429', '500', '503'].map((code) => [code, { $ref: code === '429' ? '#/components/responses/TooMany' : '#/components/responses/Error' }]),
+    ['400', '401', '402', '403', '404', '405', '429', '500', '503'].map((code) => [
+      code,
+      { $ref: code === '429' ? '#/components/responses/TooMany' : '#/components/responses/Error' },
+    ]),
   );
   return {
     operationId: route.operationId,
@@ -59,9 +69,28 @@ function operation(route: RouteDeclaration) {
     security: route.apiKeyOnly ? [{ basicAuth: [] }] : [{ basicAuth: [] }, { oauth2: [route.access === 'read' ? 'crm.readonly' : 'crm'] }],
     parameters,
     ...(hasBody && rest.length > 0
-      ? { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: Object.fromEntries(rest.map((n) => [n, props[n]])), required: (schema.required ?? []).filter((n) => rest.includes(n)) } } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: Object.fromEntries(rest.map((n) => [n, props[n]])),
+                  required: (schema.required ?? []).filter((n) => rest.includes(n)),
+                },
+              },
+            },
+          },
+        }
       : {}),
-    responses: { [String(route.successStatus)]: { description: 'Success', content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } } }, ...errors },
+    responses: {
+      [String(route.successStatus)]: {
+        description: 'Success',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessEnvelope' } } },
+      },
+      ...errors,
+    },
   };
 }
 
@@ -74,7 +103,12 @@ export function buildOpenApi(options: { serverUrl: string; authUrl: string; rout
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'CRM API', version: '3', description: 'Every path also answers with a `.json` suffix on its last segment. Errors use the error envelope; branch on `error_name`.' },
+    info: {
+      title: 'CRM API',
+      version: '3',
+      description:
+        'Every path also answers with a `.json` suffix on its last segment. Errors use the error envelope; branch on `error_name`.',
+    },
     servers: [{ url: `${options.serverUrl}${API_PREFIX}` }],
     paths,
     components: {
@@ -92,10 +126,21 @@ export function buildOpenApi(options: { serverUrl: string; authUrl: string; rout
           },
         },
       },
-      schemas: { ...(validationMetadatasToSchemas(SCHEMA_OPTIONS) as Record<string, Schema>), SuccessEnvelope: ENVELOPE_SUCCESS, ErrorEnvelope: ENVELOPE_ERROR },
+      schemas: {
+        ...(validationMetadatasToSchemas(SCHEMA_OPTIONS) as Record<string, Schema>),
+        SuccessEnvelope: ENVELOPE_SUCCESS,
+        ErrorEnvelope: ENVELOPE_ERROR,
+      },
       responses: {
-        Error: { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
-        TooMany: { description: 'Too many concurrent requests', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'text/plain': { schema: { type: 'string' } } } },
+        Error: {
+          description: 'Error envelope',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        },
+        TooMany: {
+          description: 'Too many concurrent requests',
+          headers: { 'Retry-After': { schema: { type: 'integer' } } },
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
       },
     },
   };

@@ -15,7 +15,12 @@ const route = (method: RouteDeclaration['method'], path: string): RouteDeclarati
 });
 
 describe('RouteTable', () => {
-  const table = new RouteTable([route('GET', '/contacts'), route('POST', '/contacts'), route('GET', '/contacts/{contact_id}'), route('PUT', '/contacts/{contact_id}/assign_tag/{tag_name}')]);
+  const table = new RouteTable([
+    route('GET', '/contacts'),
+    route('POST', '/contacts'),
+    route('GET', '/contacts/{contact_id}'),
+    route('PUT', '/contacts/{contact_id}/assign_tag/{tag_name}'),
+  ]);
 
   it('matches paths with and without the .json suffix alike', () => {
     for (const path of ['/contacts/abc', '/contacts/abc.json']) {
@@ -26,7 +31,9 @@ describe('RouteTable', () => {
   });
 
   it('decodes path parameters and keeps the suffix only off the last segment', () => {
-    expect(table.resolve('PUT', '/contacts/c1/assign_tag/VIP%20client.json')).toMatchObject({ params: { contact_id: 'c1', tag_name: 'VIP client' } });
+    expect(table.resolve('PUT', '/contacts/c1/assign_tag/VIP%20client.json')).toMatchObject({
+      params: { contact_id: 'c1', tag_name: 'VIP client' },
+    });
   });
 
   it('answers 405 with the allowed methods for a known path', () => {
@@ -39,7 +46,11 @@ describe('RouteTable', () => {
   });
 
   it('answers HEAD like GET, and never matches HEAD to another method', () => {
-    expect(table.resolve('HEAD', '/contacts/abc')).toMatchObject({ kind: 'match', route: { method: 'GET' }, params: { contact_id: 'abc' } });
+    expect(table.resolve('HEAD', '/contacts/abc')).toMatchObject({
+      kind: 'match',
+      route: { method: 'GET' },
+      params: { contact_id: 'abc' },
+    });
     expect(table.resolve('HEAD', '/contacts/c1/assign_tag/x')).toEqual({ kind: 'method_not_allowed', allowed: ['PUT'] });
   });
 

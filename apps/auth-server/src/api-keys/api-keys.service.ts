@@ -1,6 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { generateApiKey, hashApiKey, isId } from '@crm/common';
-import { ApiError, CacheKeys, ErrorName, parseContract, TokenStatusRequest, type Caller, type ChangeAuthKeyReply, type TokenStatusReply } from '@crm/contracts';
+import {
+  ApiError,
+  CacheKeys,
+  ErrorName,
+  parseContract,
+  TokenStatusRequest,
+  type Caller,
+  type ChangeAuthKeyReply,
+  type TokenStatusReply,
+} from '@crm/contracts';
 import { LOGGER, REDIS } from '@crm/service-kit';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -31,7 +40,10 @@ export class ApiKeysService {
     const apiKey = generateApiKey();
     const grantIds = await this.revocations.grantIdsOfUser(caller.user_id);
     await this.dataSource.transaction(async (m) => {
-      await m.query('UPDATE auth.users SET api_key_hash = $2, api_key_created_at = now(), updated_at = now() WHERE id = $1', [caller.user_id, hashApiKey(this.config.API_KEY_PEPPER, apiKey)]);
+      await m.query('UPDATE auth.users SET api_key_hash = $2, api_key_created_at = now(), updated_at = now() WHERE id = $1', [
+        caller.user_id,
+        hashApiKey(this.config.API_KEY_PEPPER, apiKey),
+      ]);
       if (grantIds.length > 0) {
         await m.query(
           `INSERT INTO auth.revoked_grants (grant_id, expires_at) SELECT unnest($1::text[]), now() + make_interval(secs => $2)

@@ -4,18 +4,25 @@ import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } 
 const DEV_PEPPER = 'development-only-api-key-pepper-change-me';
 
 export class AuthServerConfig extends DatabaseBackedConfig {
-  @IntEnv() @IsInt() @Min(0) @Max(65535)
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   AUTH_PORT = 3001;
 
-  @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'AUTH_DATABASE_URL must look like postgres://user@host:5432/db' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'AUTH_DATABASE_URL must look like postgres://user@host:5432/db' })
   AUTH_DATABASE_URL?: string;
 
   /** Bearer token of the operator API; without it the /operator routes do not exist. */
-  @IsOptional() @IsString() @MinLength(32, { message: 'OPERATOR_TOKEN must be at least 32 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'OPERATOR_TOKEN must be at least 32 characters' })
   OPERATOR_TOKEN?: string;
 
   /** Key of the API-key HMAC; the gateway must have the same value. */
-  @IsString() @MinLength(16, { message: 'API_KEY_PEPPER must be at least 16 characters' })
+  @IsString()
+  @MinLength(16, { message: 'API_KEY_PEPPER must be at least 16 characters' })
   API_KEY_PEPPER = DEV_PEPPER;
 
   /** Public URL of this server (the OAuth issuer). */
@@ -23,33 +30,50 @@ export class AuthServerConfig extends DatabaseBackedConfig {
   AUTH_ISSUER = 'http://localhost:3001';
 
   /** Region to API base URL, e.g. `us=https://api.example.com/api/v3,eu=https://eu.api.example.com/api/v3`. */
-  @Matches(/^[a-z0-9-]+=https?:\/\/[^,]+(,[a-z0-9-]+=https?:\/\/[^,]+)*$/, { message: 'REGION_BASE_URLS must be region=url pairs separated by commas' })
+  @Matches(/^[a-z0-9-]+=https?:\/\/[^,]+(,[a-z0-9-]+=https?:\/\/[^,]+)*$/, {
+    message: 'REGION_BASE_URLS must be region=url pairs separated by commas',
+  })
   REGION_BASE_URLS = 'us=http://localhost:3000/api/v3';
 
   @Matches(/^[a-z0-9-]+$/)
   DEFAULT_REGION = 'us';
 
   /** How long an account may stay half-made before the resumer retries its provisioning. */
-  @IntEnv() @IsInt() @Min(1000)
+  @IntEnv()
+  @IsInt()
+  @Min(1000)
   PROVISIONING_RETRY_MS = 15000;
 
-  @IntEnv() @IsInt() @Min(100) @Max(60000)
+  @IntEnv()
+  @IsInt()
+  @Min(100)
+  @Max(60000)
   RPC_TIMEOUT_MS = 5000;
 
   /** Days a signing key signs before a successor is published (then used SIGNING_KEY_PUBLISH_AHEAD_SECONDS later). */
-  @IntEnv() @IsInt() @Min(1) @Max(3650)
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
   SIGNING_KEY_ROTATION_DAYS = 30;
 
   /** Seconds a new signing key is in the JWKS before it signs (longer than any verifier's JWKS cache). */
-  @IntEnv() @IsInt() @Min(0) @Max(7 * 86400)
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(7 * 86400)
   SIGNING_KEY_PUBLISH_AHEAD_SECONDS = 3600;
 
   /** How often each replica reloads the signing keys (rotation, new keys of other replicas). */
-  @IntEnv() @IsInt() @Min(100) @Max(3600000)
+  @IntEnv()
+  @IsInt()
+  @Min(100)
+  @Max(3600000)
   SIGNING_KEY_CHECK_INTERVAL_MS = 60000;
 
   /** Tests only: lets the operator shift this process's clock. Refused in production. */
-  @BoolEnv() @IsBoolean()
+  @BoolEnv()
+  @IsBoolean()
   ENABLE_TEST_CLOCK = false;
 
   get databaseUrl(): string {
@@ -62,9 +86,11 @@ export class AuthServerConfig extends DatabaseBackedConfig {
 
   check(): string[] {
     const problems: string[] = [];
-    if (!this.regionBaseUrls.has(this.DEFAULT_REGION)) problems.push(`DEFAULT_REGION: "${this.DEFAULT_REGION}" has no entry in REGION_BASE_URLS`);
+    if (!this.regionBaseUrls.has(this.DEFAULT_REGION))
+      problems.push(`DEFAULT_REGION: "${this.DEFAULT_REGION}" has no entry in REGION_BASE_URLS`);
     if (this.isProduction && this.ENABLE_TEST_CLOCK) problems.push('ENABLE_TEST_CLOCK: must not be set in production');
-    if (this.isProduction && this.API_KEY_PEPPER === DEV_PEPPER) problems.push('API_KEY_PEPPER: must be set to a secret value in production');
+    if (this.isProduction && this.API_KEY_PEPPER === DEV_PEPPER)
+      problems.push('API_KEY_PEPPER: must be set to a secret value in production');
     return problems;
   }
 }

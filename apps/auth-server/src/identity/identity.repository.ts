@@ -43,8 +43,16 @@ export class IdentityRepository {
   /** A repeated request for an account still in `provisioning`: take its new details and key. */
   async restartProvisioning({ account, admin }: NewAccount): Promise<void> {
     await this.dataSource.transaction(async (m) => {
-      await m.update(AccountEntity, { id: account.id, status: 'provisioning' }, { name: account.name, region: account.region, provisioningPayload: account.provisioningPayload });
-      await m.update(UserEntity, { id: admin.id }, { passwordHash: admin.passwordHash, apiKeyHash: admin.apiKeyHash, apiKeyCreatedAt: new Date() });
+      await m.update(
+        AccountEntity,
+        { id: account.id, status: 'provisioning' },
+        { name: account.name, region: account.region, provisioningPayload: account.provisioningPayload },
+      );
+      await m.update(
+        UserEntity,
+        { id: admin.id },
+        { passwordHash: admin.passwordHash, apiKeyHash: admin.apiKeyHash, apiKeyCreatedAt: new Date() },
+      );
     });
   }
 
@@ -129,7 +137,13 @@ export class IdentityRepository {
     const row = await manager
       .createQueryBuilder(UserEntity, 'u')
       .innerJoin(AccountEntity, 'a', 'a.id = u.account_id')
-      .select(['u.id AS user_id', 'u.account_id AS account_id', 'u.role AS role', 'u.api_key_hash AS api_key_hash', 'a.billing_status AS billing_status'])
+      .select([
+        'u.id AS user_id',
+        'u.account_id AS account_id',
+        'u.role AS role',
+        'u.api_key_hash AS api_key_hash',
+        'a.billing_status AS billing_status',
+      ])
       .where('u.id = :userId', { userId })
       .andWhere("a.status = 'active'")
       .getRawOne<{ user_id: string; account_id: string; role: 'admin' | 'user'; api_key_hash: string | null; billing_status: 'active' }>();

@@ -33,17 +33,24 @@ export class GrantRevocationService implements OnApplicationBootstrap, OnApplica
        ON CONFLICT (grant_id) DO UPDATE SET revoked_at = now(), expires_at = EXCLUDED.expires_at`,
       [grantIds, REVOKED_GRANT_TTL_SECONDS],
     );
-    await this.mirror(grantIds).catch((error) => this.logger.warn({ detail: (error as Error).message }, 'revocation not yet mirrored to Redis; the reconciler retries'));
+    await this.mirror(grantIds).catch((error) =>
+      this.logger.warn({ detail: (error as Error).message }, 'revocation not yet mirrored to Redis; the reconciler retries'),
+    );
   }
 
   async isRevoked(grantId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM auth.revoked_grants WHERE grant_id = $1 AND expires_at > now()', [grantId]);
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM auth.revoked_grants WHERE grant_id = $1 AND expires_at > now()', [
+      grantId,
+    ]);
     return rows.length > 0;
   }
 
   /** Every grant (token family) of a user, e.g. after a new API key or a deleted user. */
   async grantIdsOfUser(userId: string): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.dataSource.query("SELECT id FROM auth.oidc_artifacts WHERE model = 'Grant' AND account_id = $1", [userId]);
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      "SELECT id FROM auth.oidc_artifacts WHERE model = 'Grant' AND account_id = $1",
+      [userId],
+    );
     return rows.map((r) => r.id);
   }
 
@@ -69,7 +76,9 @@ export class GrantRevocationService implements OnApplicationBootstrap, OnApplica
     const everything = this.ticks++ % 60 === 0;
     try {
       const rows: Array<{ grant_id: string }> = await this.dataSource.query(
-        everything ? 'SELECT grant_id FROM auth.revoked_grants WHERE expires_at > now()' : "SELECT grant_id FROM auth.revoked_grants WHERE revoked_at > now() - interval '5 seconds'",
+        everything
+          ? 'SELECT grant_id FROM auth.revoked_grants WHERE expires_at > now()'
+          : "SELECT grant_id FROM auth.revoked_grants WHERE revoked_at > now() - interval '5 seconds'",
       );
       if (rows.length > 0) await this.mirror(rows.map((r) => r.grant_id));
     } catch {

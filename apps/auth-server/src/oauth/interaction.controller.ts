@@ -34,7 +34,19 @@ export class InteractionController {
       this.html(res, 200, renderLoginPage({ uid, csrf: await this.csrf(uid), clientName }), details);
       return;
     }
-    this.html(res, 200, renderConsentPage({ uid, csrf: await this.csrf(uid), clientName, scopes: String(details.params.scope ?? '').split(' ').filter(Boolean) }), details);
+    this.html(
+      res,
+      200,
+      renderConsentPage({
+        uid,
+        csrf: await this.csrf(uid),
+        clientName,
+        scopes: String(details.params.scope ?? '')
+          .split(' ')
+          .filter(Boolean),
+      }),
+      details,
+    );
   }
 
   @Post(':uid/login')
@@ -45,7 +57,8 @@ export class InteractionController {
     const password = String(req.body?.password ?? '');
     const ip = req.ip ?? 'unknown';
     const clientName = await this.clientName(details);
-    const again = async (status: number, error: string) => this.html(res, status, renderLoginPage({ uid, csrf: await this.csrf(uid), clientName, email, error }), details);
+    const again = async (status: number, error: string) =>
+      this.html(res, status, renderLoginPage({ uid, csrf: await this.csrf(uid), clientName, email, error }), details);
     if (!email || !password) return again(400, 'Enter your email and password.');
     if (await this.throttle.isBlocked('login', email, ip)) return again(429, 'Too many failed attempts. Wait 15 minutes and try again.');
     const user = await this.identity.verifyLogin(email, password);
@@ -66,10 +79,14 @@ export class InteractionController {
       return;
     }
     const { Grant } = this.provider;
-    const grant = details.grantId ? ((await Grant.find(details.grantId)) ?? new Grant({ accountId: details.session.accountId, clientId: String(details.params.client_id) })) : new Grant({ accountId: details.session.accountId, clientId: String(details.params.client_id) });
+    const grant = details.grantId
+      ? ((await Grant.find(details.grantId)) ??
+        new Grant({ accountId: details.session.accountId, clientId: String(details.params.client_id) }))
+      : new Grant({ accountId: details.session.accountId, clientId: String(details.params.client_id) });
     const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
     if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(resource, scopes.join(' '));
     const grantId = await grant.save();
     await this.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
@@ -78,7 +95,12 @@ export class InteractionController {
   async abort(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const details = await this.details(req, res, uid);
     if (!details || !(await this.checkCsrf(uid, req, res))) return;
-    await this.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user declined the request' }, { mergeWithLastSubmission: false });
+    await this.provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The user declined the request' },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   private async details(req: Request, res: Response, uid: string): Promise<Details | null> {
@@ -87,7 +109,11 @@ export class InteractionController {
       if (details.uid !== uid) throw new Error('uid mismatch');
       return details;
     } catch {
-      this.html(res, 400, renderOAuthErrorPage('invalid_request', 'This sign-in request has expired or is not valid. Start again from the application.'));
+      this.html(
+        res,
+        400,
+        renderOAuthErrorPage('invalid_request', 'This sign-in request has expired or is not valid. Start again from the application.'),
+      );
       return null;
     }
   }

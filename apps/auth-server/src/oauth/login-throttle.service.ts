@@ -37,7 +37,14 @@ export class LoginThrottleService {
 
   async recordFailure(kind: 'login' | 'client', subject: string, ip: string): Promise<void> {
     const [a, b] = this.keys(kind, subject, ip);
-    await this.redis.multi().incr(a).expire(a, WINDOW_SECONDS, 'NX').incr(b).expire(b, WINDOW_SECONDS, 'NX').exec().catch(() => undefined);
+    await this.redis
+      .multi()
+      .incr(a)
+      .expire(a, WINDOW_SECONDS, 'NX')
+      .incr(b)
+      .expire(b, WINDOW_SECONDS, 'NX')
+      .exec()
+      .catch(() => undefined);
   }
 
   async clear(kind: 'login' | 'client', subject: string, ip: string): Promise<void> {

@@ -15,7 +15,8 @@ describe('refresh token lifetime', () => {
 
 describe('redirect URI rules', () => {
   it('accepts https and http on localhost or 127.0.0.1', () => {
-    for (const uri of ['https://app.example/cb', 'http://localhost:8080/cb', 'http://127.0.0.1/cb']) expect(redirectUriProblem(uri)).toBeNull();
+    for (const uri of ['https://app.example/cb', 'http://localhost:8080/cb', 'http://127.0.0.1/cb'])
+      expect(redirectUriProblem(uri)).toBeNull();
   });
   it('rejects custom schemes, other http hosts, fragments and garbage', () => {
     expect(redirectUriProblem('myapp://cb')).toMatch(/custom/);

@@ -33,8 +33,26 @@ import { TokenEndpointPrecheck } from './token-endpoint.precheck';
     OperatorGuard,
     {
       provide: OIDC_PROVIDER,
-      inject: [AuthServerConfig, DataSource, REDIS, OAuthClientsRepository, IdentityRepository, GrantRevocationService, OidcKeysRepository, LOGGER],
-      useFactory: (config: AuthServerConfig, dataSource: DataSource, redis: Redis, clients: OAuthClientsRepository, identity: IdentityRepository, revocations: GrantRevocationService, keys: OidcKeysRepository, logger: Logger) =>
+      inject: [
+        AuthServerConfig,
+        DataSource,
+        REDIS,
+        OAuthClientsRepository,
+        IdentityRepository,
+        GrantRevocationService,
+        OidcKeysRepository,
+        LOGGER,
+      ],
+      useFactory: (
+        config: AuthServerConfig,
+        dataSource: DataSource,
+        redis: Redis,
+        clients: OAuthClientsRepository,
+        identity: IdentityRepository,
+        revocations: GrantRevocationService,
+        keys: OidcKeysRepository,
+        logger: Logger,
+      ) =>
         OidcProviderHolder.create(
           { config, dataSource, redis, clients, identity, revocations, logger },
           keys,

@@ -50,7 +50,12 @@ export function activeIndex(keys: StoredSigningKey[], now: number): number {
  * The rotation policy as a pure function: publishes a successor when the active key is older than
  * the rotation period, and drops keys replaced more than RETIRE_AFTER_SECONDS ago.
  */
-export function planSigningKeys(stored: StoredSigningKey[], now: number, policy: SigningKeyPolicy, createKey: (activatesAt: number) => StoredSigningKey): { keys: StoredSigningKey[]; changed: boolean } {
+export function planSigningKeys(
+  stored: StoredSigningKey[],
+  now: number,
+  policy: SigningKeyPolicy,
+  createKey: (activatesAt: number) => StoredSigningKey,
+): { keys: StoredSigningKey[]; changed: boolean } {
   let keys = [...stored];
   let changed = false;
   if (keys.length === 0) {
@@ -111,10 +116,17 @@ export class OidcKeysRepository {
     });
   }
 
-  async list(now = Math.floor(Date.now() / 1000)): Promise<Array<{ kid: string; status: SigningKeyStatus; created_at: number; activates_at: number }>> {
+  async list(
+    now = Math.floor(Date.now() / 1000),
+  ): Promise<Array<{ kid: string; status: SigningKeyStatus; created_at: number; activates_at: number }>> {
     const { signing } = await this.read(this.dataSource.manager);
     const keys = signing;
-    return keys.map((key, i) => ({ kid: String(key.jwk.kid), status: statusOf(keys, i, now), created_at: key.created_at, activates_at: key.activates_at }));
+    return keys.map((key, i) => ({
+      kid: String(key.jwk.kid),
+      status: statusOf(keys, i, now),
+      created_at: key.created_at,
+      activates_at: key.activates_at,
+    }));
   }
 
   private locked<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
@@ -125,15 +137,22 @@ export class OidcKeysRepository {
   }
 
   private async read(m: EntityManager): Promise<{ signing: StoredSigningKey[]; cookieKeys?: string[] }> {
-    const rows: Array<{ name: string; value: unknown }> = await m.query("SELECT name, value FROM auth.secrets WHERE name IN ('signing_keys', 'cookie_keys')");
+    const rows: Array<{ name: string; value: unknown }> = await m.query(
+      "SELECT name, value FROM auth.secrets WHERE name IN ('signing_keys', 'cookie_keys')",
+    );
     const raw = (rows.find((r) => r.name === 'signing_keys')?.value as Array<StoredSigningKey | JWK> | undefined) ?? [];
     // Keys written before rotation existed are bare JWKs: treat them as active since forever.
-    const signing = raw.map((entry) => ('jwk' in entry && entry.jwk ? (entry as StoredSigningKey) : { jwk: entry as JWK, created_at: 0, activates_at: 0 }));
+    const signing = raw.map((entry) =>
+      'jwk' in entry && entry.jwk ? (entry as StoredSigningKey) : { jwk: entry as JWK, created_at: 0, activates_at: 0 },
+    );
     return { signing, cookieKeys: rows.find((r) => r.name === 'cookie_keys')?.value as string[] | undefined };
   }
 
   private async saveSigning(m: EntityManager, keys: StoredSigningKey[]): Promise<void> {
-    await m.query("INSERT INTO auth.secrets (name, value) VALUES ('signing_keys', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [JSON.stringify(keys)]);
+    await m.query(
+      "INSERT INTO auth.secrets (name, value) VALUES ('signing_keys', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value",
+      [JSON.stringify(keys)],
+    );
   }
 }
 

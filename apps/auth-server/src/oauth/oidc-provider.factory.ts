@@ -77,7 +77,12 @@ export async function createOidcProvider(deps: OidcProviderDeps): Promise<Provid
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'ES256' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'ES256',
+    },
     pkce: { required: () => true },
     routes: {
       authorization: '/oauth/authorize',
@@ -128,7 +133,11 @@ export async function createOidcProvider(deps: OidcProviderDeps): Promise<Provid
       Grant: OAUTH_TTL.confidentialRefreshAbsolute,
       RefreshToken: (_ctx, token, client) => {
         const now = Math.floor(Date.now() / 1000);
-        return refreshTokenLifetime(isPublicMethod(client.tokenEndpointAuthMethod), (token as unknown as { iiat?: number }).iiat ?? now, now);
+        return refreshTokenLifetime(
+          isPublicMethod(client.tokenEndpointAuthMethod),
+          (token as unknown as { iiat?: number }).iiat ?? now,
+          now,
+        );
       },
     },
     rotateRefreshToken: (ctx) => isPublicMethod(ctx.oidc.client?.tokenEndpointAuthMethod),
@@ -214,7 +223,12 @@ async function afterToken(ctx: KoaContextWithOIDC, Adapter: ReturnType<typeof cr
     }
     return;
   }
-  if (ctx.status === 400 && body.error === 'invalid_request' && typeof body.error_description === 'string' && /grant[ _]type is not allowed for this client/.test(body.error_description)) {
+  if (
+    ctx.status === 400 &&
+    body.error === 'invalid_request' &&
+    typeof body.error_description === 'string' &&
+    /grant[ _]type is not allowed for this client/.test(body.error_description)
+  ) {
     ctx.body = { ...body, error: 'unauthorized_client' };
   }
 }

@@ -26,7 +26,12 @@ export class OidcProviderHolder implements OnApplicationBootstrap, OnModuleDestr
     private readonly checkIntervalMs: number,
   ) {}
 
-  static async create(deps: Omit<OidcProviderDeps, 'keys'>, repository: OidcKeysRepository, policy: SigningKeyPolicy, checkIntervalMs: number): Promise<OidcProviderHolder> {
+  static async create(
+    deps: Omit<OidcProviderDeps, 'keys'>,
+    repository: OidcKeysRepository,
+    policy: SigningKeyPolicy,
+    checkIntervalMs: number,
+  ): Promise<OidcProviderHolder> {
     const holder = new OidcProviderHolder(deps, repository, policy, checkIntervalMs);
     const keys = await repository.load(policy);
     holder.install(await createOidcProvider({ ...deps, keys }), keys);
@@ -58,7 +63,10 @@ export class OidcProviderHolder implements OnApplicationBootstrap, OnModuleDestr
         const provider = await createOidcProvider({ ...this.deps, keys });
         const previous = this.keys.signingKid;
         this.install(provider, keys);
-        this.deps.logger.info({ signing_kid: keys.signingKid, previous_signing_kid: previous, published_kids: keys.jwks.map((k) => k.kid) }, 'signing keys changed');
+        this.deps.logger.info(
+          { signing_kid: keys.signingKid, previous_signing_kid: previous, published_kids: keys.jwks.map((k) => k.kid) },
+          'signing keys changed',
+        );
       } finally {
         this.refreshing = undefined;
       }
@@ -68,7 +76,9 @@ export class OidcProviderHolder implements OnApplicationBootstrap, OnModuleDestr
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
-      this.refresh().catch((error: unknown) => this.deps.logger.error({ err: error }, 'could not reload the signing keys; keeping the current ones'));
+      this.refresh().catch((error: unknown) =>
+        this.deps.logger.error({ err: error }, 'could not reload the signing keys; keeping the current ones'),
+      );
     }, this.checkIntervalMs);
     this.timer.unref();
   }

@@ -37,7 +37,14 @@ export function createOidcAdapter(deps: OidcAdapterDeps) {
           `INSERT INTO auth.oidc_artifacts (model, id, payload, grant_id, account_id, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6)
            ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at`,
-          [this.model, id, payload, payload.grantId ?? (this.model === 'Grant' ? id : null), payload.accountId ?? null, expiresIn ? new Date(Date.now() + expiresIn * 1000) : null],
+          [
+            this.model,
+            id,
+            payload,
+            payload.grantId ?? (this.model === 'Grant' ? id : null),
+            payload.accountId ?? null,
+            expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+          ],
         );
         return;
       }
@@ -77,7 +84,10 @@ export function createOidcAdapter(deps: OidcAdapterDeps) {
     async consume(id: string): Promise<void> {
       const now = Math.floor(Date.now() / 1000);
       if (DURABLE.has(this.model)) {
-        const result: [unknown, number] = await db.query('UPDATE auth.oidc_artifacts SET consumed_at = $3 WHERE model = $1 AND id = $2 AND consumed_at IS NULL', [this.model, id, new Date()]);
+        const result: [unknown, number] = await db.query(
+          'UPDATE auth.oidc_artifacts SET consumed_at = $3 WHERE model = $1 AND id = $2 AND consumed_at IS NULL',
+          [this.model, id, new Date()],
+        );
         if (result[1] === 0) throw deps.invalidGrant('grant request is invalid');
         return;
       }

@@ -9,7 +9,10 @@ import { OidcKeysRepository } from './oidc-keys.repository';
 
 class RotateSigningKeyRequest {
   /** Seconds between publishing the new key and signing with it (0: at once, for a compromised key). */
-  @IsOptional() @IsInt() @Min(0) @Max(7 * 86400)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(7 * 86400)
   activate_in_seconds?: number;
 }
 

@@ -2,7 +2,11 @@ import { activeIndex, newSigningKey, planSigningKeys, RETIRE_AFTER_SECONDS, stat
 
 const DAY = 86400;
 const policy = { rotationSeconds: 30 * DAY, publishAheadSeconds: 3600 };
-const key = (kid: string, createdAt: number, activatesAt: number): StoredSigningKey => ({ jwk: { kty: 'EC', kid }, created_at: createdAt, activates_at: activatesAt });
+const key = (kid: string, createdAt: number, activatesAt: number): StoredSigningKey => ({
+  jwk: { kty: 'EC', kid },
+  created_at: createdAt,
+  activates_at: activatesAt,
+});
 const kids = (keys: StoredSigningKey[]) => keys.map((k) => k.jwk.kid);
 let made = 0;
 const create = (activatesAt: number) => key(`new${++made}`, activatesAt - 3600, activatesAt);

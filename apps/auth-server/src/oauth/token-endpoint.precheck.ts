@@ -41,12 +41,17 @@ export class TokenEndpointPrecheck {
     if (!client?.secret_hash) return next();
     const used = basic ? 'client_secret_basic' : 'client_secret_post';
     if (client.token_endpoint_auth_method !== used) {
-      res.status(401).json({ error: 'invalid_client', error_description: `client must authenticate with ${client.token_endpoint_auth_method}` });
+      res
+        .status(401)
+        .json({ error: 'invalid_client', error_description: `client must authenticate with ${client.token_endpoint_auth_method}` });
       return;
     }
     const ip = req.ip ?? 'unknown';
     if (await this.throttle.isBlocked('client', clientId, ip)) {
-      res.status(429).setHeader('Retry-After', '900').json({ error: 'invalid_client', error_description: 'too many failed client authentications; retry later' });
+      res
+        .status(429)
+        .setHeader('Retry-After', '900')
+        .json({ error: 'invalid_client', error_description: 'too many failed client authentications; retry later' });
       return;
     }
     if (await this.isValid(clientId, secret, client.secret_hash)) {
@@ -75,7 +80,10 @@ function parseBasic(header: string | undefined): { clientId: string; secret: str
   const i = decoded.indexOf(':');
   if (i < 0) return null;
   try {
-    return { clientId: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, '%20')), secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, '%20')) };
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, '%20')),
+      secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, '%20')),
+    };
   } catch {
     return null;
   }

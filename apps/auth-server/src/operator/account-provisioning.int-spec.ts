@@ -36,23 +36,39 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
       callback: (_err, msg) => {
         const { data, id } = JSON.parse(new TextDecoder().decode(msg.data));
         provisioned.push(data.account.id);
-        msg.respond(JSON.stringify({ id, isDisposed: true, response: { ok: true, data: { account_id: data.account.id, user_id: data.admin.id } } }));
+        msg.respond(
+          JSON.stringify({ id, isDisposed: true, response: { ok: true, data: { account_id: data.account.id, user_id: data.admin.id } } }),
+        );
       },
     });
   }
 
-  const request = (email: string) => ({ name: 'Acme', admin: { first_name: 'Ann', last_name: 'Lee', email, password: 'correct horse battery' } });
+  const request = (email: string) => ({
+    name: 'Acme',
+    admin: { first_name: 'Ann', last_name: 'Lee', email, password: 'correct horse battery' },
+  });
 
   beforeAll(async () => {
     db = await createTestDatabase('auth_saga');
-    config = Object.assign(new AuthServerConfig(), { DATABASE_URL: db.url, CRM_NAMESPACE: namespace, PROVISIONING_RETRY_MS: 1000, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+    config = Object.assign(new AuthServerConfig(), {
+      DATABASE_URL: db.url,
+      CRM_NAMESPACE: namespace,
+      PROVISIONING_RETRY_MS: 1000,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    });
     dataSource = authDataSource(config);
     await runMigrations(dataSource);
     redis = createRedis(config.REDIS_URL, logger);
     nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
     identity = new IdentityRepository(dataSource);
     const credentials = new CredentialsService(identity, new CredentialsCache(redis, config, logger));
-    service = new AccountProvisioningService(identity, credentials, new RpcClient(nc, { namespace, timeoutMs: 1000, logger }), config, logger);
+    service = new AccountProvisioningService(
+      identity,
+      credentials,
+      new RpcClient(nc, { namespace, timeoutMs: 1000, logger }),
+      config,
+      logger,
+    );
   });
 
   beforeEach(() => {
@@ -77,7 +93,14 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
     expect(created.account).toMatchObject({ name: 'Acme', region: 'us', base_url: 'http://localhost:3000/api/v3' });
     expect(provisioned).toEqual([created.account.id]);
     const cached = JSON.parse((await redis.get(CacheKeys.credentials(namespace, created.user.id)))!);
-    expect(cached).toEqual({ found: true, user_id: created.user.id, account_id: created.account.id, role: 'admin', api_key_hash: hashApiKey(config.API_KEY_PEPPER, created.user.api_key), billing_status: 'active' });
+    expect(cached).toEqual({
+      found: true,
+      user_id: created.user.id,
+      account_id: created.account.id,
+      role: 'admin',
+      api_key_hash: hashApiKey(config.API_KEY_PEPPER, created.user.api_key),
+      billing_status: 'active',
+    });
     await expect(service.createAccount(request('ANN@acme.test'))).rejects.toMatchObject({ errorName: ErrorName.ResourceAlreadyExists });
   });
 
@@ -111,7 +134,10 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
     const userId = 'aaaaaaaaaaaaaaaaaaaaaaaa';
     const before = (await cache.generation(userId))!;
     await cache.store({ found: true, user_id: userId, account_id: 'a', role: 'user', api_key_hash: 'new', billing_status: 'active' });
-    await cache.refill({ found: true, user_id: userId, account_id: 'a', role: 'user', api_key_hash: 'stale', billing_status: 'active' }, before);
+    await cache.refill(
+      { found: true, user_id: userId, account_id: 'a', role: 'user', api_key_hash: 'stale', billing_status: 'active' },
+      before,
+    );
     expect(JSON.parse((await redis.get(CacheKeys.credentials(namespace, userId)))!).api_key_hash).toBe('new');
   });
 });

@@ -46,17 +46,31 @@ export class AccountProvisioningService implements OnApplicationBootstrap, OnApp
     const apiKey = generateApiKey();
     const message: ProvisionAccountMessage = {
       account: { id: accountId, name: request.name, region },
-      admin: { id: userId, first_name: request.admin.first_name, last_name: request.admin.last_name, email, role: 'admin', account_rights: [], permissions: ['delete_contacts'] },
+      admin: {
+        id: userId,
+        first_name: request.admin.first_name,
+        last_name: request.admin.last_name,
+        email,
+        role: 'admin',
+        account_rights: [],
+        permissions: ['delete_contacts'],
+      },
     };
     const fresh = {
       account: { id: accountId, name: request.name, region, provisioningPayload: message },
-      admin: { id: userId, email, passwordHash: await hashPassword(request.admin.password), apiKeyHash: hashApiKey(this.config.API_KEY_PEPPER, apiKey) },
+      admin: {
+        id: userId,
+        email,
+        passwordHash: await hashPassword(request.admin.password),
+        apiKeyHash: hashApiKey(this.config.API_KEY_PEPPER, apiKey),
+      },
     };
     try {
       if (existing) await this.identity.restartProvisioning(fresh);
       else await this.identity.createProvisioning(fresh);
     } catch (error) {
-      if (error instanceof EmailTakenError) throw new ApiError(ErrorName.ResourceAlreadyExists, 'A user with this email already exists', { 'admin.email': 'already exists' });
+      if (error instanceof EmailTakenError)
+        throw new ApiError(ErrorName.ResourceAlreadyExists, 'A user with this email already exists', { 'admin.email': 'already exists' });
       throw error;
     }
 
@@ -64,7 +78,10 @@ export class AccountProvisioningService implements OnApplicationBootstrap, OnApp
       await this.complete(accountId, message);
     } catch (error) {
       this.logger.warn({ accountId, detail: (error as Error).message }, 'account provisioning incomplete; it will be resumed');
-      throw new ApiError(ErrorName.ServiceUnavailable, 'The account could not be completed yet (crm-core did not answer). Repeat the same request to finish it; no half-made account is usable.');
+      throw new ApiError(
+        ErrorName.ServiceUnavailable,
+        'The account could not be completed yet (crm-core did not answer). Repeat the same request to finish it; no half-made account is usable.',
+      );
     }
     this.logger.info({ accountId, userId, region }, 'account created');
     return { account: { id: accountId, name: request.name, region, base_url: baseUrl }, user: { id: userId, email, api_key: apiKey } };
@@ -84,7 +101,9 @@ export class AccountProvisioningService implements OnApplicationBootstrap, OnApp
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
-      this.resuming = this.resumeStuck().catch((error) => this.logger.warn({ detail: (error as Error).message }, 'provisioning resumer failed; will retry'));
+      this.resuming = this.resumeStuck().catch((error) =>
+        this.logger.warn({ detail: (error as Error).message }, 'provisioning resumer failed; will retry'),
+      );
     }, this.config.PROVISIONING_RETRY_MS);
     this.timer.unref();
   }

@@ -14,7 +14,8 @@ export class OperatorGuard implements CanActivate {
     if (!expected) throw new ApiError(ErrorName.ResourceNotFound, 'No such route');
     const header = context.switchToHttp().getRequest<Request>().header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw new ApiError(ErrorName.AuthorizationDataNotFound, 'Send the operator token as Authorization: Bearer <OPERATOR_TOKEN>');
+    if (!match)
+      throw new ApiError(ErrorName.AuthorizationDataNotFound, 'Send the operator token as Authorization: Bearer <OPERATOR_TOKEN>');
     if (!safeEqual(match[1], expected)) throw new ApiError(ErrorName.InvalidAuthToken, 'The operator token is not valid');
     return true;
   }

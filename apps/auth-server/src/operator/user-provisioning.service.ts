@@ -31,29 +31,46 @@ export class UserProvisioningService {
     const email = request.email.trim().toLowerCase();
     const existing = await this.identity.findUserByEmail(email);
     const halfMade = existing && existing.accountId === account.id && existing.apiKeyHash === null;
-    if (existing && !halfMade) throw new ApiError(ErrorName.ResourceAlreadyExists, 'A user with this email already exists', { email: 'already exists' });
+    if (existing && !halfMade)
+      throw new ApiError(ErrorName.ResourceAlreadyExists, 'A user with this email already exists', { email: 'already exists' });
     const userId = existing?.id ?? newId();
     const passwordHash = await hashPassword(request.password);
     try {
       if (halfMade) await this.identity.updatePending(userId, passwordHash, request.role);
       else await this.identity.insertPendingUser({ id: userId, accountId: account.id, email, passwordHash, role: request.role });
     } catch (error) {
-      if (error instanceof EmailTakenError) throw new ApiError(ErrorName.ResourceAlreadyExists, 'A user with this email already exists', { email: 'already exists' });
+      if (error instanceof EmailTakenError)
+        throw new ApiError(ErrorName.ResourceAlreadyExists, 'A user with this email already exists', { email: 'already exists' });
       throw error;
     }
     const message: ProvisionUserMessage = {
       account_id: account.id,
-      user: { id: userId, first_name: request.first_name, last_name: request.last_name, email, role: request.role, account_rights: request.account_rights ?? [], permissions: request.permissions ?? [] },
+      user: {
+        id: userId,
+        first_name: request.first_name,
+        last_name: request.last_name,
+        email,
+        role: request.role,
+        account_rights: request.account_rights ?? [],
+        permissions: request.permissions ?? [],
+      },
     };
     try {
       await this.rpc.request(Subjects.UsersProvision, message);
     } catch (error) {
       if (error instanceof ApiError && error.errorName !== ErrorName.ServiceUnavailable) throw error;
-      throw new ApiError(ErrorName.ServiceUnavailable, 'The user could not be completed yet (crm-core did not answer). Repeat the same request to finish it.');
+      throw new ApiError(
+        ErrorName.ServiceUnavailable,
+        'The user could not be completed yet (crm-core did not answer). Repeat the same request to finish it.',
+      );
     }
     const apiKey = generateApiKey();
     await this.identity.setApiKeyHash(userId, hashApiKey(this.config.API_KEY_PEPPER, apiKey));
-    await this.credentials.publish(userId).catch((error) => this.logger.warn({ detail: (error as Error).message }, 'credentials not cached; the gateway will ask the auth-server'));
+    await this.credentials
+      .publish(userId)
+      .catch((error) =>
+        this.logger.warn({ detail: (error as Error).message }, 'credentials not cached; the gateway will ask the auth-server'),
+      );
     return { user: { id: userId, email, api_key: apiKey } };
   }
 
@@ -66,7 +83,10 @@ export class UserProvisioningService {
       try {
         await this.credentials.publish(userId);
       } catch {
-        throw new ApiError(ErrorName.ServiceUnavailable, 'Billing status saved but not yet effective at the gateway (Redis unavailable); repeat the request.');
+        throw new ApiError(
+          ErrorName.ServiceUnavailable,
+          'Billing status saved but not yet effective at the gateway (Redis unavailable); repeat the request.',
+        );
       }
     }
     return { account: { id: account.id, billing_status: request.billing_status } };

@@ -50,7 +50,15 @@ async function openFixture(name: string): Promise<ConfigFixture> {
 async function newAccount(fx: ConfigFixture, name = 'Acme'): Promise<Caller> {
   const message: ProvisionAccountMessage = {
     account: { id: newId(), name, region: 'us' },
-    admin: { id: newId(), first_name: 'Ada', last_name: name, email: `${name.toLowerCase()}-${newId()}@example.test`, role: 'admin', account_rights: [], permissions: ['delete_contacts'] },
+    admin: {
+      id: newId(),
+      first_name: 'Ada',
+      last_name: name,
+      email: `${name.toLowerCase()}-${newId()}@example.test`,
+      role: 'admin',
+      account_rights: [],
+      permissions: ['delete_contacts'],
+    },
   };
   await fx.accounts.provision(message);
   return { account_id: message.account.id, user_id: message.admin.id, role: 'admin', auth_method: 'api_key', scopes: ['crm'] };
@@ -59,7 +67,10 @@ async function newAccount(fx: ConfigFixture, name = 'Acme'): Promise<Caller> {
 /** Another (plain) user of the caller's account. */
 async function newUser(fx: ConfigFixture, admin: Caller, lastName = 'User'): Promise<Caller> {
   const id = newId();
-  await fx.accounts.provisionUser({ account_id: admin.account_id, user: { id, first_name: 'Uma', last_name: lastName, email: `u-${id}@example.test`, role: 'user', account_rights: [], permissions: [] } });
+  await fx.accounts.provisionUser({
+    account_id: admin.account_id,
+    user: { id, first_name: 'Uma', last_name: lastName, email: `u-${id}@example.test`, role: 'user', account_rights: [], permissions: [] },
+  });
   return { account_id: admin.account_id, user_id: id, role: 'user', auth_method: 'api_key', scopes: ['crm'] };
 }
 
@@ -122,33 +133,50 @@ async function insertContact(fx: ConfigFixture, caller: Caller, seed: ContactSee
 
 /** Links a contact to a tag, creating the tag (case-insensitive name) when needed; returns the tag id. */
 async function tagContact(fx: ConfigFixture, caller: Caller, contactId: string, name: string): Promise<string> {
-  const [existing] = await fx.dataSource.query('SELECT id FROM crm.tags WHERE account_id = $1 AND lower(name) = lower($2)', [caller.account_id, name]);
+  const [existing] = await fx.dataSource.query('SELECT id FROM crm.tags WHERE account_id = $1 AND lower(name) = lower($2)', [
+    caller.account_id,
+    name,
+  ]);
   const tagId: string = existing?.id ?? newId();
-  if (!existing) await fx.dataSource.query('INSERT INTO crm.tags (id, account_id, name) VALUES ($1, $2, $3)', [tagId, caller.account_id, name]);
-  await fx.dataSource.query('INSERT INTO crm.contact_tags (contact_id, tag_id, account_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [contactId, tagId, caller.account_id]);
+  if (!existing)
+    await fx.dataSource.query('INSERT INTO crm.tags (id, account_id, name) VALUES ($1, $2, $3)', [tagId, caller.account_id, name]);
+  await fx.dataSource.query('INSERT INTO crm.contact_tags (contact_id, tag_id, account_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+    contactId,
+    tagId,
+    caller.account_id,
+  ]);
   return tagId;
 }
 
 /** A next action (status date) for the assignee on the contact. */
-async function insertNextAction(fx: ConfigFixture, caller: Caller, contactId: string, assigneeId: string, status: 'date' | 'waiting' | 'queued_with_date' | 'done' = 'date'): Promise<string> {
+async function insertNextAction(
+  fx: ConfigFixture,
+  caller: Caller,
+  contactId: string,
+  assigneeId: string,
+  status: 'date' | 'waiting' | 'queued_with_date' | 'done' = 'date',
+): Promise<string> {
   const id = newId();
-  await fx.dataSource.query('INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, done) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
-    id,
-    caller.account_id,
-    contactId,
-    assigneeId,
-    'Call back',
-    status,
-    status === 'waiting' ? null : '2030-01-01',
-    status === 'done',
-  ]);
+  await fx.dataSource.query(
+    'INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, done) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+    [id, caller.account_id, contactId, assigneeId, 'Call back', status, status === 'waiting' ? null : '2030-01-01', status === 'done'],
+  );
   return id;
 }
 
 /** A deal of the given status whose primary contact is `contactId`. */
-async function insertDeal(fx: ConfigFixture, caller: Caller, contactId: string, status: 'pending' | 'won' | 'lost' = 'pending'): Promise<string> {
-  const [pipeline] = await fx.dataSource.query("SELECT id FROM crm.pipelines WHERE account_id = $1 AND kind = 'pipeline' AND is_default", [caller.account_id]);
-  const [sales] = await fx.dataSource.query("SELECT id FROM crm.pipelines WHERE account_id = $1 AND kind = 'sales' AND is_default", [caller.account_id]);
+async function insertDeal(
+  fx: ConfigFixture,
+  caller: Caller,
+  contactId: string,
+  status: 'pending' | 'won' | 'lost' = 'pending',
+): Promise<string> {
+  const [pipeline] = await fx.dataSource.query("SELECT id FROM crm.pipelines WHERE account_id = $1 AND kind = 'pipeline' AND is_default", [
+    caller.account_id,
+  ]);
+  const [sales] = await fx.dataSource.query("SELECT id FROM crm.pipelines WHERE account_id = $1 AND kind = 'sales' AND is_default", [
+    caller.account_id,
+  ]);
   const id = newId();
   await fx.dataSource.query(
     `INSERT INTO crm.deals (id, account_id, contact_id, owner_id, author_id, pipeline_id, sales_pipeline_id, name, status, stage, expected_close_date, close_date, date)
@@ -189,14 +217,25 @@ describe('account configuration (real PostgreSQL)', () => {
       const summary = new SummaryService();
       const caller = await newAccount(fx, 'Summ');
       const colleague = await newUser(fx, caller, 'Colleague');
-      const statuses: Array<{ id: string; status: string }> = await fx.dataSource.query('SELECT id, status FROM crm.statuses WHERE account_id = $1 ORDER BY position', [caller.account_id]);
+      const statuses: Array<{ id: string; status: string }> = await fx.dataSource.query(
+        'SELECT id, status FROM crm.statuses WHERE account_id = $1 ORDER BY position',
+        [caller.account_id],
+      );
       const lead = statuses[0].id;
       const customer = statuses.find((s) => s.status === 'Customer')!.id;
       const sourceId = newId();
-      await fx.dataSource.query("INSERT INTO crm.lead_sources (id, account_id, text) VALUES ($1, $2, 'Web')", [sourceId, caller.account_id]);
+      await fx.dataSource.query("INSERT INTO crm.lead_sources (id, account_id, text) VALUES ($1, $2, 'Web')", [
+        sourceId,
+        caller.account_id,
+      ]);
 
       const ann = await insertContact(fx, caller, { first_name: 'Ann', last_name: 'Able', starred: true, lead_source_id: sourceId });
-      const ben = await insertContact(fx, caller, { first_name: 'Ben', last_name: 'Baker', status_id: customer, owner_id: colleague.user_id });
+      const ben = await insertContact(fx, caller, {
+        first_name: 'Ben',
+        last_name: 'Baker',
+        status_id: customer,
+        owner_id: colleague.user_id,
+      });
       const corp = await insertContact(fx, caller, { last_name: '', company_name: '3M', status_id: customer });
       await insertContact(fx, caller, { last_name: 'Axe', owner_id: colleague.user_id, lead_source_id: sourceId });
       await insertContact(fx, caller, { last_name: 'Gone', deleted: true, status_id: customer });
@@ -229,10 +268,38 @@ describe('account configuration (real PostgreSQL)', () => {
       ]);
       const customerBlock = blocks.statuses.find((s) => s.status.id === customer)!.status;
       expect(customerBlock).toMatchObject({ total_count: 2, action_stream_count: 0, counts: letters({ b: 1, '1': 1 }) });
-      expect(Object.keys(customerBlock).sort()).toEqual(['action_stream_count', 'color', 'counts', 'description', 'id', 'status', 'team_counts', 'text', 'total_count']);
-      expect(blocks.statuses.find((s) => s.status.status === 'Trial')!.status).toMatchObject({ total_count: 0, counts: emptyLetterCounts(), team_counts: users.map((user_id) => ({ user_id, counts: emptyLetterCounts() })) });
+      expect(Object.keys(customerBlock).sort()).toEqual([
+        'action_stream_count',
+        'color',
+        'counts',
+        'description',
+        'id',
+        'status',
+        'team_counts',
+        'text',
+        'total_count',
+      ]);
+      expect(blocks.statuses.find((s) => s.status.status === 'Trial')!.status).toMatchObject({
+        total_count: 0,
+        counts: emptyLetterCounts(),
+        team_counts: users.map((user_id) => ({ user_id, counts: emptyLetterCounts() })),
+      });
 
-      expect(blocks.lead_sources).toEqual([{ lead_source: { id: sourceId, text: 'Web', counts: letters({ a: 2 }), total_count: 2, action_stream_count: 1, team_counts: [{ user_id: colleague.user_id, counts: letters({ a: 1 }) }, { user_id: caller.user_id, counts: letters({ a: 1 }) }] } }]);
+      expect(blocks.lead_sources).toEqual([
+        {
+          lead_source: {
+            id: sourceId,
+            text: 'Web',
+            counts: letters({ a: 2 }),
+            total_count: 2,
+            action_stream_count: 1,
+            team_counts: [
+              { user_id: colleague.user_id, counts: letters({ a: 1 }) },
+              { user_id: caller.user_id, counts: letters({ a: 1 }) },
+            ],
+          },
+        },
+      ]);
 
       expect(blocks.tags.tags).toEqual([
         { name: 'Partner', counts: letters({ '1': 1 }), total_count: 1, action_stream_count: 0 },
@@ -267,7 +334,13 @@ describe('account configuration (real PostgreSQL)', () => {
       expect(none).toEqual({
         lead_sources: [],
         statuses: expect.any(Array),
-        tags: { tags: [], system_tags: [expect.objectContaining({ name: 'starred', total_count: 0 }), expect.objectContaining({ name: 'pending_deal', total_count: 0 })] },
+        tags: {
+          tags: [],
+          system_tags: [
+            expect.objectContaining({ name: 'starred', total_count: 0 }),
+            expect.objectContaining({ name: 'pending_deal', total_count: 0 }),
+          ],
+        },
         contacts_count: { all: [emptyLetterCounts()], users: [{ user_id: empty.user_id, ...emptyLetterCounts() }] },
         team_stream: { all: emptyLetterCounts(), users: [{ user_id: empty.user_id, counts: emptyLetterCounts() }] },
       });
@@ -285,30 +358,55 @@ describe('account configuration (real PostgreSQL)', () => {
       const gone = await insertContact(fx, acme, { last_name: 'Gone', status_id: status.id, deleted: true });
       const untouched = await insertContact(fx, acme, { last_name: 'Stay' });
       const companyId = newId();
-      await fx.dataSource.query('INSERT INTO crm.companies (id, account_id, name, syncing_status, synced_status_id) VALUES ($1, $2, $3, true, $4)', [companyId, acme.account_id, `Co ${companyId}`, status.id]);
+      await fx.dataSource.query(
+        'INSERT INTO crm.companies (id, account_id, name, syncing_status, synced_status_id) VALUES ($1, $2, $3, true, $4)',
+        [companyId, acme.account_id, `Co ${companyId}`, status.id],
+      );
       const before = (await statuses.get(acme, { status_id: status.id })).status;
       expect(before).toMatchObject({ total_count: 1, counts: expect.objectContaining({ l: 1 }) });
 
       await expect(statuses.delete(other, { status_id: status.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
       await expect(statuses.delete(bob, { status_id: status.id })).rejects.toMatchObject({ errorName: ErrorName.NoPermission });
-      await expect(statuses.delete(acme, { status_id: lead })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { status_id: expect.any(String) } });
+      await expect(statuses.delete(acme, { status_id: lead })).rejects.toMatchObject({
+        errorName: ErrorName.InvalidRequestData,
+        errors: { status_id: expect.any(String) },
+      });
 
       await expect(statuses.delete(acme, { status_id: status.id.toUpperCase() })).resolves.toEqual({});
-      const rows: Array<{ id: string; status_id: string }> = await fx.dataSource.query('SELECT id, status_id FROM crm.contacts WHERE id = ANY($1)', [[live, gone, untouched]]);
+      const rows: Array<{ id: string; status_id: string }> = await fx.dataSource.query(
+        'SELECT id, status_id FROM crm.contacts WHERE id = ANY($1)',
+        [[live, gone, untouched]],
+      );
       expect(rows.every((r) => r.status_id === lead)).toBe(true);
       const [company] = await fx.dataSource.query('SELECT synced_status_id FROM crm.companies WHERE id = $1', [companyId]);
       expect(company.synced_status_id).toBe(lead);
-      const events = await fx.dataSource.query("SELECT type, reason, record_id, account_id, data FROM crm.outbox WHERE type = 'status' AND record_id = $1", [status.id]);
-      expect(events).toEqual([{ type: 'status', reason: 'deleted', record_id: status.id, account_id: acme.account_id, data: { status: { id: status.id }, lead_status_id: lead } }]);
+      const events = await fx.dataSource.query(
+        "SELECT type, reason, record_id, account_id, data FROM crm.outbox WHERE type = 'status' AND record_id = $1",
+        [status.id],
+      );
+      expect(events).toEqual([
+        {
+          type: 'status',
+          reason: 'deleted',
+          record_id: status.id,
+          account_id: acme.account_id,
+          data: { status: { id: status.id }, lead_status_id: lead },
+        },
+      ]);
       await expect(statuses.get(acme, { status_id: status.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
     });
 
     it('keeps names unique regardless of case, even for concurrent creates', async () => {
       const statuses = new StatusesService(fx.dataSource);
-      await expect(statuses.create(acme, { status: 'LEAD' })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity, errors: { status: expect.any(String) } });
+      await expect(statuses.create(acme, { status: 'LEAD' })).rejects.toMatchObject({
+        errorName: ErrorName.DuplicatedEntity,
+        errors: { status: expect.any(String) },
+      });
       const results = await Promise.allSettled([statuses.create(acme, { status: 'Hot' }), statuses.create(acme, { status: 'hot' })]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-      expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ errorName: ErrorName.DuplicatedEntity });
+      expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
+        errorName: ErrorName.DuplicatedEntity,
+      });
       // Another account may use the name.
       await expect(statuses.create(other, { status: 'Hot' })).resolves.toMatchObject({ status: { status: 'Hot' } });
     });
@@ -321,7 +419,9 @@ describe('account configuration (real PostgreSQL)', () => {
       const contact = await insertContact(fx, acme, { last_name: 'Referred', lead_source_id: lead_source.id });
       expect((await sources.get(acme, { lead_source_id: lead_source.id })).lead_source.total_count).toBe(1);
       await expect(sources.create(acme, { text: 'referral' })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity });
-      await expect(sources.delete(other, { lead_source_id: lead_source.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(sources.delete(other, { lead_source_id: lead_source.id })).rejects.toMatchObject({
+        errorName: ErrorName.ResourceNotFound,
+      });
       await sources.delete(acme, { lead_source_id: lead_source.id });
       const [row] = await fx.dataSource.query('SELECT lead_source_id FROM crm.contacts WHERE id = $1', [contact]);
       expect(row.lead_source_id).toBeNull();
@@ -332,7 +432,10 @@ describe('account configuration (real PostgreSQL)', () => {
       const contact = await insertContact(fx, acme, { last_name: 'Tagged' });
       await tagContact(fx, acme, contact, 'Trade show');
       const companyId = newId();
-      await fx.dataSource.query("INSERT INTO crm.companies (id, account_id, name, syncing_tags, synced_tags) VALUES ($1, $2, $3, true, ARRAY['Trade Show', 'Keep'])", [companyId, acme.account_id, `Co ${companyId}`]);
+      await fx.dataSource.query(
+        "INSERT INTO crm.companies (id, account_id, name, syncing_tags, synced_tags) VALUES ($1, $2, $3, true, ARRAY['Trade Show', 'Keep'])",
+        [companyId, acme.account_id, `Co ${companyId}`],
+      );
       const listed = await tags.list(acme, { per_page: 100 });
       expect(listed.tags.find((t) => t.name === 'Trade show')).toMatchObject({ total_count: 1 });
       await expect(tags.delete(bob, { tag_name: 'trade show' })).rejects.toMatchObject({ errorName: ErrorName.NoPermission });
@@ -350,16 +453,43 @@ describe('account configuration (real PostgreSQL)', () => {
       const filters = new FiltersService(fx.dataSource);
       const account = await newAccount(fx, 'Filters');
       const colleague = await newUser(fx, account, 'Mate');
-      const [customer] = await fx.dataSource.query("SELECT id FROM crm.statuses WHERE account_id = $1 AND status = 'Customer'", [account.account_id]);
+      const [customer] = await fx.dataSource.query("SELECT id FROM crm.statuses WHERE account_id = $1 AND status = 'Customer'", [
+        account.account_id,
+      ]);
       const sizeField = newId();
       const colorField = newId();
-      await fx.dataSource.query("INSERT INTO crm.fields (id, account_id, field_set, name, type, position) VALUES ($1, $2, 'custom_fields', 'Size', 'number', 1)", [sizeField, account.account_id]);
-      await fx.dataSource.query("INSERT INTO crm.fields (id, account_id, field_set, name, type, position, choices) VALUES ($1, $2, 'custom_fields', 'Colors', 'multiple_choice', 2, ARRAY['Red', 'Blue'])", [colorField, account.account_id]);
+      await fx.dataSource.query(
+        "INSERT INTO crm.fields (id, account_id, field_set, name, type, position) VALUES ($1, $2, 'custom_fields', 'Size', 'number', 1)",
+        [sizeField, account.account_id],
+      );
+      await fx.dataSource.query(
+        "INSERT INTO crm.fields (id, account_id, field_set, name, type, position, choices) VALUES ($1, $2, 'custom_fields', 'Colors', 'multiple_choice', 2, ARRAY['Red', 'Blue'])",
+        [colorField, account.account_id],
+      );
 
       const c = {
-        ann: await insertContact(fx, account, { first_name: 'Ann', last_name: 'Smith', emails: [{ type: 'work', value: 'ann@acme.example' }], phones: [{ type: 'work', value: '+1 (555) 123-4567' }], custom_fields: { [sizeField]: 50, [colorField]: ['Red'] }, starred: true }),
-        bob: await insertContact(fx, account, { first_name: 'Bob', last_name: 'Smithers', status_id: customer.id, owner_id: colleague.user_id, custom_fields: { [sizeField]: 5, [colorField]: ['Red', 'Blue'] }, created_at: new Date('2026-01-10T12:00:00Z') }),
-        cy: await insertContact(fx, account, { first_name: 'Cy', last_name: 'Jones', company_name: '100% Pure_Co', created_at: new Date('2026-01-31T23:59:00Z') }),
+        ann: await insertContact(fx, account, {
+          first_name: 'Ann',
+          last_name: 'Smith',
+          emails: [{ type: 'work', value: 'ann@acme.example' }],
+          phones: [{ type: 'work', value: '+1 (555) 123-4567' }],
+          custom_fields: { [sizeField]: 50, [colorField]: ['Red'] },
+          starred: true,
+        }),
+        bob: await insertContact(fx, account, {
+          first_name: 'Bob',
+          last_name: 'Smithers',
+          status_id: customer.id,
+          owner_id: colleague.user_id,
+          custom_fields: { [sizeField]: 5, [colorField]: ['Red', 'Blue'] },
+          created_at: new Date('2026-01-10T12:00:00Z'),
+        }),
+        cy: await insertContact(fx, account, {
+          first_name: 'Cy',
+          last_name: 'Jones',
+          company_name: '100% Pure_Co',
+          created_at: new Date('2026-01-31T23:59:00Z'),
+        }),
         gone: await insertContact(fx, account, { first_name: 'Del', last_name: 'Smith', deleted: true }),
       };
       await tagContact(fx, account, c.ann, 'VIP');
@@ -371,7 +501,10 @@ describe('account configuration (real PostgreSQL)', () => {
       const matching = async (conditions: unknown[]): Promise<string[]> => {
         const { filter } = await filters.create(account, { name: `f-${newId()}`, conditions });
         const condition = await savedFilterCondition(fx.dataSource.manager, account.account_id, filter.id, 3);
-        const rows: Array<{ id: string }> = await fx.dataSource.query(`SELECT c.id FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND $2::text IS NOT NULL AND ${condition.sql} ORDER BY c.sort_name`, [account.account_id, 'x', ...condition.params]);
+        const rows: Array<{ id: string }> = await fx.dataSource.query(
+          `SELECT c.id FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND $2::text IS NOT NULL AND ${condition.sql} ORDER BY c.sort_name`,
+          [account.account_id, 'x', ...condition.params],
+        );
         return rows.map((r) => r.id);
       };
 
@@ -393,17 +526,39 @@ describe('account configuration (real PostgreSQL)', () => {
       expect(await matching([{ field: 'starred', operator: 'is', value: true }])).toEqual([c.ann]);
       expect(await matching([{ field: 'pending_deal', operator: 'is', value: true }])).toEqual([c.cy]);
       expect(await matching([{ field: 'has_next_action', operator: 'is', value: true }])).toEqual([c.bob]);
-      expect(await matching([{ field: 'created_at', operator: 'since', value: '2026-01-10' }, { field: 'created_at', operator: 'until', value: '2026-01-31' }])).toEqual([c.cy, c.bob]);
-      expect(await matching([{ field: 'created_at', operator: 'until', value: Date.parse('2026-01-10T12:00:00Z') / 1000 }])).toEqual([c.bob]);
+      expect(
+        await matching([
+          { field: 'created_at', operator: 'since', value: '2026-01-10' },
+          { field: 'created_at', operator: 'until', value: '2026-01-31' },
+        ]),
+      ).toEqual([c.cy, c.bob]);
+      expect(await matching([{ field: 'created_at', operator: 'until', value: Date.parse('2026-01-10T12:00:00Z') / 1000 }])).toEqual([
+        c.bob,
+      ]);
       expect(await matching([{ field: 'custom_field', custom_field_id: sizeField, operator: 'greater_than', value: 10 }])).toEqual([c.ann]);
       expect(await matching([{ field: 'custom_field', custom_field_id: sizeField, operator: 'is_empty' }])).toEqual([c.cy]);
-      expect(await matching([{ field: 'custom_field', custom_field_id: colorField, operator: 'has_all', value: ['Blue', 'Red'] }])).toEqual([c.bob]);
-      expect(await matching([{ field: 'custom_field', custom_field_id: colorField, operator: 'has_none', value: ['Blue'] }])).toEqual([c.cy, c.ann]);
+      expect(await matching([{ field: 'custom_field', custom_field_id: colorField, operator: 'has_all', value: ['Blue', 'Red'] }])).toEqual(
+        [c.bob],
+      );
+      expect(await matching([{ field: 'custom_field', custom_field_id: colorField, operator: 'has_none', value: ['Blue'] }])).toEqual([
+        c.cy,
+        c.ann,
+      ]);
       // Conditions combine with AND.
-      expect(await matching([{ field: 'tag', operator: 'has_any', value: ['VIP'] }, { field: 'status_id', operator: 'not_in', value: [customer.id] }])).toEqual([c.ann]);
+      expect(
+        await matching([
+          { field: 'tag', operator: 'has_any', value: ['VIP'] },
+          { field: 'status_id', operator: 'not_in', value: [customer.id] },
+        ]),
+      ).toEqual([c.ann]);
 
       // A deleted custom field: nobody has a value for it.
-      const onSize = (await filters.create(account, { name: 'Big ones', conditions: [{ field: 'custom_field', custom_field_id: sizeField, operator: 'greater_than', value: 1 }] })).filter;
+      const onSize = (
+        await filters.create(account, {
+          name: 'Big ones',
+          conditions: [{ field: 'custom_field', custom_field_id: sizeField, operator: 'greater_than', value: 1 }],
+        })
+      ).filter;
       await fx.dataSource.query('DELETE FROM crm.fields WHERE id = $1', [sizeField]);
       const after = await savedFilterCondition(fx.dataSource.manager, account.account_id, onSize.id, 1);
       expect(after.sql).toBe('(FALSE)');
@@ -412,15 +567,32 @@ describe('account configuration (real PostgreSQL)', () => {
     it('refuses unknown ids, other accounts and bad shapes; keeps names unique', async () => {
       const filters = new FiltersService(fx.dataSource);
       const otherStatus = await leadStatusId(fx, other);
-      await expect(filters.create(acme, { name: 'X', conditions: [{ field: 'status_id', operator: 'in', value: [otherStatus] }] })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound, errors: { 'conditions.0.value': expect.any(String) } });
-      await expect(filters.create(acme, { name: 'X', conditions: [{ field: 'owner_id', operator: 'in', value: [other.user_id] }] })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
-      await expect(filters.create(acme, { name: 'X', conditions: [{ field: 'nope' }] })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { 'conditions.0.field': expect.any(String) } });
-      await expect(filters.create(acme, { name: 'X', conditions: 'x' })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { conditions: expect.any(String) } });
+      await expect(
+        filters.create(acme, { name: 'X', conditions: [{ field: 'status_id', operator: 'in', value: [otherStatus] }] }),
+      ).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound, errors: { 'conditions.0.value': expect.any(String) } });
+      await expect(
+        filters.create(acme, { name: 'X', conditions: [{ field: 'owner_id', operator: 'in', value: [other.user_id] }] }),
+      ).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(filters.create(acme, { name: 'X', conditions: [{ field: 'nope' }] })).rejects.toMatchObject({
+        errorName: ErrorName.InvalidRequestData,
+        errors: { 'conditions.0.field': expect.any(String) },
+      });
+      await expect(filters.create(acme, { name: 'X', conditions: 'x' })).rejects.toMatchObject({
+        errorName: ErrorName.InvalidRequestData,
+        errors: { conditions: expect.any(String) },
+      });
       await expect(filters.create(bob, { name: 'X' })).rejects.toMatchObject({ errorName: ErrorName.NoPermission });
-      const { filter } = await filters.create(acme, { name: 'Mine', conditions: [{ field: 'owner_id', operator: 'in', value: [bob.user_id] }] });
+      const { filter } = await filters.create(acme, {
+        name: 'Mine',
+        conditions: [{ field: 'owner_id', operator: 'in', value: [bob.user_id] }],
+      });
       await expect(filters.create(acme, { name: 'MINE' })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity });
-      await expect(savedFilterCondition(fx.dataSource.manager, other.account_id, filter.id, 1)).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
-      await expect(savedFilterCondition(fx.dataSource.manager, acme.account_id, 'not-an-id', 1)).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(savedFilterCondition(fx.dataSource.manager, other.account_id, filter.id, 1)).rejects.toMatchObject({
+        errorName: ErrorName.ResourceNotFound,
+      });
+      await expect(savedFilterCondition(fx.dataSource.manager, acme.account_id, 'not-an-id', 1)).rejects.toMatchObject({
+        errorName: ErrorName.ResourceNotFound,
+      });
       const patched = await filters.patch(acme, { filter_id: filter.id, name: 'Bob' });
       expect(patched.filter).toMatchObject({ name: 'Bob', conditions: filter.conditions });
       const replaced = await filters.update(acme, { filter_id: filter.id, name: 'Bob' });
@@ -440,21 +612,57 @@ describe('account configuration (real PostgreSQL)', () => {
       const foreign = await insertContact(fx, other, { last_name: 'Foreign' });
 
       // Bert is Anna's boss.
-      const made = await relationships.create(bob, { contact_id: anna, related_contact_id: bert, relationship_type_id: boss.id, variant_id: bossV.id });
-      expect(made.relationship).toMatchObject({ contact_id: anna, related_contact_id: bert, variant_id: bossV.id, label: 'Boss', reverse_label: 'Employee', symmetrical: false });
+      const made = await relationships.create(bob, {
+        contact_id: anna,
+        related_contact_id: bert,
+        relationship_type_id: boss.id,
+        variant_id: bossV.id,
+      });
+      expect(made.relationship).toMatchObject({
+        contact_id: anna,
+        related_contact_id: bert,
+        variant_id: bossV.id,
+        label: 'Boss',
+        reverse_label: 'Employee',
+        symmetrical: false,
+      });
       const fromBert = await relationships.list(acme, { contact_id: bert });
-      expect(fromBert.relationships).toEqual([{ relationship: expect.objectContaining({ id: made.relationship.id, contact_id: bert, related_contact_id: anna, variant_id: employeeV.id, label: 'Employee', reverse_label: 'Boss' }) }]);
+      expect(fromBert.relationships).toEqual([
+        {
+          relationship: expect.objectContaining({
+            id: made.relationship.id,
+            contact_id: bert,
+            related_contact_id: anna,
+            variant_id: employeeV.id,
+            label: 'Employee',
+            reverse_label: 'Boss',
+          }),
+        },
+      ]);
 
       const buddies = await relationships.create(acme, { contact_id: bert, related_contact_id: anna, relationship_type_id: friend.id });
       expect(buddies.relationship).toMatchObject({ label: 'Buddy', reverse_label: 'Buddy', symmetrical: true });
-      expect((await relationships.list(acme, { contact_id: anna })).relationships.map((r) => r.relationship.label)).toEqual(['Boss', 'Buddy']);
+      expect((await relationships.list(acme, { contact_id: anna })).relationships.map((r) => r.relationship.label)).toEqual([
+        'Boss',
+        'Buddy',
+      ]);
 
-      await expect(relationships.create(acme, { contact_id: bert, related_contact_id: anna, relationship_type_id: boss.id, variant_id: bossV.id })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity });
-      await expect(relationships.create(acme, { contact_id: anna, related_contact_id: anna, relationship_type_id: friend.id })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData });
-      await expect(relationships.create(acme, { contact_id: anna, related_contact_id: bert, relationship_type_id: boss.id })).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { variant_id: expect.any(String) } });
-      await expect(relationships.create(acme, { contact_id: anna, related_contact_id: foreign, relationship_type_id: friend.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound, errors: { related_contact_id: expect.any(String) } });
+      await expect(
+        relationships.create(acme, { contact_id: bert, related_contact_id: anna, relationship_type_id: boss.id, variant_id: bossV.id }),
+      ).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity });
+      await expect(
+        relationships.create(acme, { contact_id: anna, related_contact_id: anna, relationship_type_id: friend.id }),
+      ).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData });
+      await expect(
+        relationships.create(acme, { contact_id: anna, related_contact_id: bert, relationship_type_id: boss.id }),
+      ).rejects.toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { variant_id: expect.any(String) } });
+      await expect(
+        relationships.create(acme, { contact_id: anna, related_contact_id: foreign, relationship_type_id: friend.id }),
+      ).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound, errors: { related_contact_id: expect.any(String) } });
       await expect(relationships.list(other, { contact_id: anna })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
-      await expect(relationships.delete(other, { contact_id: anna, relationship_id: made.relationship.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(relationships.delete(other, { contact_id: anna, relationship_id: made.relationship.id })).rejects.toMatchObject({
+        errorName: ErrorName.ResourceNotFound,
+      });
 
       // Deleted from the other end.
       await relationships.delete(acme, { contact_id: bert, relationship_id: made.relationship.id });

@@ -26,7 +26,16 @@ import { UsersModule } from '../users/users.module';
 @Module({
   imports: [SummaryModule, FiltersModule, FieldsModule, UsersModule],
   controllers: [StatusesHandler, LeadSourcesHandler, TagsHandler, ContactRelationshipsHandler, PipelinesHandler, BootstrapHandler],
-  providers: [StatusesService, LeadSourcesService, TagsService, ContactRelationshipsService, PipelinesService, BootstrapService, PredefinedActionsService, RelationshipTypesService],
+  providers: [
+    StatusesService,
+    LeadSourcesService,
+    TagsService,
+    ContactRelationshipsService,
+    PipelinesService,
+    BootstrapService,
+    PredefinedActionsService,
+    RelationshipTypesService,
+  ],
   exports: [SummaryModule, FiltersModule],
 })
 export class AccountConfigModule {}

@@ -27,12 +27,18 @@ export async function seedAccountDefaults(m: EntityManager, accountId: string): 
   const [lead] = await m.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [accountId]);
   if (!lead) {
     for (const [position, s] of DEFAULT_STATUSES.entries()) {
-      await m.query('INSERT INTO crm.statuses (id, account_id, status, text, description, color, is_lead, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING', [newId(), accountId, s.status, s.text, s.description, s.color, position === 0, position]);
+      await m.query(
+        'INSERT INTO crm.statuses (id, account_id, status, text, description, color, is_lead, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING',
+        [newId(), accountId, s.status, s.text, s.description, s.color, position === 0, position],
+      );
     }
   }
   for (const kind of ['pipeline', 'sales'] as const) {
     const [existing] = await m.query('SELECT id FROM crm.pipelines WHERE account_id = $1 AND kind = $2 AND is_default', [accountId, kind]);
     if (existing) continue;
-    await m.query('INSERT INTO crm.pipelines (id, account_id, name, kind, is_default, stages) VALUES ($1, $2, $3, $4, true, $5) ON CONFLICT DO NOTHING', [newId(), accountId, kind === 'pipeline' ? 'Default pipeline' : 'Sales pipeline', kind, JSON.stringify(DEFAULT_PIPELINE_STAGES)]);
+    await m.query(
+      'INSERT INTO crm.pipelines (id, account_id, name, kind, is_default, stages) VALUES ($1, $2, $3, $4, true, $5) ON CONFLICT DO NOTHING',
+      [newId(), accountId, kind === 'pipeline' ? 'Default pipeline' : 'Sales pipeline', kind, JSON.stringify(DEFAULT_PIPELINE_STAGES)],
+    );
   }
 }

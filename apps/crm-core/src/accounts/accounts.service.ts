@@ -14,7 +14,19 @@ export class AccountsService {
   async provisionUser(payload: unknown): Promise<{ user_id: string }> {
     const { account_id, user } = parseContract(ProvisionUserMessage, payload);
     const made = await this.accounts.provisionUser(
-      { id: user.id, accountId: account_id, firstName: user.first_name, lastName: user.last_name, email: user.email, role: user.role, accountRights: user.account_rights, permissions: user.permissions, photoUrl: '', countryCode: '', googleContactsEmail: '' },
+      {
+        id: user.id,
+        accountId: account_id,
+        firstName: user.first_name,
+        lastName: user.last_name,
+        email: user.email,
+        role: user.role,
+        accountRights: user.account_rights,
+        permissions: user.permissions,
+        photoUrl: '',
+        countryCode: '',
+        googleContactsEmail: '',
+      },
       this.config.BCC_EMAIL_DOMAIN,
     );
     if (!made) throw ApiError.notFound('Account not found');

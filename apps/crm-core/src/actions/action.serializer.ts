@@ -1,7 +1,21 @@
 import type { ActionDto, ActionStatus } from '@crm/contracts';
 
 /** Columns of crm.actions that {@link toActionDto} reads (prefix with the table alias). */
-export const ACTION_COLUMNS = ['id', 'assignee_id', 'contact_id', 'text', 'status', 'date', 'exact_time', 'position', 'done', 'done_at', 'externally_controlled', 'created_at', 'modified_at'] as const;
+export const ACTION_COLUMNS = [
+  'id',
+  'assignee_id',
+  'contact_id',
+  'text',
+  'status',
+  'date',
+  'exact_time',
+  'position',
+  'done',
+  'done_at',
+  'externally_controlled',
+  'created_at',
+  'modified_at',
+] as const;
 
 export interface ActionRow {
   id: string;

@@ -86,7 +86,12 @@ export class ActionsService {
   async get(caller: Caller, payload: unknown): Promise<ActionReply> {
     const { action_id } = parseRecord(ActionIdRequest, payload);
     const id = normalizeId(action_id);
-    const [row]: StoredAction[] = id ? await this.dataSource.query(`${SELECT} JOIN crm.contacts c ON c.id = a.contact_id WHERE a.id = $1 AND a.account_id = $2 AND c.deleted_at IS NULL`, [id, caller.account_id]) : [];
+    const [row]: StoredAction[] = id
+      ? await this.dataSource.query(
+          `${SELECT} JOIN crm.contacts c ON c.id = a.contact_id WHERE a.id = $1 AND a.account_id = $2 AND c.deleted_at IS NULL`,
+          [id, caller.account_id],
+        )
+      : [];
     if (!row) throw ApiError.notFound('Action not found');
     return { action: toActionDto(row) };
   }
@@ -102,18 +107,21 @@ export class ActionsService {
       const schedule = scheduleOf(request.status ?? undefined, request.date ?? null, request.exact_time ?? null);
       const id = newId();
       const touched: Touched = new Map([[id, 'created']]);
-      await m.query('INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, exact_time, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-        id,
-        caller.account_id,
-        contact.id,
-        assignee,
-        text,
-        // Inserted as queued at the end, then placed (a next action takes its slot in place()).
-        'queued_with_date',
-        schedule.date ?? todayUtc(),
-        schedule.exact_time,
-        1_000_000,
-      ]);
+      await m.query(
+        'INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, exact_time, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        [
+          id,
+          caller.account_id,
+          contact.id,
+          assignee,
+          text,
+          // Inserted as queued at the end, then placed (a next action takes its slot in place()).
+          'queued_with_date',
+          schedule.date ?? todayUtc(),
+          schedule.exact_time,
+          1_000_000,
+        ],
+      );
       await this.place(m, { id, contact_id: contact.id, assignee_id: assignee }, schedule, request.position ?? null, null, touched);
       return { action: await this.finish(m, caller, contact, id, touched) };
     });
@@ -138,12 +146,19 @@ export class ActionsService {
       const scheduleSent = request.status !== undefined || request.date !== undefined || request.exact_time !== undefined;
       let schedule: Schedule | null = null;
       if (action.status !== 'done' && (scheduleSent || !partial)) {
-        const status = request.status !== undefined ? (request.status ?? undefined) : partial ? (action.status as WritableActionStatus) : undefined;
+        const status =
+          request.status !== undefined ? (request.status ?? undefined) : partial ? (action.status as WritableActionStatus) : undefined;
         schedule = partial ? mergedSchedule(status, request, action) : scheduleOf(status, request.date ?? null, request.exact_time ?? null);
       }
       if (action.externally_controlled) {
-        const changes = text !== action.text || (request.done !== undefined && request.done !== null && request.done !== action.done) || (schedule !== null && !sameSchedule(schedule, action));
-        if (changes) throw conflict('This action is controlled by an external provider: its text, date, exact_time, status and done cannot change until it is unlinked');
+        const changes =
+          text !== action.text ||
+          (request.done !== undefined && request.done !== null && request.done !== action.done) ||
+          (schedule !== null && !sameSchedule(schedule, action));
+        if (changes)
+          throw conflict(
+            'This action is controlled by an external provider: its text, date, exact_time, status and done cannot change until it is unlinked',
+          );
       }
       if (action.status === 'done' && request.done === false) {
         await this.undo(m, action, touched);
@@ -157,7 +172,8 @@ export class ActionsService {
           date: plainDateOf(action.date),
           exact_time: numberOrNull(action.exact_time),
         };
-        const moved = assignee !== action.assignee_id || !sameSchedule(target, action) || (request.position !== undefined && request.position !== null);
+        const moved =
+          assignee !== action.assignee_id || !sameSchedule(target, action) || (request.position !== undefined && request.position !== null);
         if (moved) {
           await m.query('UPDATE crm.actions SET assignee_id = $2 WHERE id = $1', [action.id, assignee]);
           await this.place(
@@ -245,15 +261,27 @@ export class ActionsService {
     return this.dataSource.transaction(async (m) => {
       const { contact, action: queued } = await this.lockAction(m, caller.account_id, action_id);
       if (queued.status !== 'queued_with_date') throw conflict('Only a queued action can be swapped with the next action');
-      const [next]: StoredAction[] = await m.query(`${SELECT} WHERE a.contact_id = $1 AND a.assignee_id = $2 AND a.status IN ('date', 'date_time', 'waiting')`, [queued.contact_id, queued.assignee_id]);
-      if (queued.assignee_id !== caller.user_id || (next && next.assignee_id !== caller.user_id)) throw new ApiError(ErrorName.NoPermission, 'Only your own actions can be swapped');
+      const [next]: StoredAction[] = await m.query(
+        `${SELECT} WHERE a.contact_id = $1 AND a.assignee_id = $2 AND a.status IN ('date', 'date_time', 'waiting')`,
+        [queued.contact_id, queued.assignee_id],
+      );
+      if (queued.assignee_id !== caller.user_id || (next && next.assignee_id !== caller.user_id))
+        throw new ApiError(ErrorName.NoPermission, 'Only your own actions can be swapped');
       if (!next) throw conflict('There is no next action to swap with');
       const queuedDate = plainDateOf(queued.date);
       const nextDate = plainDateOf(next.date);
-      if (!queuedDate || !nextDate || !(queuedDate < nextDate)) throw conflict('There is no date conflict: the queued action is not dated before the next action');
-      if (queued.externally_controlled || next.externally_controlled) throw conflict('An externally controlled action cannot be swapped; unlink it first');
-      await m.query("UPDATE crm.actions SET status = 'queued_with_date', position = $2, modified_at = now() WHERE id = $1", [next.id, queued.position]);
-      await m.query('UPDATE crm.actions SET status = $2, position = 0, modified_at = now() WHERE id = $1', [queued.id, queued.exact_time === null ? 'date' : 'date_time']);
+      if (!queuedDate || !nextDate || !(queuedDate < nextDate))
+        throw conflict('There is no date conflict: the queued action is not dated before the next action');
+      if (queued.externally_controlled || next.externally_controlled)
+        throw conflict('An externally controlled action cannot be swapped; unlink it first');
+      await m.query("UPDATE crm.actions SET status = 'queued_with_date', position = $2, modified_at = now() WHERE id = $1", [
+        next.id,
+        queued.position,
+      ]);
+      await m.query('UPDATE crm.actions SET status = $2, position = 0, modified_at = now() WHERE id = $1', [
+        queued.id,
+        queued.exact_time === null ? 'date' : 'date_time',
+      ]);
       const touched: Touched = new Map([
         [queued.id, 'updated'],
         [next.id, 'updated'],
@@ -270,7 +298,10 @@ export class ActionsService {
     return this.dataSource.transaction(async (m) => {
       const { contact, action } = await this.lockAction(m, caller.account_id, action_id);
       if (!action.externally_controlled) return { action: toActionDto(action) };
-      await m.query('UPDATE crm.actions SET externally_controlled = false, external_provider = NULL, external_id = NULL, modified_at = now() WHERE id = $1', [action.id]);
+      await m.query(
+        'UPDATE crm.actions SET externally_controlled = false, external_provider = NULL, external_id = NULL, modified_at = now() WHERE id = $1',
+        [action.id],
+      );
       return {
         action: await this.finish(m, caller, contact, action.id, new Map([[action.id, 'updated']])),
       };
@@ -289,20 +320,39 @@ export class ActionsService {
     if (!provider) throw ApiError.invalid({ provider: 'provider must not be empty' });
     if (!externalId) throw ApiError.invalid({ external_id: 'external_id must not be empty' });
     return this.dataSource.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`action-external:${caller.account_id}:${provider}:${externalId}`]);
+      await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `action-external:${caller.account_id}:${provider}:${externalId}`,
+      ]);
       const contact = await findContact(m, caller.account_id, request.contact_id, { lock: true });
-      const [existing]: StoredAction[] = await m.query(`${SELECT} WHERE a.account_id = $1 AND a.external_provider = $2 AND a.external_id = $3`, [caller.account_id, provider, externalId]);
+      const [existing]: StoredAction[] = await m.query(
+        `${SELECT} WHERE a.account_id = $1 AND a.external_provider = $2 AND a.external_id = $3`,
+        [caller.account_id, provider, externalId],
+      );
       if (existing && existing.contact_id !== contact.id) throw conflict('This external event is mirrored on another contact');
-      const assignee = request.assignee_id ? await this.assignee(m, caller, request.assignee_id) : (existing?.assignee_id ?? caller.user_id);
+      const assignee = request.assignee_id
+        ? await this.assignee(m, caller, request.assignee_id)
+        : (existing?.assignee_id ?? caller.user_id);
       const status = request.status ?? (existing && existing.status !== 'done' ? (existing.status as WritableActionStatus) : undefined);
-      const schedule = existing ? mergedSchedule(status, request, existing) : scheduleOf(status, request.date ?? null, request.exact_time ?? null);
+      const schedule = existing
+        ? mergedSchedule(status, request, existing)
+        : scheduleOf(status, request.date ?? null, request.exact_time ?? null);
       if (!existing) {
         if (request.text === undefined) throw ApiError.invalid({ text: 'text is required' });
         const id = newId();
         const touched: Touched = new Map([[id, 'created']]);
         await m.query(
           "INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, exact_time, position, externally_controlled, external_provider, external_id) VALUES ($1, $2, $3, $4, $5, 'queued_with_date', $6, $7, 1000000, true, $8, $9)",
-          [id, caller.account_id, contact.id, assignee, request.text, schedule.date ?? todayUtc(), schedule.exact_time, provider, externalId],
+          [
+            id,
+            caller.account_id,
+            contact.id,
+            assignee,
+            request.text,
+            schedule.date ?? todayUtc(),
+            schedule.exact_time,
+            provider,
+            externalId,
+          ],
         );
         await this.place(m, { id, contact_id: contact.id, assignee_id: assignee }, schedule, request.position ?? null, null, touched);
         return {
@@ -311,8 +361,20 @@ export class ActionsService {
         };
       }
       const touched: Touched = new Map([[existing.id, 'updated']]);
-      await m.query('UPDATE crm.actions SET text = $2, assignee_id = $3, modified_at = now() WHERE id = $1', [existing.id, request.text ?? existing.text, assignee]);
-      if (existing.status !== 'done') await this.place(m, { id: existing.id, contact_id: contact.id, assignee_id: assignee }, schedule, request.position ?? null, existing, touched);
+      await m.query('UPDATE crm.actions SET text = $2, assignee_id = $3, modified_at = now() WHERE id = $1', [
+        existing.id,
+        request.text ?? existing.text,
+        assignee,
+      ]);
+      if (existing.status !== 'done')
+        await this.place(
+          m,
+          { id: existing.id, contact_id: contact.id, assignee_id: assignee },
+          schedule,
+          request.position ?? null,
+          existing,
+          touched,
+        );
       return {
         data: {
           action: await this.finish(m, caller, contact, existing.id, touched),
@@ -332,7 +394,9 @@ export class ActionsService {
   /** The action and its contact, the contact row locked first (the order every action write takes). */
   private async lockAction(m: EntityManager, accountId: string, actionId: string): Promise<{ contact: ContactRef; action: StoredAction }> {
     const id = normalizeId(actionId);
-    const [ref]: Array<{ contact_id: string }> = id ? await m.query('SELECT contact_id FROM crm.actions WHERE id = $1 AND account_id = $2', [id, accountId]) : [];
+    const [ref]: Array<{ contact_id: string }> = id
+      ? await m.query('SELECT contact_id FROM crm.actions WHERE id = $1 AND account_id = $2', [id, accountId])
+      : [];
     if (!ref) throw ApiError.notFound('Action not found');
     const contact = await findContact(m, accountId, ref.contact_id, {
       lock: true,
@@ -355,28 +419,58 @@ export class ActionsService {
    * queue at `position` (default: where it was, or the end). Queues stay numbered 1..n.
    * `before` is the action's state before this write (null for a new action).
    */
-  private async place(m: EntityManager, action: { id: string; contact_id: string; assignee_id: string }, schedule: Schedule, position: number | null, before: StoredAction | null, touched: Touched): Promise<void> {
+  private async place(
+    m: EntityManager,
+    action: { id: string; contact_id: string; assignee_id: string },
+    schedule: Schedule,
+    position: number | null,
+    before: StoredAction | null,
+    touched: Touched,
+  ): Promise<void> {
     const { contact_id: contactId, assignee_id: assigneeId } = action;
     const wasNext = before !== null && isNext(before.status);
     if (isNext(schedule.status)) {
-      const [current]: StoredAction[] = await m.query(`${SELECT} WHERE a.contact_id = $1 AND a.assignee_id = $2 AND a.status IN ('date', 'date_time', 'waiting') AND a.id <> $3`, [contactId, assigneeId, action.id]);
+      const [current]: StoredAction[] = await m.query(
+        `${SELECT} WHERE a.contact_id = $1 AND a.assignee_id = $2 AND a.status IN ('date', 'date_time', 'waiting') AND a.id <> $3`,
+        [contactId, assigneeId, action.id],
+      );
       if (current) {
-        if (current.externally_controlled) throw conflict("The assignee's next action is controlled by an external provider; unlink it, or queue this action (status queued_with_date)");
+        if (current.externally_controlled)
+          throw conflict(
+            "The assignee's next action is controlled by an external provider; unlink it, or queue this action (status queued_with_date)",
+          );
         // The replaced next action goes to the front of the queue (a waiting one gets today's date).
-        await m.query("UPDATE crm.actions SET status = 'queued_with_date', date = coalesce(date, $2::date), position = 0, modified_at = now() WHERE id = $1", [current.id, todayUtc()]);
+        await m.query(
+          "UPDATE crm.actions SET status = 'queued_with_date', date = coalesce(date, $2::date), position = 0, modified_at = now() WHERE id = $1",
+          [current.id, todayUtc()],
+        );
         if (!touched.has(current.id)) touched.set(current.id, 'updated');
       }
-      await m.query('UPDATE crm.actions SET status = $2, date = $3, exact_time = $4, position = 0, modified_at = now() WHERE id = $1', [action.id, schedule.status, schedule.date, schedule.exact_time]);
+      await m.query('UPDATE crm.actions SET status = $2, date = $3, exact_time = $4, position = 0, modified_at = now() WHERE id = $1', [
+        action.id,
+        schedule.status,
+        schedule.date,
+        schedule.exact_time,
+      ]);
       await renumber(m, contactId, assigneeId);
     } else {
       const sameQueue = before !== null && before.status === 'queued_with_date' && before.assignee_id === assigneeId;
       // Take the action out of its queue, renumber the rest, then open a gap at the wanted place.
-      await m.query("UPDATE crm.actions SET status = 'queued_with_date', date = $2, exact_time = $3, position = 1000000, modified_at = now() WHERE id = $1", [action.id, schedule.date, schedule.exact_time]);
+      await m.query(
+        "UPDATE crm.actions SET status = 'queued_with_date', date = $2, exact_time = $3, position = 1000000, modified_at = now() WHERE id = $1",
+        [action.id, schedule.date, schedule.exact_time],
+      );
       await renumber(m, contactId, assigneeId, action.id);
-      const [{ n }] = await m.query("SELECT count(*)::int AS n FROM crm.actions WHERE contact_id = $1 AND assignee_id = $2 AND status = 'queued_with_date' AND id <> $3", [contactId, assigneeId, action.id]);
+      const [{ n }] = await m.query(
+        "SELECT count(*)::int AS n FROM crm.actions WHERE contact_id = $1 AND assignee_id = $2 AND status = 'queued_with_date' AND id <> $3",
+        [contactId, assigneeId, action.id],
+      );
       const wanted = position ?? (sameQueue ? before.position : n + 1);
       const at = Math.max(1, Math.min(wanted, n + 1));
-      await m.query("UPDATE crm.actions SET position = position + 1 WHERE contact_id = $1 AND assignee_id = $2 AND status = 'queued_with_date' AND id <> $3 AND position >= $4", [contactId, assigneeId, action.id, at]);
+      await m.query(
+        "UPDATE crm.actions SET position = position + 1 WHERE contact_id = $1 AND assignee_id = $2 AND status = 'queued_with_date' AND id <> $3 AND position >= $4",
+        [contactId, assigneeId, action.id, at],
+      );
       await m.query('UPDATE crm.actions SET position = $2 WHERE id = $1', [action.id, at]);
       // A next action that became queued leaves its place to the first queued action.
       if (wasNext && before.assignee_id === assigneeId) await this.promote(m, contactId, assigneeId, touched, action.id);
@@ -388,12 +482,27 @@ export class ActionsService {
   }
 
   /** The first queued action (other than `except`) becomes the next action, if there is no next action. */
-  private async promote(m: EntityManager, contactId: string, assigneeId: string, touched: Touched, except: string | null = null): Promise<void> {
-    const [next] = await m.query("SELECT id FROM crm.actions WHERE contact_id = $1 AND assignee_id = $2 AND status IN ('date', 'date_time', 'waiting')", [contactId, assigneeId]);
+  private async promote(
+    m: EntityManager,
+    contactId: string,
+    assigneeId: string,
+    touched: Touched,
+    except: string | null = null,
+  ): Promise<void> {
+    const [next] = await m.query(
+      "SELECT id FROM crm.actions WHERE contact_id = $1 AND assignee_id = $2 AND status IN ('date', 'date_time', 'waiting')",
+      [contactId, assigneeId],
+    );
     if (!next) {
-      const [first] = await m.query("SELECT id FROM crm.actions WHERE contact_id = $1 AND assignee_id = $2 AND status = 'queued_with_date' AND id <> coalesce($3, '') ORDER BY position, created_at, id LIMIT 1", [contactId, assigneeId, except]);
+      const [first] = await m.query(
+        "SELECT id FROM crm.actions WHERE contact_id = $1 AND assignee_id = $2 AND status = 'queued_with_date' AND id <> coalesce($3, '') ORDER BY position, created_at, id LIMIT 1",
+        [contactId, assigneeId, except],
+      );
       if (first) {
-        await m.query("UPDATE crm.actions SET status = CASE WHEN exact_time IS NULL THEN 'date' ELSE 'date_time' END, position = 0, modified_at = now() WHERE id = $1", [first.id]);
+        await m.query(
+          "UPDATE crm.actions SET status = CASE WHEN exact_time IS NULL THEN 'date' ELSE 'date_time' END, position = 0, modified_at = now() WHERE id = $1",
+          [first.id],
+        );
         if (!touched.has(first.id)) touched.set(first.id, 'updated');
       }
     }
@@ -401,7 +510,10 @@ export class ActionsService {
   }
 
   private async complete(m: EntityManager, action: StoredAction, touched: Touched): Promise<void> {
-    await m.query("UPDATE crm.actions SET status_before_done = status, status = 'done', done = true, done_at = $2::date, modified_at = now() WHERE id = $1", [action.id, todayUtc()]);
+    await m.query(
+      "UPDATE crm.actions SET status_before_done = status, status = 'done', done = true, done_at = $2::date, modified_at = now() WHERE id = $1",
+      [action.id, todayUtc()],
+    );
     touched.set(action.id, 'completed');
     if (isNext(action.status)) await this.promote(m, action.contact_id, action.assignee_id, touched);
     else await renumber(m, action.contact_id, action.assignee_id);
@@ -410,9 +522,17 @@ export class ActionsService {
   /** Restores a completed action's former status: as next action (the current one queues up front) or in the queue. */
   private async undo(m: EntityManager, action: StoredAction, touched: Touched): Promise<void> {
     const date = plainDateOf(action.date);
-    const former = action.status_before_done && action.status_before_done !== 'done' ? action.status_before_done : date ? 'date' : 'waiting';
-    await m.query("UPDATE crm.actions SET status = 'queued_with_date', date = coalesce(date, $2::date), done = false, done_at = NULL, status_before_done = NULL, position = 1000000, modified_at = now() WHERE id = $1", [action.id, todayUtc()]);
-    const schedule = scheduleOf(former as WritableActionStatus, former === 'waiting' ? null : (date ?? todayUtc()), numberOrNull(action.exact_time));
+    const former =
+      action.status_before_done && action.status_before_done !== 'done' ? action.status_before_done : date ? 'date' : 'waiting';
+    await m.query(
+      "UPDATE crm.actions SET status = 'queued_with_date', date = coalesce(date, $2::date), done = false, done_at = NULL, status_before_done = NULL, position = 1000000, modified_at = now() WHERE id = $1",
+      [action.id, todayUtc()],
+    );
+    const schedule = scheduleOf(
+      former as WritableActionStatus,
+      former === 'waiting' ? null : (date ?? todayUtc()),
+      numberOrNull(action.exact_time),
+    );
     const restored = {
       ...action,
       status: 'queued_with_date' as ActionStatus,
@@ -451,7 +571,15 @@ export class ActionsService {
     const byId = new Map(rows.map((row) => [row.id, toActionDto(row)]));
     for (const [actionId, reason] of touched) {
       const action = byId.get(actionId);
-      if (action) await writeEvent(m, { account_id: caller.account_id, type: 'action', reason, record_id: actionId, contact_status_id: contact.status_id, data: { action } });
+      if (action)
+        await writeEvent(m, {
+          account_id: caller.account_id,
+          type: 'action',
+          reason,
+          record_id: actionId,
+          contact_status_id: contact.status_id,
+          data: { action },
+        });
     }
     return byId;
   }
@@ -508,7 +636,11 @@ function scheduleOf(status: WritableActionStatus | undefined, date: string | nul
  * The schedule after a partial change: the fields sent over the current ones. A new exact_time
  * without a date moves the date to that time's UTC day (except for status `date`, which has no time).
  */
-function mergedSchedule(status: WritableActionStatus | undefined, sent: { date?: string | null; exact_time?: number | null }, current: ActionRow): Schedule {
+function mergedSchedule(
+  status: WritableActionStatus | undefined,
+  sent: { date?: string | null; exact_time?: number | null },
+  current: ActionRow,
+): Schedule {
   const exactTime = sent.exact_time !== undefined ? sent.exact_time : numberOrNull(current.exact_time);
   const movedTime = sent.exact_time !== undefined && sent.exact_time !== null && sent.date === undefined && status !== 'date';
   const date = sent.date !== undefined ? sent.date : movedTime ? null : plainDateOf(current.date);
@@ -516,7 +648,11 @@ function mergedSchedule(status: WritableActionStatus | undefined, sent: { date?:
 }
 
 function sameSchedule(schedule: Schedule, action: ActionRow): boolean {
-  return schedule.status === action.status && schedule.date === plainDateOf(action.date) && schedule.exact_time === numberOrNull(action.exact_time);
+  return (
+    schedule.status === action.status &&
+    schedule.date === plainDateOf(action.date) &&
+    schedule.exact_time === numberOrNull(action.exact_time)
+  );
 }
 
 function numberOrNull(value: string | number | null): number | null {

@@ -52,13 +52,25 @@ export class BootstrapService {
     const all = { per_page: MAX_PER_PAGE };
     const [me, team, customFields, companyFields, dealFields, predefinedActions, groups, relationshipTypes] = await Promise.all([
       this.users.get(caller, { user_id: caller.user_id }),
-      everyPage((page) => this.users.list(caller, { ...all, page }), (r) => r.users),
+      everyPage(
+        (page) => this.users.list(caller, { ...all, page }),
+        (r) => r.users,
+      ),
       this.fields.all('custom_fields', caller.account_id),
       this.fields.all('company_fields', caller.account_id),
       this.fields.all('deal_fields', caller.account_id),
-      everyPage((page) => this.predefinedActions.list(caller, { ...all, page }), (r) => r.predefined_actions),
-      everyPage((page) => this.predefinedActions.listGroups(caller, { ...all, page }), (r) => r.predefined_action_groups),
-      everyPage((page) => this.relationshipTypes.list(caller, { ...all, page }), (r) => r.relationship_types),
+      everyPage(
+        (page) => this.predefinedActions.list(caller, { ...all, page }),
+        (r) => r.predefined_actions,
+      ),
+      everyPage(
+        (page) => this.predefinedActions.listGroups(caller, { ...all, page }),
+        (r) => r.predefined_action_groups,
+      ),
+      everyPage(
+        (page) => this.relationshipTypes.list(caller, { ...all, page }),
+        (r) => r.relationship_types,
+      ),
     ]);
     const rest = await this.dataSource.transaction('REPEATABLE READ', async (m) => {
       const [account] = await m.query('SELECT id, name, region FROM crm.accounts WHERE id = $1', [caller.account_id]);

@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import { ApiError, CallIdRequest, CreateCallRequest, ListCallsRequest, UpdateCallRequest, type Caller, type CallDto, type CallReply, type ListCallsReply } from '@crm/contracts';
+import {
+  ApiError,
+  CallIdRequest,
+  CreateCallRequest,
+  ListCallsRequest,
+  UpdateCallRequest,
+  type Caller,
+  type CallDto,
+  type CallReply,
+  type ListCallsReply,
+} from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { writeEvent } from '../outbox/outbox';
 import { deleteAttachments, replaceAttachments } from '../records/attachments';
@@ -51,18 +61,21 @@ export class CallsService {
     return this.dataSource.transaction(async (m) => {
       const contact = await findContact(m, caller.account_id, request.contact_id);
       const id = newId();
-      await m.query('INSERT INTO crm.calls (id, account_id, contact_id, author_id, text, call_result, call_time_int, via, phone_number, recording_link) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', [
-        id,
-        caller.account_id,
-        contact.id,
-        caller.user_id,
-        request.text ?? '',
-        request.call_result ?? '',
-        request.call_time_int ?? nowSeconds(),
-        request.via ?? '',
-        request.phone_number ?? '',
-        request.recording_link ?? '',
-      ]);
+      await m.query(
+        'INSERT INTO crm.calls (id, account_id, contact_id, author_id, text, call_result, call_time_int, via, phone_number, recording_link) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        [
+          id,
+          caller.account_id,
+          contact.id,
+          caller.user_id,
+          request.text ?? '',
+          request.call_result ?? '',
+          request.call_time_int ?? nowSeconds(),
+          request.via ?? '',
+          request.phone_number ?? '',
+          request.recording_link ?? '',
+        ],
+      );
       if (request.attachments?.length) await replaceAttachments(m, caller.account_id, 'call', id, contact.id, request.attachments);
       await touchLastActivity(m, contact.id);
       const call = await this.load(m, caller.account_id, id);
@@ -84,16 +97,20 @@ export class CallsService {
     const partial = request.partial === true;
     return this.dataSource.transaction(async (m) => {
       const current = await this.lock(m, caller.account_id, request.call_id);
-      const pick = <T>(sent: T | null | undefined, currentValue: T, fallback: T): T => (sent === undefined ? (partial ? currentValue : fallback) : sent === null ? fallback : sent);
-      await m.query('UPDATE crm.calls SET text = $2, call_result = $3, call_time_int = $4, via = $5, phone_number = $6, recording_link = $7, modified_at = now() WHERE id = $1', [
-        current.id,
-        pick(request.text, current.text, ''),
-        pick(request.call_result, current.call_result, ''),
-        pick<number>(request.call_time_int, Number(current.call_time_int), nowSeconds()),
-        pick(request.via, current.via, ''),
-        pick(request.phone_number, current.phone_number, ''),
-        pick(request.recording_link, current.recording_link, ''),
-      ]);
+      const pick = <T>(sent: T | null | undefined, currentValue: T, fallback: T): T =>
+        sent === undefined ? (partial ? currentValue : fallback) : sent === null ? fallback : sent;
+      await m.query(
+        'UPDATE crm.calls SET text = $2, call_result = $3, call_time_int = $4, via = $5, phone_number = $6, recording_link = $7, modified_at = now() WHERE id = $1',
+        [
+          current.id,
+          pick(request.text, current.text, ''),
+          pick(request.call_result, current.call_result, ''),
+          pick<number>(request.call_time_int, Number(current.call_time_int), nowSeconds()),
+          pick(request.via, current.via, ''),
+          pick(request.phone_number, current.phone_number, ''),
+          pick(request.recording_link, current.recording_link, ''),
+        ],
+      );
       const attachments = request.attachments !== undefined ? (request.attachments ?? []) : partial ? null : [];
       if (attachments !== null) await replaceAttachments(m, caller.account_id, 'call', current.id, current.contact_id, attachments);
       const call = await this.load(m, caller.account_id, current.id);
@@ -129,7 +146,9 @@ export class CallsService {
 
   private async load(m: EntityManager, accountId: string, callId: string): Promise<CallDto> {
     const id = normalizeId(callId);
-    const [row]: CallRow[] = id ? await m.query(`${CALL_SELECT} WHERE l.id = $1 AND l.account_id = $2 AND c.deleted_at IS NULL`, [id, accountId]) : [];
+    const [row]: CallRow[] = id
+      ? await m.query(`${CALL_SELECT} WHERE l.id = $1 AND l.account_id = $2 AND c.deleted_at IS NULL`, [id, accountId])
+      : [];
     if (!row) throw ApiError.notFound('Call not found');
     return toCallDto(row);
   }

@@ -44,7 +44,20 @@ interface CompanyState {
   synced_tags: string[];
 }
 
-const COLUMNS = ['name', 'description', 'phone', 'url', 'photo_url', 'image', 'address', 'company_fields', 'syncing_status', 'synced_status_id', 'syncing_tags', 'synced_tags'] as const;
+const COLUMNS = [
+  'name',
+  'description',
+  'phone',
+  'url',
+  'photo_url',
+  'image',
+  'address',
+  'company_fields',
+  'syncing_status',
+  'synced_status_id',
+  'syncing_tags',
+  'synced_tags',
+] as const;
 const JSON_COLUMNS = new Set(['address', 'company_fields']);
 
 const SORTS = { name: 'lower(co.name)', created_at: 'co.created_at', modified_at: 'co.modified_at' } as const;
@@ -74,10 +87,21 @@ export class CompaniesService {
     const dir = direction === 'desc' ? 'DESC' : 'ASC';
     const [[{ total }], rows] = await Promise.all([
       m.query(`SELECT count(*)::int AS total FROM crm.companies co WHERE ${where.sql}`, where.params) as Promise<Array<{ total: number }>>,
-      m.query(`SELECT co.id FROM crm.companies co WHERE ${where.sql} ORDER BY ${column} ${dir}, co.id ${dir} LIMIT ${request.per_page} OFFSET ${(request.page - 1) * request.per_page}`, where.params) as Promise<Array<{ id: string }>>,
+      m.query(
+        `SELECT co.id FROM crm.companies co WHERE ${where.sql} ORDER BY ${column} ${dir}, co.id ${dir} LIMIT ${request.per_page} OFFSET ${(request.page - 1) * request.per_page}`,
+        where.params,
+      ) as Promise<Array<{ id: string }>>,
     ]);
-    const companies = await loadCompanyDtos(m, caller.account_id, rows.map((r) => r.id), { withContacts: true, viewerId: caller.user_id });
-    return { companies: rows.map((r) => ({ company: companies.get(r.id)! })).filter((e) => e.company), ...pageInfo(total, request.page, request.per_page) };
+    const companies = await loadCompanyDtos(
+      m,
+      caller.account_id,
+      rows.map((r) => r.id),
+      { withContacts: true, viewerId: caller.user_id },
+    );
+    return {
+      companies: rows.map((r) => ({ company: companies.get(r.id)! })).filter((e) => e.company),
+      ...pageInfo(total, request.page, request.per_page),
+    };
   }
 
   async get(caller: Caller, payload: unknown): Promise<CompanyReply> {
@@ -100,11 +124,17 @@ export class CompaniesService {
     const id = pathId(companyId, 'Company');
     try {
       return await this.dataSource.transaction(async (m) => {
-        const [current]: CompanyState[] = await m.query(`SELECT ${COLUMNS.join(', ')} FROM crm.companies WHERE id = $1 AND account_id = $2 FOR UPDATE`, [id, caller.account_id]);
+        const [current]: CompanyState[] = await m.query(
+          `SELECT ${COLUMNS.join(', ')} FROM crm.companies WHERE id = $1 AND account_id = $2 FOR UPDATE`,
+          [id, caller.account_id],
+        );
         if (!current) throw ApiError.notFound('Company not found');
         const next = await this.resolve(m, caller, input, current, replace);
         if (JSON.stringify(COLUMNS.map((c) => next[c])) !== JSON.stringify(COLUMNS.map((c) => current[c]))) {
-          await m.query(`UPDATE crm.companies SET ${COLUMNS.map((c, i) => `${c} = $${i + 3}`).join(', ')}, modified_at = now() WHERE id = $1 AND account_id = $2`, [id, caller.account_id, ...COLUMNS.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(next[c]) : next[c]))]);
+          await m.query(
+            `UPDATE crm.companies SET ${COLUMNS.map((c, i) => `${c} = $${i + 3}`).join(', ')}, modified_at = now() WHERE id = $1 AND account_id = $2`,
+            [id, caller.account_id, ...COLUMNS.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(next[c]) : next[c]))],
+          );
           const changed = new Set<string>();
           if (next.name !== current.name) (await this.renameContacts(m, caller.account_id, id, next.name)).forEach((c) => changed.add(c));
           (await applyCompanySync(m, caller.account_id, id)).forEach((c) => changed.add(c));
@@ -115,13 +145,27 @@ export class CompaniesService {
         return { company: await this.load(m, caller, id) };
       });
     } catch (error) {
-      if (isUniqueViolation(error, NAME_INDEX)) throw new ApiError(ErrorName.DuplicatedEntity, 'A company with this name already exists', { name: 'a company of the account already has this name (letter case aside)' });
+      if (isUniqueViolation(error, NAME_INDEX))
+        throw new ApiError(ErrorName.DuplicatedEntity, 'A company with this name already exists', {
+          name: 'a company of the account already has this name (letter case aside)',
+        });
       throw error;
     }
   }
 
-  private async resolve(m: EntityManager, caller: Caller, input: CompanyFieldsInput, current: CompanyState, replace: boolean): Promise<CompanyState> {
-    const pick = <K extends keyof CompanyState>(key: K, sent: unknown, fallback: CompanyState[K], map: (v: never) => CompanyState[K] = (v) => v): CompanyState[K] => {
+  private async resolve(
+    m: EntityManager,
+    caller: Caller,
+    input: CompanyFieldsInput,
+    current: CompanyState,
+    replace: boolean,
+  ): Promise<CompanyState> {
+    const pick = <K extends keyof CompanyState>(
+      key: K,
+      sent: unknown,
+      fallback: CompanyState[K],
+      map: (v: never) => CompanyState[K] = (v) => v,
+    ): CompanyState[K] => {
       if (sent === undefined) return replace ? fallback : current[key];
       if (sent === null) return fallback;
       return map(sent as never);
@@ -135,7 +179,10 @@ export class CompaniesService {
       url: pick('url', input.url, ''),
       photo_url: pick('photo_url', input.photo_url, ''),
       image: pick('image', input.image, ''),
-      address: pick('address', input.address, emptyAddress(), (a: Partial<CompanyAddressDto>) => ({ ...emptyAddress(), ...definedOnly(a) })),
+      address: pick('address', input.address, emptyAddress(), (a: Partial<CompanyAddressDto>) => ({
+        ...emptyAddress(),
+        ...definedOnly(a),
+      })),
       company_fields: current.company_fields,
       syncing_status: pick('syncing_status', input.syncing_status, false),
       synced_status_id: pick('synced_status_id', input.synced_status_id, null, (v: string) => v.toLowerCase()),
@@ -144,13 +191,23 @@ export class CompaniesService {
     };
     if (input.company_fields !== undefined || replace) {
       const sent: CompanyFieldValueInput[] = input.company_fields ?? [];
-      next.company_fields = sent.length > 0 ? customFieldValues(sent as unknown as CustomFieldValueInput[], await fieldDefinitions(m, caller.account_id, 'company_fields'), 'company_fields', 'company_field') : {};
+      next.company_fields =
+        sent.length > 0
+          ? customFieldValues(
+              sent as unknown as CustomFieldValueInput[],
+              await fieldDefinitions(m, caller.account_id, 'company_fields'),
+              'company_fields',
+              'company_field',
+            )
+          : {};
     }
-    if (next.synced_status_id && next.synced_status_id !== current.synced_status_id) await assertInAccount(m, 'statuses', caller.account_id, next.synced_status_id, 'Status');
+    if (next.synced_status_id && next.synced_status_id !== current.synced_status_id)
+      await assertInAccount(m, 'statuses', caller.account_id, next.synced_status_id, 'Status');
     if (input.synced_tags !== undefined || replace) {
       const names = input.synced_tags ?? [];
       const ids = await resolveTags(m, caller.account_id, names);
-      const rows: Array<{ name: string }> = ids.length > 0 ? await m.query('SELECT name FROM crm.tags WHERE id = ANY($1::varchar[]) ORDER BY lower(name)', [ids]) : [];
+      const rows: Array<{ name: string }> =
+        ids.length > 0 ? await m.query('SELECT name FROM crm.tags WHERE id = ANY($1::varchar[]) ORDER BY lower(name)', [ids]) : [];
       next.synced_tags = rows.map((r) => r.name);
     }
     return next;
@@ -158,7 +215,15 @@ export class CompaniesService {
 
   /** The new name on every contact of the company (deleted ones too), with their derived columns; returns the non-deleted ones. */
   private async renameContacts(m: EntityManager, accountId: string, companyId: string, name: string): Promise<string[]> {
-    const contacts: Array<{ id: string; first_name: string; last_name: string; phones: Array<{ value: string }>; emails: Array<{ value: string }>; urls: Array<{ value: string }>; deleted: boolean }> = await m.query(
+    const contacts: Array<{
+      id: string;
+      first_name: string;
+      last_name: string;
+      phones: Array<{ value: string }>;
+      emails: Array<{ value: string }>;
+      urls: Array<{ value: string }>;
+      deleted: boolean;
+    }> = await m.query(
       'SELECT id, first_name, last_name, phones, emails, urls, deleted_at IS NOT NULL AS deleted FROM crm.contacts WHERE account_id = $1 AND company_id = $2',
       [accountId, companyId],
     );

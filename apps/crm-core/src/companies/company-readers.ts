@@ -45,7 +45,13 @@ const COMPANY_SELECT = `
 
 function address(stored: Partial<CompanyAddressDto> | null): CompanyAddressDto {
   const a = stored ?? {};
-  return { address: a.address ?? '', city: a.city ?? '', state: a.state ?? '', zip_code: a.zip_code ?? '', country_code: a.country_code ?? '' };
+  return {
+    address: a.address ?? '',
+    city: a.city ?? '',
+    state: a.state ?? '',
+    zip_code: a.zip_code ?? '',
+    country_code: a.country_code ?? '',
+  };
 }
 
 function toCompanyDto(row: CompanyRow, definitions: FieldDefinitionRow[]): CompanyDto {
@@ -79,7 +85,12 @@ function toCompanyDto(row: CompanyRow, definitions: FieldDefinitionRow[]): Compa
  * `contacts` (wrappers of its non-deleted contacts by name, seen by `viewerId`). Batched: the
  * cost does not grow with the number of companies beyond one query per part.
  */
-export async function loadCompanyDtos(m: EntityManager, accountId: string, ids: string[], options: CompanyLoadOptions): Promise<Map<string, CompanyDto>> {
+export async function loadCompanyDtos(
+  m: EntityManager,
+  accountId: string,
+  ids: string[],
+  options: CompanyLoadOptions,
+): Promise<Map<string, CompanyDto>> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return new Map();
   return loadCompanies(m, accountId, wanted, options);
@@ -92,7 +103,12 @@ export interface CompanyLoadOptions {
 
 const COMPANIES_BY_ID = `${COMPANY_SELECT} WHERE co.account_id = $1 AND co.id = ANY($2::varchar[])`;
 
-async function loadCompanies(m: EntityManager, accountId: string, ids: string[], options: CompanyLoadOptions): Promise<Map<string, CompanyDto>> {
+async function loadCompanies(
+  m: EntityManager,
+  accountId: string,
+  ids: string[],
+  options: CompanyLoadOptions,
+): Promise<Map<string, CompanyDto>> {
   const out = new Map<string, CompanyDto>();
   const rows = await preparedQuery<CompanyRow>(m, COMPANIES_BY_ID, [accountId, ids]);
   if (rows.length === 0) return out;
@@ -109,8 +125,16 @@ async function loadCompanies(m: EntityManager, accountId: string, ids: string[],
     out.set(row.id, dto);
   }
   if (options.withContacts) {
-    const members: Array<{ id: string; company_id: string }> = await m.query('SELECT id, company_id FROM crm.contacts WHERE account_id = $1 AND company_id = ANY($2::varchar[]) AND deleted_at IS NULL ORDER BY sort_name, id', [accountId, [...out.keys()]]);
-    const wrappers = await loadContactWrappers(m, accountId, members.map((c) => c.id), options.viewerId);
+    const members: Array<{ id: string; company_id: string }> = await m.query(
+      'SELECT id, company_id FROM crm.contacts WHERE account_id = $1 AND company_id = ANY($2::varchar[]) AND deleted_at IS NULL ORDER BY sort_name, id',
+      [accountId, [...out.keys()]],
+    );
+    const wrappers = await loadContactWrappers(
+      m,
+      accountId,
+      members.map((c) => c.id),
+      options.viewerId,
+    );
     for (const company of out.values()) company.contacts = [];
     for (const wrapper of wrappers) out.get(wrapper.contact.company_id!)?.contacts?.push(wrapper);
   }

@@ -6,8 +6,16 @@ import type { EntityManager } from 'typeorm';
  * never removed). Applied when the company changes and when a contact joins it. Returns the ids of
  * the contacts that changed (their `updated` events are the caller's to write).
  */
-export async function applyCompanySync(m: EntityManager, accountId: string, companyId: string, onlyContactIds?: string[]): Promise<string[]> {
-  const [company] = await m.query('SELECT syncing_status, synced_status_id, syncing_tags, synced_tags FROM crm.companies WHERE id = $1 AND account_id = $2', [companyId, accountId]);
+export async function applyCompanySync(
+  m: EntityManager,
+  accountId: string,
+  companyId: string,
+  onlyContactIds?: string[],
+): Promise<string[]> {
+  const [company] = await m.query(
+    'SELECT syncing_status, synced_status_id, syncing_tags, synced_tags FROM crm.companies WHERE id = $1 AND account_id = $2',
+    [companyId, accountId],
+  );
   if (!company) return [];
   const changed = new Set<string>();
   const scope = onlyContactIds ? ' AND c.id = ANY($3::varchar[])' : '';
@@ -30,7 +38,8 @@ export async function applyCompanySync(m: EntityManager, accountId: string, comp
        SELECT DISTINCT contact_id AS id FROM ins`,
       [companyId, tags.map((t) => t.toLowerCase()), ...scopeParams],
     );
-    if (rows.length > 0) await m.query('UPDATE crm.contacts SET modified_at = now() WHERE id = ANY($1::varchar[])', [rows.map((r) => r.id)]);
+    if (rows.length > 0)
+      await m.query('UPDATE crm.contacts SET modified_at = now() WHERE id = ANY($1::varchar[])', [rows.map((r) => r.id)]);
     rows.forEach((r) => changed.add(r.id));
   }
   return [...changed];

@@ -3,11 +3,15 @@ import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 
 export class CrmCoreConfig extends DatabaseBackedConfig {
   /** Health and metrics only; 0 picks a free port (replicas on one host). */
-  @IntEnv() @IsInt() @Min(0) @Max(65535)
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   HTTP_PORT = 3002;
 
   /** Overrides DATABASE_URL for the crm schema (its own database if wanted). */
-  @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'CRM_DATABASE_URL must look like postgres://user@host:5432/db' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'CRM_DATABASE_URL must look like postgres://user@host:5432/db' })
   CRM_DATABASE_URL?: string;
 
   /** Domain of the per-user BCC address that files emails into the CRM. */

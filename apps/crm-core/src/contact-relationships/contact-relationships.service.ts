@@ -78,7 +78,12 @@ export class ContactRelationshipsService {
     return this.dataSource.transaction('REPEATABLE READ', async (m) => {
       const contactId = await this.contact(m, caller.account_id, contact_id, 'contact_id');
       const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM (${SELECT}) x`, [caller.account_id, contactId]);
-      const rows: RelationshipRow[] = await m.query(`${SELECT} ORDER BY r.created_at, r.id LIMIT $3 OFFSET $4`, [caller.account_id, contactId, per_page, (page - 1) * per_page]);
+      const rows: RelationshipRow[] = await m.query(`${SELECT} ORDER BY r.created_at, r.id LIMIT $3 OFFSET $4`, [
+        caller.account_id,
+        contactId,
+        per_page,
+        (page - 1) * per_page,
+      ]);
       return { relationships: rows.map((row) => ({ relationship: toDto(row, contactId) })), ...pageInfo(total, page, per_page) };
     });
   }
@@ -90,9 +95,15 @@ export class ContactRelationshipsService {
       const relatedId = await this.contact(m, caller.account_id, request.related_contact_id, 'related_contact_id');
       const typeId = request.relationship_type_id.toLowerCase();
       const variants: Array<{ id: string; position: number; symmetrical: boolean }> = isId(typeId)
-        ? await m.query('SELECT v.id, v.position, t.symmetrical FROM crm.relationship_types t JOIN crm.relationship_variants v ON v.relationship_type_id = t.id WHERE t.id = $1 AND t.account_id = $2 ORDER BY v.position', [typeId, caller.account_id])
+        ? await m.query(
+            'SELECT v.id, v.position, t.symmetrical FROM crm.relationship_types t JOIN crm.relationship_variants v ON v.relationship_type_id = t.id WHERE t.id = $1 AND t.account_id = $2 ORDER BY v.position',
+            [typeId, caller.account_id],
+          )
         : [];
-      if (variants.length === 0) throw new ApiError(ErrorName.ResourceNotFound, 'Relationship type not found', { relationship_type_id: 'names no relationship type of this account' });
+      if (variants.length === 0)
+        throw new ApiError(ErrorName.ResourceNotFound, 'Relationship type not found', {
+          relationship_type_id: 'names no relationship type of this account',
+        });
       if (relatedId === contactId) throw ApiError.invalid({ related_contact_id: 'a contact cannot be related to itself' });
       const variantId = await this.variantFor(m, caller.account_id, variants, request.variant_id);
 
@@ -103,10 +114,16 @@ export class ContactRelationshipsService {
         'SELECT 1 FROM crm.contact_relationships WHERE account_id = $1 AND relationship_type_id = $2 AND deleted_at IS NULL AND ((contact_id = $3 AND related_contact_id = $4) OR (contact_id = $4 AND related_contact_id = $3))',
         [caller.account_id, typeId, contactId, relatedId],
       );
-      if (existing) throw new ApiError(ErrorName.DuplicatedEntity, 'These contacts already have a relationship of this type', { relationship_type_id: 'the two contacts already have a relationship of this type' });
+      if (existing)
+        throw new ApiError(ErrorName.DuplicatedEntity, 'These contacts already have a relationship of this type', {
+          relationship_type_id: 'the two contacts already have a relationship of this type',
+        });
 
       const id = newId();
-      await m.query('INSERT INTO crm.contact_relationships (id, account_id, relationship_type_id, contact_id, related_contact_id, variant_id) VALUES ($1, $2, $3, $4, $5, $6)', [id, caller.account_id, typeId, contactId, relatedId, variantId]);
+      await m.query(
+        'INSERT INTO crm.contact_relationships (id, account_id, relationship_type_id, contact_id, related_contact_id, variant_id) VALUES ($1, $2, $3, $4, $5, $6)',
+        [id, caller.account_id, typeId, contactId, relatedId, variantId],
+      );
       const [row]: RelationshipRow[] = await m.query(`${SELECT} AND r.id = $3`, [caller.account_id, contactId, id]);
       return { relationship: toDto(row, contactId) };
     });
@@ -119,7 +136,10 @@ export class ContactRelationshipsService {
       const contactId = await this.contact(m, caller.account_id, request.contact_id, 'contact_id');
       const id = request.relationship_id.toLowerCase();
       const gone: unknown[] = isId(id)
-        ? await m.query('WITH gone AS (DELETE FROM crm.contact_relationships WHERE id = $1 AND account_id = $2 AND (contact_id = $3 OR related_contact_id = $3) AND deleted_at IS NULL RETURNING id) SELECT id FROM gone', [id, caller.account_id, contactId])
+        ? await m.query(
+            'WITH gone AS (DELETE FROM crm.contact_relationships WHERE id = $1 AND account_id = $2 AND (contact_id = $3 OR related_contact_id = $3) AND deleted_at IS NULL RETURNING id) SELECT id FROM gone',
+            [id, caller.account_id, contactId],
+          )
         : [];
       if (gone.length === 0) throw ApiError.notFound('Relationship not found');
     });
@@ -130,24 +150,42 @@ export class ContactRelationshipsService {
    * The variant to store (the related contact's label): a directional type needs one of its two
    * variants; a symmetrical type takes its only one, sent or not.
    */
-  private async variantFor(m: EntityManager, accountId: string, variants: Array<{ id: string; symmetrical: boolean }>, sent: string | undefined): Promise<string> {
+  private async variantFor(
+    m: EntityManager,
+    accountId: string,
+    variants: Array<{ id: string; symmetrical: boolean }>,
+    sent: string | undefined,
+  ): Promise<string> {
     const symmetrical = variants[0].symmetrical;
     if (sent === undefined || sent === null) {
       if (symmetrical) return variants[0].id;
-      throw ApiError.invalid({ variant_id: 'is required for a directional relationship type: the id of the label the related contact gets' });
+      throw ApiError.invalid({
+        variant_id: 'is required for a directional relationship type: the id of the label the related contact gets',
+      });
     }
     const id = sent.toLowerCase();
     if (variants.some((v) => v.id === id)) return id;
-    const [elsewhere] = isId(id) ? await m.query('SELECT 1 FROM crm.relationship_variants WHERE id = $1 AND account_id = $2', [id, accountId]) : [];
+    const [elsewhere] = isId(id)
+      ? await m.query('SELECT 1 FROM crm.relationship_variants WHERE id = $1 AND account_id = $2', [id, accountId])
+      : [];
     if (elsewhere) throw ApiError.invalid({ variant_id: 'is a variant of another relationship type' });
-    throw new ApiError(ErrorName.ResourceNotFound, 'Relationship variant not found', { variant_id: 'names no relationship variant of this account' });
+    throw new ApiError(ErrorName.ResourceNotFound, 'Relationship variant not found', {
+      variant_id: 'names no relationship variant of this account',
+    });
   }
 
   /** A live (not deleted) contact of the account, else 404 naming `key`. */
   private async contact(m: EntityManager, accountId: string, contactId: string, key: string): Promise<string> {
     const id = contactId.toLowerCase();
-    const [row] = isId(id) ? await m.query('SELECT id FROM crm.contacts WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL', [id, accountId]) : [];
-    if (!row) throw new ApiError(ErrorName.ResourceNotFound, 'Contact not found', key === 'contact_id' ? {} : { [key]: 'names no contact of this account' });
+    const [row] = isId(id)
+      ? await m.query('SELECT id FROM crm.contacts WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL', [id, accountId])
+      : [];
+    if (!row)
+      throw new ApiError(
+        ErrorName.ResourceNotFound,
+        'Contact not found',
+        key === 'contact_id' ? {} : { [key]: 'names no contact of this account' },
+      );
     return row.id;
   }
 }

@@ -16,8 +16,23 @@ describe('derived contact columns', () => {
   });
 
   it('searches names both ways, company, emails, urls and phones as written and as digits', () => {
-    const text = searchTextOf({ first_name: 'Ada', last_name: 'Lovelace', company_name: 'Engines', phones: [{ value: '+44 (20) 7946-0018' }], emails: [{ value: 'Ada@Example.test' }], urls: [{ value: 'https://ada.example' }] });
-    expect(text.split('\n')).toEqual(['ada lovelace', 'lovelace ada', 'engines', '+44 (20) 7946-0018', '442079460018', 'ada@example.test', 'https://ada.example']);
+    const text = searchTextOf({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      company_name: 'Engines',
+      phones: [{ value: '+44 (20) 7946-0018' }],
+      emails: [{ value: 'Ada@Example.test' }],
+      urls: [{ value: 'https://ada.example' }],
+    });
+    expect(text.split('\n')).toEqual([
+      'ada lovelace',
+      'lovelace ada',
+      'engines',
+      '+44 (20) 7946-0018',
+      '442079460018',
+      'ada@example.test',
+      'https://ada.example',
+    ]);
   });
 
   it('turns phone-like terms into digits and escapes LIKE wildcards', () => {

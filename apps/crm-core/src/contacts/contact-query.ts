@@ -65,7 +65,11 @@ export function addTimeConditions(where: SqlWhere, input: TimeInput, alias: stri
     ranged = column;
   }
   if (input.until) {
-    where.add(DAY.test(input.until) ? `${alias}.${column} < ${where.param(instantOf(input.until, true))}::timestamptz` : `${alias}.${column} <= ${where.param(instantOf(input.until))}::timestamptz`);
+    where.add(
+      DAY.test(input.until)
+        ? `${alias}.${column} < ${where.param(instantOf(input.until, true))}::timestamptz`
+        : `${alias}.${column} <= ${where.param(instantOf(input.until))}::timestamptz`,
+    );
     ranged = column;
   }
   if (input.modified_since) {
@@ -91,7 +95,11 @@ function exists(flag: boolean, sql: string): string {
  * `c`. Owner scope: `owner_id` when sent, else the caller's contacts unless `team=true`; the
  * `has_actions*` filters are about contacts the caller owns.
  */
-export async function contactConditions(m: EntityManager, caller: Caller, f: ContactFilterRequest): Promise<{ where: SqlWhere; ranged: 'created_at' | 'modified_at' | null }> {
+export async function contactConditions(
+  m: EntityManager,
+  caller: Caller,
+  f: ContactFilterRequest,
+): Promise<{ where: SqlWhere; ranged: 'created_at' | 'modified_at' | null }> {
   const where = new SqlWhere(caller.account_id);
   where.add('c.account_id = $1');
   where.add('c.deleted_at IS NULL');
@@ -104,7 +112,9 @@ export async function contactConditions(m: EntityManager, caller: Caller, f: Con
     if (term.length >= 3) {
       // The trigram index finds the matches first (a fence the planner cannot flatten): walking
       // the name index and filtering could read most of the account for a rare term.
-      where.ctes.push(`search_hits AS MATERIALIZED (SELECT s.id FROM crm.contacts s WHERE s.account_id = $1 AND s.search_text LIKE ${where.param(`%${escapeLike(term)}%`)})`);
+      where.ctes.push(
+        `search_hits AS MATERIALIZED (SELECT s.id FROM crm.contacts s WHERE s.account_id = $1 AND s.search_text LIKE ${where.param(`%${escapeLike(term)}%`)})`,
+      );
       where.add('c.id IN (SELECT id FROM search_hits)');
     } else if (term) {
       // One or two characters have no trigram: a filter over the name order.
@@ -128,34 +138,59 @@ export async function contactConditions(m: EntityManager, caller: Caller, f: Con
     where.add(`c.search_text LIKE ${where.param(`%${escapeLike(folded)}%`)}`);
     where.add(`EXISTS (SELECT 1 FROM jsonb_array_elements(c.${key}s) e WHERE lower(e->>'value') = ${p})`);
   }
-  if (f.action_stream != null) where.add(exists(f.action_stream, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status IN ${NEXT}`));
+  if (f.action_stream != null)
+    where.add(
+      exists(f.action_stream, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status IN ${NEXT}`),
+    );
   if (f.has_actions != null) {
     where.add(`c.owner_id = ${me()}`);
     where.add(exists(f.has_actions, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.status <> 'done'`));
   }
   if (f.has_actions_for_me != null) {
     where.add(`c.owner_id = ${me()}`);
-    where.add(exists(f.has_actions_for_me, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status <> 'done'`));
+    where.add(
+      exists(
+        f.has_actions_for_me,
+        `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status <> 'done'`,
+      ),
+    );
   }
   if (f.has_actions_today != null) {
     where.add(`c.owner_id = ${me()}`);
-    where.add(exists(f.has_actions_today, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status <> 'done' AND a.date = (now() AT TIME ZONE 'UTC')::date`));
+    where.add(
+      exists(
+        f.has_actions_today,
+        `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status <> 'done' AND a.date = (now() AT TIME ZONE 'UTC')::date`,
+      ),
+    );
   }
-  if (f.waiting != null) where.add(exists(f.waiting, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status = 'waiting'`));
-  if (f.pending_deal != null) where.add(exists(f.pending_deal, `SELECT 1 FROM crm.deals d WHERE d.contact_id = c.id AND d.status = 'pending'`));
+  if (f.waiting != null)
+    where.add(
+      exists(f.waiting, `SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${me()} AND a.status = 'waiting'`),
+    );
+  if (f.pending_deal != null)
+    where.add(exists(f.pending_deal, `SELECT 1 FROM crm.deals d WHERE d.contact_id = c.id AND d.status = 'pending'`));
   if (f.starred != null) where.add(`c.starred = ${where.param(f.starred)}`);
   if (f.letter) where.add(`c.letter = ${where.param(f.letter)}`);
   if (f.custom_field_id && f.custom_field_value != null) {
     const id = where.param(f.custom_field_id.toLowerCase());
     const value = where.param(f.custom_field_value.toLowerCase());
-    where.add(`(lower(c.custom_fields->>${id}) = ${value} OR (jsonb_typeof(c.custom_fields->${id}) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(c.custom_fields->${id}) v WHERE lower(v) = ${value})))`);
+    where.add(
+      `(lower(c.custom_fields->>${id}) = ${value} OR (jsonb_typeof(c.custom_fields->${id}) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(c.custom_fields->${id}) v WHERE lower(v) = ${value})))`,
+    );
   }
-  if (f.lead_source != null) where.add(`c.lead_source_id IN (SELECT ls.id FROM crm.lead_sources ls WHERE ls.account_id = $1 AND lower(ls.text) = lower(${where.param(f.lead_source)}))`);
+  if (f.lead_source != null)
+    where.add(
+      `c.lead_source_id IN (SELECT ls.id FROM crm.lead_sources ls WHERE ls.account_id = $1 AND lower(ls.text) = lower(${where.param(f.lead_source)}))`,
+    );
   if (f.lead_source_id) where.add(`c.lead_source_id = ${where.param(f.lead_source_id.toLowerCase())}`);
   if (f.status_id) where.add(`c.status_id = ${where.param(f.status_id.toLowerCase())}`);
   if (f.not_linked_with) where.add(`c.company_id IS DISTINCT FROM ${where.param(f.not_linked_with.toLowerCase())}`);
   if (f.company_id) where.add(`c.company_id = ${where.param(f.company_id.toLowerCase())}`);
-  if (f.tag != null) where.add(`EXISTS (SELECT 1 FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id AND t.account_id = $1 AND lower(t.name) = lower(${where.param(f.tag)}))`);
+  if (f.tag != null)
+    where.add(
+      `EXISTS (SELECT 1 FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id AND t.account_id = $1 AND lower(t.name) = lower(${where.param(f.tag)}))`,
+    );
   if (f.filter_id) {
     const condition = await savedFilterCondition(m, caller.account_id, f.filter_id, where.params.length + 1);
     where.params.push(...condition.params);
@@ -178,7 +213,11 @@ const SORT_COLUMNS: Record<ContactSortKey, string> = {
  * ORDER BY of GET /contacts: by name unless `sort_by`; a created_at or modified_at range without
  * sort_by orders by that field, newest first (or as `order` says); ties by id in the same direction.
  */
-export function contactOrderBy(sortBy: ContactSortKey | undefined, order: SortOrder | undefined, ranged: 'created_at' | 'modified_at' | null): string {
+export function contactOrderBy(
+  sortBy: ContactSortKey | undefined,
+  order: SortOrder | undefined,
+  ranged: 'created_at' | 'modified_at' | null,
+): string {
   let column = SORT_COLUMNS[sortBy ?? 'name'];
   let direction = order ?? 'asc';
   if (!sortBy && ranged) {
@@ -198,7 +237,12 @@ export const CASCADE_COUNT_REACH = 20_000;
  * the end, on the name index, subtracted from the total (index-only on the narrow count index);
  * further in, the contacts after the end, read in name order from the bound.
  */
-export async function countItemsLeft(m: EntityManager, where: SqlWhere, end: { sort_name: string; id: string }, reach = CASCADE_COUNT_REACH): Promise<number> {
+export async function countItemsLeft(
+  m: EntityManager,
+  where: SqlWhere,
+  end: { sort_name: string; id: string },
+  reach = CASCADE_COUNT_REACH,
+): Promise<number> {
   const params = [...where.params, end.sort_name, end.id];
   const bound = `($${params.length - 1}, $${params.length})`;
   const [{ n: before }] = await m.query(
@@ -210,6 +254,9 @@ export async function countItemsLeft(m: EntityManager, where: SqlWhere, end: { s
     return Math.max(0, total - before);
   }
   // In name order, so the planner reads the name index from the bound rather than the table.
-  const [{ n }] = await m.query(`${where.withSql}SELECT count(*)::int AS n FROM (SELECT 1 FROM crm.contacts c WHERE ${where.sql} AND (c.sort_name, c.id) > ${bound} ORDER BY c.sort_name, c.id) s`, params);
+  const [{ n }] = await m.query(
+    `${where.withSql}SELECT count(*)::int AS n FROM (SELECT 1 FROM crm.contacts c WHERE ${where.sql} AND (c.sort_name, c.id) > ${bound} ORDER BY c.sort_name, c.id) s`,
+    params,
+  );
   return n;
 }

@@ -1,4 +1,15 @@
-import type { ActionDto, ClosedSaleDto, CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, ContactWrapperDto, CustomFieldValueDto, FieldRefDto, FieldType } from '@crm/contracts';
+import type {
+  ActionDto,
+  ClosedSaleDto,
+  CompanyDto,
+  ContactActionsDto,
+  ContactDto,
+  ContactEventSiblings,
+  ContactWrapperDto,
+  CustomFieldValueDto,
+  FieldRefDto,
+  FieldType,
+} from '@crm/contracts';
 import type { EntityManager } from 'typeorm';
 import { loadCompanyDtos } from '../companies/company-readers';
 import { contactActionsOf } from '../records/record-readers';
@@ -81,12 +92,23 @@ export function toFieldRef(row: FieldDefinitionRow): FieldRefDto {
 }
 
 /** Definitions of one field set of the account, in display order. */
-export function fieldDefinitions(m: EntityManager, accountId: string, set: 'custom_fields' | 'company_fields'): Promise<FieldDefinitionRow[]> {
-  return m.query('SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = $1 AND field_set = $2 ORDER BY position, created_at, id', [accountId, set]);
+export function fieldDefinitions(
+  m: EntityManager,
+  accountId: string,
+  set: 'custom_fields' | 'company_fields',
+): Promise<FieldDefinitionRow[]> {
+  return m.query(
+    'SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = $1 AND field_set = $2 ORDER BY position, created_at, id',
+    [accountId, set],
+  );
 }
 
 /** Stored values (field id -> value) as the API's `[{ <key>: field, value }]`, in field order; values of deleted fields vanish. */
-export function fieldValues<K extends string>(stored: Record<string, unknown>, definitions: FieldDefinitionRow[], key: K): Array<Record<K, FieldRefDto> & { value: unknown }> {
+export function fieldValues<K extends string>(
+  stored: Record<string, unknown>,
+  definitions: FieldDefinitionRow[],
+  key: K,
+): Array<Record<K, FieldRefDto> & { value: unknown }> {
   const out: Array<Record<K, FieldRefDto> & { value: unknown }> = [];
   for (const def of definitions) {
     const value = stored[def.id];
@@ -137,7 +159,12 @@ function toContactDto(row: ContactRow, definitions: FieldDefinitionRow[]): Conta
  * Full Contact objects (computed fields included) of the given ids in the account, keyed by id;
  * ids that name no (non-deleted, unless `includeDeleted`) contact of the account are absent.
  */
-export async function loadContactDtos(m: EntityManager, accountId: string, ids: string[], options: { includeDeleted?: boolean } = {}): Promise<Map<string, ContactDto>> {
+export async function loadContactDtos(
+  m: EntityManager,
+  accountId: string,
+  ids: string[],
+  options: { includeDeleted?: boolean } = {},
+): Promise<Map<string, ContactDto>> {
   const out = new Map<string, ContactDto>();
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return out;
@@ -166,19 +193,39 @@ export function compareUrgency(a: ActionDto, b: ActionDto): number {
  * Contact wrappers of the given ids, in the order of `ids` (missing ones skipped). `viewerId` is the
  * user whose next action and queued actions the wrapper shows (the caller); null: each contact's owner.
  */
-export async function loadContactWrappers(m: EntityManager, accountId: string, ids: string[], viewerId: string | null): Promise<ContactWrapperDto[]> {
+export async function loadContactWrappers(
+  m: EntityManager,
+  accountId: string,
+  ids: string[],
+  viewerId: string | null,
+): Promise<ContactWrapperDto[]> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return [];
   // The contacts and their open actions (the records module's reader, as the viewer sees them)
   // in parallel; then the companies, only when some contact has one.
-  const [contacts, viewerActions] = await Promise.all([loadContactDtos(m, accountId, wanted), viewerId ? contactActionsOf(m, accountId, viewerId, wanted) : Promise.resolve(null)]);
+  const [contacts, viewerActions] = await Promise.all([
+    loadContactDtos(m, accountId, wanted),
+    viewerId ? contactActionsOf(m, accountId, viewerId, wanted) : Promise.resolve(null),
+  ]);
   const found = wanted.map((id) => contacts.get(id)).filter((c): c is ContactDto => c !== undefined);
   const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => id !== null))];
-  const companyMap = companyIds.length > 0 ? await loadCompanyDtos(m, accountId, companyIds, { withContacts: false, viewerId }) : new Map<string, CompanyDto>();
+  const companyMap =
+    companyIds.length > 0
+      ? await loadCompanyDtos(m, accountId, companyIds, { withContacts: false, viewerId })
+      : new Map<string, CompanyDto>();
   let byOwner: Map<string, Map<string, ContactActionsDto>> | null = null;
   if (!viewerId) {
     const owners = [...new Set(found.map((c) => c.owner_id))];
-    const maps = await Promise.all(owners.map((owner) => contactActionsOf(m, accountId, owner, found.filter((c) => c.owner_id === owner).map((c) => c.id))));
+    const maps = await Promise.all(
+      owners.map((owner) =>
+        contactActionsOf(
+          m,
+          accountId,
+          owner,
+          found.filter((c) => c.owner_id === owner).map((c) => c.id),
+        ),
+      ),
+    );
     byOwner = new Map(owners.map((owner, i) => [owner, maps[i]]));
   }
   const none: ContactActionsDto = { next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] };
@@ -198,11 +245,20 @@ export async function contactEventSiblings(m: EntityManager, accountId: string, 
   const [owner] = await m.query('SELECT owner_id FROM crm.contacts WHERE id = $1 AND account_id = $2', [contactId, accountId]);
   const parts = (await contactActionsOf(m, accountId, owner?.owner_id ?? '', [contactId])).get(contactId);
   const next = parts?.next_actions ?? [];
-  return { next_actions: next, next_action: parts?.next_action ?? null, queued_actions: parts?.queued_actions ?? [], most_urgent_action: [...next].sort(compareUrgency)[0] ?? null };
+  return {
+    next_actions: next,
+    next_action: parts?.next_action ?? null,
+    queued_actions: parts?.queued_actions ?? [],
+    most_urgent_action: [...next].sort(compareUrgency)[0] ?? null,
+  };
 }
 
 /** The `data` of a contact created/updated event: `{ contact, next_actions, next_action, queued_actions, most_urgent_action }`. */
-export async function contactEventData(m: EntityManager, accountId: string, contactId: string): Promise<{ contact: ContactDto } & ContactEventSiblings> {
+export async function contactEventData(
+  m: EntityManager,
+  accountId: string,
+  contactId: string,
+): Promise<{ contact: ContactDto } & ContactEventSiblings> {
   const contact = (await loadContactDtos(m, accountId, [contactId], { includeDeleted: true })).get(contactId);
   if (!contact) throw new Error(`contactEventData: contact ${contactId} not found`);
   return { contact, ...(await contactEventSiblings(m, accountId, contactId)) };

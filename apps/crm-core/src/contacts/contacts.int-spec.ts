@@ -18,7 +18,15 @@ import { ContactsService } from './contacts.service';
 function provisionMessage(name: string): ProvisionAccountMessage {
   return {
     account: { id: newId(), name, region: 'us' },
-    admin: { id: newId(), first_name: 'Ada', last_name: name, email: `${name.toLowerCase()}-${newId()}@example.test`, role: 'admin', account_rights: [], permissions: ['delete_contacts'] },
+    admin: {
+      id: newId(),
+      first_name: 'Ada',
+      last_name: name,
+      email: `${name.toLowerCase()}-${newId()}@example.test`,
+      role: 'admin',
+      account_rights: [],
+      permissions: ['delete_contacts'],
+    },
   };
 }
 
@@ -59,7 +67,8 @@ describe('contacts (real PostgreSQL)', () => {
   });
 
   /** Outbox rows written after `seq`, in order. */
-  const eventsAfter = async (seq: number): Promise<OutboxRow[]> => dataSource.query('SELECT type, reason, record_id, contact_status_id, data FROM crm.outbox WHERE seq > $1 ORDER BY seq', [seq]);
+  const eventsAfter = async (seq: number): Promise<OutboxRow[]> =>
+    dataSource.query('SELECT type, reason, record_id, contact_status_id, data FROM crm.outbox WHERE seq > $1 ORDER BY seq', [seq]);
   const lastSeq = async (): Promise<number> => Number((await dataSource.query('SELECT coalesce(max(seq), 0) AS s FROM crm.outbox'))[0].s);
 
   it('writes created, updated and deleted events in the spec payload, in the same transaction', async () => {
@@ -70,7 +79,13 @@ describe('contacts (real PostgreSQL)', () => {
     expect(events.map((e) => `${e.type}.${e.reason}`)).toEqual(['company.created', 'contact.created']);
     const contactEvent = events[1];
     expect(contactEvent).toMatchObject({ record_id: id, contact_status_id: created.contact.status_id });
-    expect(Object.keys(contactEvent.data).sort()).toEqual(['contact', 'most_urgent_action', 'next_action', 'next_actions', 'queued_actions']);
+    expect(Object.keys(contactEvent.data).sort()).toEqual([
+      'contact',
+      'most_urgent_action',
+      'next_action',
+      'next_actions',
+      'queued_actions',
+    ]);
     expect(contactEvent.data.contact).toEqual(created.contact);
     // The company's event is written once the contact is linked: it shows the company with it.
     expect(events[0].data.company).toMatchObject({ name: 'Outbox Ltd', contacts_count: 1, contacts: [{ contact: { id } }] });
@@ -88,22 +103,34 @@ describe('contacts (real PostgreSQL)', () => {
     const seq3 = await lastSeq();
     await contacts.delete(acme, { contact_id: id });
     events = await eventsAfter(seq3);
-    expect(events).toEqual([{ type: 'contact', reason: 'deleted', record_id: id, contact_status_id: created.contact.status_id, data: { id } }]);
+    expect(events).toEqual([
+      { type: 'contact', reason: 'deleted', record_id: id, contact_status_id: created.contact.status_id, data: { id } },
+    ]);
   });
 
   it('leaves no trace of a write that fails', async () => {
     const seq = await lastSeq();
-    await expect(contacts.create(acme, { last_name: 'Ghost', tags: ['rolled-back'], company_id: newId() })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
-    await expect(contacts.create(acme, { last_name: 'Ghost', company_name: 'Ghost Co', owner_id: other.user_id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+    await expect(contacts.create(acme, { last_name: 'Ghost', tags: ['rolled-back'], company_id: newId() })).rejects.toMatchObject({
+      errorName: ErrorName.ResourceNotFound,
+    });
+    await expect(contacts.create(acme, { last_name: 'Ghost', company_name: 'Ghost Co', owner_id: other.user_id })).rejects.toMatchObject({
+      errorName: ErrorName.ResourceNotFound,
+    });
     expect(await eventsAfter(seq)).toEqual([]);
     expect(await dataSource.query("SELECT 1 FROM crm.tags WHERE name = 'rolled-back'")).toEqual([]);
     expect(await dataSource.query("SELECT 1 FROM crm.companies WHERE name = 'Ghost Co'")).toEqual([]);
   });
 
   it('creates one company when two contacts name a new one at once', async () => {
-    const results = await Promise.all([contacts.create(acme, { last_name: 'Racer A', company_name: 'Photo Finish' }), contacts.create(acme, { last_name: 'Racer B', company_name: 'PHOTO FINISH' })]);
+    const results = await Promise.all([
+      contacts.create(acme, { last_name: 'Racer A', company_name: 'Photo Finish' }),
+      contacts.create(acme, { last_name: 'Racer B', company_name: 'PHOTO FINISH' }),
+    ]);
     expect(results[0].contact.company_id).toBe(results[1].contact.company_id);
-    const [{ n }] = await dataSource.query("SELECT count(*)::int AS n FROM crm.companies WHERE account_id = $1 AND lower(name) = 'photo finish'", [acme.account_id]);
+    const [{ n }] = await dataSource.query(
+      "SELECT count(*)::int AS n FROM crm.companies WHERE account_id = $1 AND lower(name) = 'photo finish'",
+      [acme.account_id],
+    );
     expect(n).toBe(1);
     const company = await companies.get(acme, { company_id: results[0].contact.company_id });
     expect(company.company.contacts_count).toBe(2);
@@ -112,7 +139,10 @@ describe('contacts (real PostgreSQL)', () => {
   it('picks the most urgent next action over every assignee for contact events', async () => {
     const { contact } = await contacts.create(acme, { last_name: 'Urgent' });
     const insert = (assignee: string, status: string, date: string | null, exactTime: number | null = null) =>
-      dataSource.query('INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, exact_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [newId(), acme.account_id, contact.id, assignee, status, status, date, exactTime]);
+      dataSource.query(
+        'INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, exact_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        [newId(), acme.account_id, contact.id, assignee, status, status, date, exactTime],
+      );
     await insert(newId(), 'waiting', null);
     await insert(newId(), 'date', '2099-01-01');
     await insert(acme.user_id, 'date_time', '2099-01-01', 4_070_908_800);
@@ -139,7 +169,14 @@ describe('contacts (real PostgreSQL)', () => {
   it('pages the cascade by (sort_name, id) on the index, without OFFSET', async () => {
     const caller: Caller = { ...acme };
     const rows = Array.from({ length: 3000 }, (_, i) => {
-      const parts = { first_name: `F${i}`, last_name: `Seed ${String(i % 1000).padStart(4, '0')}`, company_name: '', phones: [], emails: [], urls: [] };
+      const parts = {
+        first_name: `F${i}`,
+        last_name: `Seed ${String(i % 1000).padStart(4, '0')}`,
+        company_name: '',
+        phones: [],
+        emails: [],
+        urls: [],
+      };
       const sortName = sortNameOf(parts);
       return [newId(), parts.first_name, parts.last_name, sortName, letterOf(sortName), searchTextOf(parts)];
     });
@@ -167,13 +204,19 @@ describe('contacts (real PostgreSQL)', () => {
       expect(batch.next_set_url).toBe(`/contacts/cascade/${batch.contacts[99].contact.id}`);
       lastId = batch.contacts[99].contact.id;
     }
-    const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL', [acme.account_id, acme.user_id]);
+    const [{ n }] = await dataSource.query(
+      'SELECT count(*)::int AS n FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL',
+      [acme.account_id, acme.user_id],
+    );
     expect(seen.size).toBe(n);
     expect(batches).toBe(Math.ceil(n / 100));
 
     // items_left from either end gives the same count (a small reach forces the far-end path).
     const { where } = await contactConditions(dataSource.manager, caller, {});
-    const keys: Array<{ sort_name: string; id: string }> = await dataSource.query('SELECT sort_name, id FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL ORDER BY sort_name, id', [acme.account_id, acme.user_id]);
+    const keys: Array<{ sort_name: string; id: string }> = await dataSource.query(
+      'SELECT sort_name, id FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL ORDER BY sort_name, id',
+      [acme.account_id, acme.user_id],
+    );
     for (const position of [0, 99, 250, 1500, keys.length - 2, keys.length - 1]) {
       const expected = keys.length - 1 - position;
       expect([position, await countItemsLeft(dataSource.manager, where, keys[position], 500)]).toEqual([position, expected]);

@@ -84,12 +84,20 @@ export class ContactsService {
     const orderBy = contactOrderBy(request.sort_by, request.order, ranged);
     const offset = (request.page - 1) * request.per_page;
     const [[{ total }], rows] = await Promise.all([
-      m.query(`${where.withSql}SELECT count(*)::int AS total FROM crm.contacts c WHERE ${where.sql}`, where.params) as Promise<Array<{ total: number }>>,
-      m.query(`${where.withSql}SELECT c.id FROM crm.contacts c WHERE ${where.sql} ORDER BY ${orderBy} LIMIT ${request.per_page} OFFSET ${offset}`, where.params) as Promise<Array<{ id: string }>>,
+      m.query(`${where.withSql}SELECT count(*)::int AS total FROM crm.contacts c WHERE ${where.sql}`, where.params) as Promise<
+        Array<{ total: number }>
+      >,
+      m.query(
+        `${where.withSql}SELECT c.id FROM crm.contacts c WHERE ${where.sql} ORDER BY ${orderBy} LIMIT ${request.per_page} OFFSET ${offset}`,
+        where.params,
+      ) as Promise<Array<{ id: string }>>,
     ]);
     const ids = rows.map((r) => r.id);
     const resources = requestedResources(request.fields);
-    const [wrappers, arrays] = await Promise.all([loadContactWrappers(m, caller.account_id, ids, caller.user_id), contactResourceArrays(m, caller.account_id, ids, resources)]);
+    const [wrappers, arrays] = await Promise.all([
+      loadContactWrappers(m, caller.account_id, ids, caller.user_id),
+      contactResourceArrays(m, caller.account_id, ids, resources),
+    ]);
     const contacts: ContactListEntryDto[] = wrappers.map((wrapper) => {
       const entry: ContactListEntryDto = { ...wrapper };
       for (const resource of resources) entry[resource] = arrays.get(resource)?.get(wrapper.contact.id) ?? [];
@@ -117,13 +125,21 @@ export class ContactsService {
       batchParams = [...where.params, last.sort_name, last.id];
       batchSql += ` AND (c.sort_name, c.id) > ($${batchParams.length - 1}, $${batchParams.length})`;
     }
-    const rows: Array<{ id: string; sort_name: string }> = await m.query(`${batchSql} ORDER BY c.sort_name, c.id LIMIT ${CASCADE_BATCH}`, batchParams);
+    const rows: Array<{ id: string; sort_name: string }> = await m.query(
+      `${batchSql} ORDER BY c.sort_name, c.id LIMIT ${CASCADE_BATCH}`,
+      batchParams,
+    );
     let itemsLeft = 0;
     if (rows.length === CASCADE_BATCH) {
       const end = rows[rows.length - 1];
       itemsLeft = await countItemsLeft(m, where, end);
     }
-    const contacts = await loadContactWrappers(m, caller.account_id, rows.map((r) => r.id), caller.user_id);
+    const contacts = await loadContactWrappers(
+      m,
+      caller.account_id,
+      rows.map((r) => r.id),
+      caller.user_id,
+    );
     const nextId = rows.length > 0 ? rows[rows.length - 1].id : null;
     const query = origin?.query ? `?${origin.query}` : '';
     const nextSetUrl = itemsLeft > 0 && nextId ? `${origin?.base_url ?? ''}/contacts/cascade/${nextId}${query}` : null;
@@ -192,7 +208,10 @@ export class ContactsService {
         [caller.account_id, ids],
       );
       // Ids are not echoed: a 404 never tells which of them exist elsewhere.
-      if (restored.length !== ids.length) throw ApiError.notFound(`Some of the ids name no contact of the account deleted within the last ${UNDELETE_DAYS} days; nothing was restored`);
+      if (restored.length !== ids.length)
+        throw ApiError.notFound(
+          `Some of the ids name no contact of the account deleted within the last ${UNDELETE_DAYS} days; nothing was restored`,
+        );
       // The record exists again for webhook receivers: `created`, with the full payload.
       for (const id of ids) await writeContactEvent(m, caller.account_id, id, 'created');
       return { data: {}, summary: await this.summary.blocks(m, caller) };
@@ -218,7 +237,10 @@ export class ContactsService {
     return this.dataSource.transaction(async (m) => {
       const contact = await lockContact(m, caller.account_id, request.contact_id);
       const [tagId] = await resolveTags(m, caller.account_id, [request.tag_name]);
-      const added: unknown[] = await m.query('WITH ins AS (INSERT INTO crm.contact_tags (contact_id, tag_id, account_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING tag_id) SELECT tag_id FROM ins', [contact.id, tagId, caller.account_id]);
+      const added: unknown[] = await m.query(
+        'WITH ins AS (INSERT INTO crm.contact_tags (contact_id, tag_id, account_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING tag_id) SELECT tag_id FROM ins',
+        [contact.id, tagId, caller.account_id],
+      );
       if (added.length > 0) await this.touch(m, caller, contact.id);
       return { data: {}, summary: await this.summary.blocks(m, caller) };
     });
@@ -261,7 +283,8 @@ export class ContactsService {
         await updateContact(m, current.id, caller.account_id, next);
         if (createdCompany) await writeCompanyCreatedEvent(m, caller.account_id, createdCompany);
         // A contact joining a syncing company takes its status and tags.
-        if (next.company_id && next.company_id !== current.company_id) await applyCompanySync(m, caller.account_id, next.company_id, [current.id]);
+        if (next.company_id && next.company_id !== current.company_id)
+          await applyCompanySync(m, caller.account_id, next.company_id, [current.id]);
         await writeContactEvent(m, caller.account_id, current.id, 'updated');
       }
       return this.wrapper(m, caller, current.id);
@@ -285,11 +308,22 @@ export class ContactsService {
    * partial PUT): absent fields keep theirs. A
    * sent null clears a field like absence does in replace mode.
    */
-  private async resolve(m: EntityManager, caller: Caller, input: ContactFieldsInput, current: ContactState | null, mode: WriteMode): Promise<{ state: ContactState; createdCompany: string | null }> {
+  private async resolve(
+    m: EntityManager,
+    caller: Caller,
+    input: ContactFieldsInput,
+    current: ContactState | null,
+    mode: WriteMode,
+  ): Promise<{ state: ContactState; createdCompany: string | null }> {
     let createdCompany: string | null = null;
     const accountId = caller.account_id;
     const keep = mode === 'merge' && current !== null;
-    const pick = <K extends keyof ContactState>(key: K, sent: unknown, fallback: ContactState[K], map: (v: never) => ContactState[K] = (v) => v): ContactState[K] => {
+    const pick = <K extends keyof ContactState>(
+      key: K,
+      sent: unknown,
+      fallback: ContactState[K],
+      map: (v: never) => ContactState[K] = (v) => v,
+    ): ContactState[K] => {
       if (sent === undefined) return keep ? current[key] : fallback;
       if (sent === null) return fallback;
       return map(sent as never);
@@ -319,10 +353,12 @@ export class ContactsService {
     // create default (lead status, the caller): PUT replaces every writable field (decisions.md).
     if (input.status_id) state.status_id = input.status_id.toLowerCase();
     if (!state.status_id) state.status_id = await leadStatusId(m, accountId);
-    if (input.status_id && state.status_id !== current?.status_id) await assertInAccount(m, 'statuses', accountId, state.status_id, 'Status');
+    if (input.status_id && state.status_id !== current?.status_id)
+      await assertInAccount(m, 'statuses', accountId, state.status_id, 'Status');
     if (input.owner_id) state.owner_id = input.owner_id.toLowerCase();
     if (input.owner_id && state.owner_id !== current?.owner_id) await assertInAccount(m, 'users', accountId, state.owner_id, 'User');
-    if (state.lead_source_id && state.lead_source_id !== current?.lead_source_id) await assertInAccount(m, 'lead_sources', accountId, state.lead_source_id, 'Lead source');
+    if (state.lead_source_id && state.lead_source_id !== current?.lead_source_id)
+      await assertInAccount(m, 'lead_sources', accountId, state.lead_source_id, 'Lead source');
 
     if (input.custom_fields !== undefined || !keep) {
       const sent = input.custom_fields ?? [];
@@ -358,12 +394,16 @@ export class ContactsService {
 
   private bulkIds(raw: string): string[] {
     const ids = splitIds(raw);
-    if (ids.length > CONTACT_LIMITS.bulkIds) throw ApiError.invalid({ ids: `ids must be 1 to ${CONTACT_LIMITS.bulkIds} contact ids separated by commas` });
+    if (ids.length > CONTACT_LIMITS.bulkIds)
+      throw ApiError.invalid({ ids: `ids must be 1 to ${CONTACT_LIMITS.bulkIds} contact ids separated by commas` });
     return ids;
   }
 
   private async assertCanDelete(m: EntityManager, caller: Caller): Promise<void> {
-    const [user] = await m.query('SELECT permissions FROM crm.users WHERE id = $1 AND account_id = $2', [caller.user_id, caller.account_id]);
+    const [user] = await m.query('SELECT permissions FROM crm.users WHERE id = $1 AND account_id = $2', [
+      caller.user_id,
+      caller.account_id,
+    ]);
     if (!user || !(user.permissions as string[]).includes('delete_contacts')) {
       throw new ApiError(ErrorName.NoPermission, 'Deleting contacts needs the delete_contacts permission');
     }
@@ -375,7 +415,10 @@ export class ContactsService {
       'WITH d AS (UPDATE crm.contacts SET deleted_at = now() WHERE account_id = $1 AND id = ANY($2::varchar[]) AND deleted_at IS NULL RETURNING id, status_id) SELECT id, status_id FROM d',
       [caller.account_id, ids],
     );
-    if (deleted.length !== ids.length) throw ApiError.notFound(ids.length === 1 ? 'Contact not found' : 'Some of the ids name no contact of the account; nothing was deleted');
+    if (deleted.length !== ids.length)
+      throw ApiError.notFound(
+        ids.length === 1 ? 'Contact not found' : 'Some of the ids name no contact of the account; nothing was deleted',
+      );
     for (const row of deleted) await writeContactDeletedEvent(m, caller.account_id, row.id, row.status_id);
   }
 }
@@ -391,5 +434,12 @@ function typedValues(values: Array<{ type?: string; value: string }>): TypedValu
 }
 
 function addresses(values: Array<Partial<ContactAddressDto>>): ContactAddressDto[] {
-  return values.map((a) => ({ address: a.address ?? '', city: a.city ?? '', state: a.state ?? '', zip_code: a.zip_code ?? '', country_code: a.country_code ?? '', type: a.type || 'other' }));
+  return values.map((a) => ({
+    address: a.address ?? '',
+    city: a.city ?? '',
+    state: a.state ?? '',
+    zip_code: a.zip_code ?? '',
+    country_code: a.country_code ?? '',
+    type: a.type || 'other',
+  }));
 }

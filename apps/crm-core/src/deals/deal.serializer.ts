@@ -97,7 +97,10 @@ export interface DealFieldDefinition {
 
 /** The account's deal fields by id (in display order). */
 export async function dealFieldDefinitions(m: EntityManager, accountId: string): Promise<Map<string, DealFieldDefinition>> {
-  const rows: DealFieldDefinition[] = await m.query("SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = $1 AND field_set = 'deal_fields' ORDER BY position, created_at, id", [accountId]);
+  const rows: DealFieldDefinition[] = await m.query(
+    "SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = $1 AND field_set = 'deal_fields' ORDER BY position, created_at, id",
+    [accountId],
+  );
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -134,7 +137,11 @@ function dealFieldsOf(values: Record<string, unknown>, definitions: Map<string, 
  * The API (and webhook) shape of a deal. Pending deals show `stage`; won and lost deals show
  * `stage` null and `last_stage`, the stage they closed from (Events rule 6).
  */
-export function toDealDto(row: DealRow, definitions: Map<string, DealFieldDefinition>, options: { includeHistory?: boolean } = {}): DealDto {
+export function toDealDto(
+  row: DealRow,
+  definitions: Map<string, DealFieldDefinition>,
+  options: { includeHistory?: boolean } = {},
+): DealDto {
   const amount = Number(row.amount);
   const cost = Number(row.cost);
   const items: DealItemDto[] = row.items.map((i) => ({
@@ -209,7 +216,13 @@ export function toDealDto(row: DealRow, definitions: Map<string, DealFieldDefini
  * LIMIT parameter (`customPlan`) is planned each time, since a generic plan cannot know the
  * limit and would build every row of the filter before cutting the page.
  */
-export async function selectDeals(m: EntityManager, accountId: string, tail: string, params: unknown[], options: { includeHistory?: boolean; customPlan?: boolean } = {}): Promise<Array<{ row: DealRow; dto: DealDto }>> {
+export async function selectDeals(
+  m: EntityManager,
+  accountId: string,
+  tail: string,
+  params: unknown[],
+  options: { includeHistory?: boolean; customPlan?: boolean } = {},
+): Promise<Array<{ row: DealRow; dto: DealDto }>> {
   const text = `${DEAL_SELECT} ${tail}`;
   const rows: DealRow[] = options.customPlan ? await m.query(text, params) : await preparedQuery<DealRow>(m, text, params);
   const needsFields = rows.some((row) => row.deal_fields && Object.keys(row.deal_fields).length > 0);

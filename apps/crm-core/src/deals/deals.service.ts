@@ -24,9 +24,25 @@ import { preparedQuery } from '../contacts/prepared-query';
 import { validateFieldValue } from '../fields/field-values';
 import { savedFilterCondition } from '../filters/filter-sql';
 import { writeEvent } from '../outbox/outbox';
-import { firstStageOf, pickPipelines, pipelineIdsParam, pipelinesJson, resolvePipelines, type PipelineRef } from '../pipelines-read/pipelines';
+import {
+  firstStageOf,
+  pickPipelines,
+  pipelineIdsParam,
+  pipelinesJson,
+  resolvePipelines,
+  type PipelineRef,
+} from '../pipelines-read/pipelines';
 import { deleteAttachments, replaceAttachments } from '../records/attachments';
-import { findContact, findContacts, findUsers, normalizeId, parseRecord, todayUtc, type ContactRef, type UserRef } from '../records/record-common';
+import {
+  findContact,
+  findContacts,
+  findUsers,
+  normalizeId,
+  parseRecord,
+  todayUtc,
+  type ContactRef,
+  type UserRef,
+} from '../records/record-common';
 import { orderSql, timeConditions } from '../records/time-filters';
 import { dealFieldDefinitions, dealTotals, money, selectDeals, toDealDto } from './deal.serializer';
 
@@ -83,8 +99,11 @@ export class DealsService {
       params.push(value);
       return `$${params.length}`;
     };
-    const scopes = (['contact_id', 'company_id', 'tag', 'filter_id'] as const).filter((key) => request[key] !== undefined && request[key] !== '');
-    if (scopes.length > 1) throw ApiError.invalid(Object.fromEntries(scopes.map((key) => [key, 'use only one of contact_id, company_id, tag, filter_id'])));
+    const scopes = (['contact_id', 'company_id', 'tag', 'filter_id'] as const).filter(
+      (key) => request[key] !== undefined && request[key] !== '',
+    );
+    if (scopes.length > 1)
+      throw ApiError.invalid(Object.fromEntries(scopes.map((key) => [key, 'use only one of contact_id, company_id, tag, filter_id'])));
     let joinContacts = false;
     if (request.contact_id !== undefined) {
       const contact = await findContact(m, caller.account_id, request.contact_id, { field: 'contact_id' });
@@ -92,13 +111,17 @@ export class DealsService {
     }
     if (request.company_id !== undefined) {
       const company = normalizeId(request.company_id);
-      const [found] = company ? await m.query('SELECT id FROM crm.companies WHERE id = $1 AND account_id = $2', [company, caller.account_id]) : [];
+      const [found] = company
+        ? await m.query('SELECT id FROM crm.companies WHERE id = $1 AND account_id = $2', [company, caller.account_id])
+        : [];
       if (!found) throw ApiError.notFound('company_id names no company of the account');
       where.push(`c.company_id = ${p(company)}`);
       joinContacts = true;
     }
     if (request.tag !== undefined) {
-      where.push(`EXISTS (SELECT 1 FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = d.contact_id AND t.account_id = $1 AND lower(t.name) = lower(${p(request.tag.trim())}))`);
+      where.push(
+        `EXISTS (SELECT 1 FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = d.contact_id AND t.account_id = $1 AND lower(t.name) = lower(${p(request.tag.trim())}))`,
+      );
     }
     if (request.filter_id !== undefined) {
       const condition = await savedFilterCondition(m, caller.account_id, request.filter_id, params.length + 1);
@@ -109,7 +132,9 @@ export class DealsService {
     if (request.name) where.push(`d.name ILIKE ${p(`%${escapeLike(request.name)}%`)}`);
     if (request.search) {
       const term = p(`%${escapeLike(request.search.trim())}%`);
-      where.push(`(d.name ILIKE ${term} OR (c.first_name || ' ' || c.last_name) ILIKE ${term} OR (c.last_name || ' ' || c.first_name) ILIKE ${term} OR c.company_name ILIKE ${term})`);
+      where.push(
+        `(d.name ILIKE ${term} OR (c.first_name || ' ' || c.last_name) ILIKE ${term} OR (c.last_name || ' ' || c.first_name) ILIKE ${term} OR c.company_name ILIKE ${term})`,
+      );
       joinContacts = true;
     }
     if (request.status === 'closed') where.push("d.status IN ('won', 'lost')");
@@ -123,7 +148,11 @@ export class DealsService {
     // Deals of deleted contacts are hidden with them. Without a condition on the contact, the count
     // is every matching deal (an index-only scan) less those of the account's few deleted contacts.
     const [{ total }] = joinContacts
-      ? await preparedQuery<{ total: number }>(m, `SELECT count(*)::int AS total FROM crm.deals d JOIN crm.contacts c ON c.id = d.contact_id WHERE ${condition} AND c.deleted_at IS NULL`, params)
+      ? await preparedQuery<{ total: number }>(
+          m,
+          `SELECT count(*)::int AS total FROM crm.deals d JOIN crm.contacts c ON c.id = d.contact_id WHERE ${condition} AND c.deleted_at IS NULL`,
+          params,
+        )
       : await preparedQuery<{ total: number }>(
           m,
           `SELECT ((SELECT count(*) FROM crm.deals d WHERE ${condition})
@@ -132,12 +161,20 @@ export class DealsService {
         );
     const { page, per_page } = request;
     const direction = orderSql(request.order, request.sort_by ? 'asc' : 'desc');
-    const order = request.sort_by ? `d.${request.sort_by} ${direction} NULLS LAST, d.id ${direction}` : `d.date ${direction}, d.id ${direction}`;
+    const order = request.sort_by
+      ? `d.${request.sort_by} ${direction} NULLS LAST, d.id ${direction}`
+      : `d.date ${direction}, d.id ${direction}`;
     const pageParams = [...params, per_page, (page - 1) * per_page];
-    const deals = await selectDeals(m, caller.account_id, `WHERE ${where.join(' AND ')} AND c.deleted_at IS NULL ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, pageParams, {
-      includeHistory: request.include_history === true,
-      customPlan: true,
-    });
+    const deals = await selectDeals(
+      m,
+      caller.account_id,
+      `WHERE ${where.join(' AND ')} AND c.deleted_at IS NULL ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      pageParams,
+      {
+        includeHistory: request.include_history === true,
+        customPlan: true,
+      },
+    );
     let entries: DealListEntry[] = deals.map(({ dto }) => ({ deal: dto }));
     if (withContacts)
       entries = await this.withContacts(
@@ -211,7 +248,8 @@ export class DealsService {
       assertStage(state);
       if (request.deal_fields && request.deal_fields.length > 0) {
         state.deal_fields = await resolveDealFields(m, caller.account_id, request.deal_fields);
-        if (Object.keys(state.deal_fields).length > 0 && caller.role !== 'admin') throw new ApiError(ErrorName.NoPermission, 'Only account administrators can set deal fields');
+        if (Object.keys(state.deal_fields).length > 0 && caller.role !== 'admin')
+          throw new ApiError(ErrorName.NoPermission, 'Only account administrators can set deal fields');
       }
       const linked = await linkedContacts(m, caller.account_id, contact.id, request.linked_contact_ids ?? []);
       applyItemAmounts(state, request.deal_items ?? []);
@@ -290,7 +328,8 @@ export class DealsService {
       const today = todayUtc();
       // The value of a field: the one sent (null = its default), else the current one (partial)
       // or its default (replace).
-      const pick = <T>(sent: T | null | undefined, currentValue: T, fallback: T): T => (sent === undefined ? (partial ? currentValue : fallback) : sent === null ? fallback : sent);
+      const pick = <T>(sent: T | null | undefined, currentValue: T, fallback: T): T =>
+        sent === undefined ? (partial ? currentValue : fallback) : sent === null ? fallback : sent;
       let contact: ContactRef | null = null;
       const next: DealState = { ...current };
       if (request.contact_id && normalizeId(request.contact_id) !== current.contact_id) {
@@ -305,7 +344,12 @@ export class DealsService {
       let defaultStage = current.stage;
       if (request.pipeline_id || request.sales_pipeline_id || !partial) {
         const keep = (sent: string | null | undefined, currentId: string) => sent || (partial ? currentId : null);
-        const { pipeline, sales } = await resolvePipelines(m, caller.account_id, keep(request.pipeline_id, current.pipeline_id), keep(request.sales_pipeline_id, current.sales_pipeline_id));
+        const { pipeline, sales } = await resolvePipelines(
+          m,
+          caller.account_id,
+          keep(request.pipeline_id, current.pipeline_id),
+          keep(request.sales_pipeline_id, current.sales_pipeline_id),
+        );
         next.pipeline_id = pipeline.id;
         next.sales_pipeline_id = sales.id;
         if (!partial) defaultStage = firstStageOf(pipeline);
@@ -321,7 +365,8 @@ export class DealsService {
       next.commission_type = pick(request.commission_type, current.commission_type, '');
       next.commission = pick(request.commission, current.commission, 0);
       next.commission_percentage = pick(request.commission_percentage, current.commission_percentage, 0);
-      next.reason_lost_id = request.reason_lost_id === undefined ? (partial ? current.reason_lost_id : null) : request.reason_lost_id || null;
+      next.reason_lost_id =
+        request.reason_lost_id === undefined ? (partial ? current.reason_lost_id : null) : request.reason_lost_id || null;
       next.status = request.status ?? (partial ? current.status : 'pending');
       applyTransition(current, next, request, partial, today, defaultStage);
       if (next.pipeline_id !== current.pipeline_id) {
@@ -334,13 +379,16 @@ export class DealsService {
       }
       assertStage(next);
       if (request.deal_fields !== undefined || (!partial && caller.role === 'admin')) {
-        const fields = request.deal_fields && request.deal_fields.length > 0 ? await resolveDealFields(m, caller.account_id, request.deal_fields) : {};
-        if (caller.role !== 'admin' && !sameValues(fields, current.deal_fields)) throw new ApiError(ErrorName.NoPermission, 'Only account administrators can change deal fields');
+        const fields =
+          request.deal_fields && request.deal_fields.length > 0 ? await resolveDealFields(m, caller.account_id, request.deal_fields) : {};
+        if (caller.role !== 'admin' && !sameValues(fields, current.deal_fields))
+          throw new ApiError(ErrorName.NoPermission, 'Only account administrators can change deal fields');
         next.deal_fields = fields;
       }
       let linked: string[] | null = null;
       if (request.linked_contact_ids !== undefined || !partial || contact) {
-        const wanted = request.linked_contact_ids !== undefined ? (request.linked_contact_ids ?? []) : partial ? await currentLinks(m, current.id) : [];
+        const wanted =
+          request.linked_contact_ids !== undefined ? (request.linked_contact_ids ?? []) : partial ? await currentLinks(m, current.id) : [];
         linked = await linkedContacts(m, caller.account_id, next.contact_id, wanted);
       }
       const items = request.deal_items !== undefined ? (request.deal_items ?? []) : partial ? null : [];
@@ -394,7 +442,9 @@ export class DealsService {
 
   private async load(m: EntityManager, accountId: string, dealId: string): Promise<DealDto> {
     const id = normalizeId(dealId);
-    const [found] = id ? await selectDeals(m, accountId, 'WHERE d.id = $1 AND d.account_id = $2 AND c.deleted_at IS NULL', [id, accountId]) : [];
+    const [found] = id
+      ? await selectDeals(m, accountId, 'WHERE d.id = $1 AND d.account_id = $2 AND c.deleted_at IS NULL', [id, accountId])
+      : [];
     if (!found) throw ApiError.notFound('Deal not found');
     return found.dto;
   }
@@ -447,11 +497,19 @@ function escapeLike(value: string): string {
 
 function assertStage(state: DealState): void {
   if (state.status !== 'pending') return;
-  if (state.stage === null || !Number.isInteger(state.stage) || state.stage <= 0 || state.stage >= 100) throw ApiError.invalid({ stage: STAGE_MESSAGE });
+  if (state.stage === null || !Number.isInteger(state.stage) || state.stage <= 0 || state.stage >= 100)
+    throw ApiError.invalid({ stage: STAGE_MESSAGE });
 }
 
 /** `defaultStage`: the stage of a pending deal that stays pending without a stage sent (PUT: the pipeline's first stage). */
-function applyTransition(current: DealState, next: DealState, request: DealFieldsSent, partial: boolean, today: string, defaultStage: number | null): void {
+function applyTransition(
+  current: DealState,
+  next: DealState,
+  request: DealFieldsSent,
+  partial: boolean,
+  today: string,
+  defaultStage: number | null,
+): void {
   const sentStage = request.stage ?? undefined;
   const sentClose = request.close_date ?? undefined;
   if (current.status === 'pending' && next.status === 'pending') {
@@ -515,7 +573,10 @@ async function hasItems(m: EntityManager, dealId: string): Promise<boolean> {
 }
 
 async function keepItemAmounts(m: EntityManager, dealId: string, state: DealState): Promise<void> {
-  const [row] = await m.query('SELECT coalesce(sum(price * qty), 0)::float8 AS amount, coalesce(sum(cost * qty), 0)::float8 AS cost FROM crm.deal_items WHERE deal_id = $1', [dealId]);
+  const [row] = await m.query(
+    'SELECT coalesce(sum(price * qty), 0)::float8 AS amount, coalesce(sum(cost * qty), 0)::float8 AS cost FROM crm.deal_items WHERE deal_id = $1',
+    [dealId],
+  );
   state.amount = money(row.amount);
   state.cost = money(row.cost);
 }
@@ -571,7 +632,10 @@ async function currentLinks(m: EntityManager, dealId: string): Promise<string[]>
 async function replaceLinks(m: EntityManager, accountId: string, dealId: string, contactIds: readonly string[]): Promise<void> {
   await m.query('DELETE FROM crm.deal_contacts WHERE deal_id = $1 AND NOT (contact_id = ANY($2::varchar[]))', [dealId, [...contactIds]]);
   if (contactIds.length > 0) {
-    await m.query('INSERT INTO crm.deal_contacts (deal_id, contact_id, account_id) SELECT $1, unnest($2::varchar[]), $3 ON CONFLICT DO NOTHING', [dealId, [...contactIds], accountId]);
+    await m.query(
+      'INSERT INTO crm.deal_contacts (deal_id, contact_id, account_id) SELECT $1, unnest($2::varchar[]), $3 ON CONFLICT DO NOTHING',
+      [dealId, [...contactIds], accountId],
+    );
   }
 }
 
@@ -582,12 +646,26 @@ async function replaceItems(m: EntityManager, accountId: string, dealId: string,
   const kept = new Set<string>();
   for (const [position, item] of items.entries()) {
     const id = item.id?.toLowerCase();
-    const values = [item.name, item.description ?? '', item.cost ?? 0, item.price ?? 0, item.qty ?? 1, item.predefined_item_id || null, position];
+    const values = [
+      item.name,
+      item.description ?? '',
+      item.cost ?? 0,
+      item.price ?? 0,
+      item.qty ?? 1,
+      item.predefined_item_id || null,
+      position,
+    ];
     if (id && known.has(id) && !kept.has(id)) {
       kept.add(id);
-      await m.query('UPDATE crm.deal_items SET name = $2, description = $3, cost = $4, price = $5, qty = $6, predefined_item_id = $7, position = $8, modified_at = now() WHERE id = $1', [id, ...values]);
+      await m.query(
+        'UPDATE crm.deal_items SET name = $2, description = $3, cost = $4, price = $5, qty = $6, predefined_item_id = $7, position = $8, modified_at = now() WHERE id = $1',
+        [id, ...values],
+      );
     } else {
-      await m.query('INSERT INTO crm.deal_items (id, account_id, deal_id, name, description, cost, price, qty, predefined_item_id, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', [newId(), accountId, dealId, ...values]);
+      await m.query(
+        'INSERT INTO crm.deal_items (id, account_id, deal_id, name, description, cost, price, qty, predefined_item_id, position) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        [newId(), accountId, dealId, ...values],
+      );
     }
   }
   const removed = [...known].filter((id) => !kept.has(id));

@@ -5,13 +5,17 @@ describe('checkChoices', () => {
     for (const type of ['select_box', 'multiple_choice'] as const) {
       expect(checkChoices(type, ['a', 'b'])).toEqual(['a', 'b']);
       for (const missing of [undefined, null, []]) {
-        expect(() => checkChoices(type, missing)).toThrow(expect.objectContaining({ errorName: 'invalid_request_data', errors: { choices: expect.stringContaining('required') } }));
+        expect(() => checkChoices(type, missing)).toThrow(
+          expect.objectContaining({ errorName: 'invalid_request_data', errors: { choices: expect.stringContaining('required') } }),
+        );
       }
     }
   });
 
   it('refuses repeated choices regardless of letter case', () => {
-    expect(() => checkChoices('select_box', ['Red', 'red'])).toThrow(expect.objectContaining({ errors: { choices: expect.stringContaining('distinct') } }));
+    expect(() => checkChoices('select_box', ['Red', 'red'])).toThrow(
+      expect.objectContaining({ errors: { choices: expect.stringContaining('distinct') } }),
+    );
   });
 
   it('refuses choices for the other types; absent or null means none', () => {
@@ -19,7 +23,9 @@ describe('checkChoices', () => {
       expect(checkChoices(type, undefined)).toBeNull();
       expect(checkChoices(type, null)).toBeNull();
       for (const sent of [[], ['a']]) {
-        expect(() => checkChoices(type, sent)).toThrow(expect.objectContaining({ errorName: 'invalid_request_data', errors: { choices: expect.stringContaining('only allowed') } }));
+        expect(() => checkChoices(type, sent)).toThrow(
+          expect.objectContaining({ errorName: 'invalid_request_data', errors: { choices: expect.stringContaining('only allowed') } }),
+        );
       }
     }
   });
@@ -29,6 +35,8 @@ describe('checkTypeUnchanged', () => {
   it('accepts an absent or identical type and refuses any change', () => {
     expect(() => checkTypeUnchanged('text', undefined)).not.toThrow();
     expect(() => checkTypeUnchanged('select_box', 'select_box')).not.toThrow();
-    expect(() => checkTypeUnchanged('select_box', 'multiple_choice')).toThrow(expect.objectContaining({ errorName: 'invalid_request_data', errors: { type: expect.stringContaining('cannot be changed') } }));
+    expect(() => checkTypeUnchanged('select_box', 'multiple_choice')).toThrow(
+      expect.objectContaining({ errorName: 'invalid_request_data', errors: { type: expect.stringContaining('cannot be changed') } }),
+    );
   });
 });

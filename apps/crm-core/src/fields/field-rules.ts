@@ -7,10 +7,12 @@ import { ApiError, hasChoices, type FieldType } from '@crm/contracts';
  */
 export function checkChoices(type: FieldType, choices: readonly string[] | null | undefined): string[] | null {
   if (!hasChoices(type)) {
-    if (choices !== undefined && choices !== null) throw ApiError.invalid({ choices: `choices are only allowed for select_box and multiple_choice fields, not ${type}` });
+    if (choices !== undefined && choices !== null)
+      throw ApiError.invalid({ choices: `choices are only allowed for select_box and multiple_choice fields, not ${type}` });
     return null;
   }
-  if (!choices || choices.length === 0) throw ApiError.invalid({ choices: `choices are required for ${type} fields (a non-empty array of strings)` });
+  if (!choices || choices.length === 0)
+    throw ApiError.invalid({ choices: `choices are required for ${type} fields (a non-empty array of strings)` });
   const seen = new Set<string>();
   for (const choice of choices) {
     const key = choice.toLowerCase();

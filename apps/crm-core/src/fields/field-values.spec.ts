@@ -18,7 +18,10 @@ describe('validateFieldValue', () => {
     expect(validateFieldValue(text, '')).toEqual({ ok: true, value: '' });
     expect(validateFieldValue(text, 'hello [b]world[/b]')).toEqual({ ok: true, value: 'hello [b]world[/b]' });
     expect(validateFieldValue(text, 'x'.repeat(MAX_TEXT_VALUE_LENGTH)).ok).toBe(true);
-    expect(validateFieldValue(text, 'x'.repeat(MAX_TEXT_VALUE_LENGTH + 1))).toMatchObject({ ok: false, message: expect.stringContaining('at most') });
+    expect(validateFieldValue(text, 'x'.repeat(MAX_TEXT_VALUE_LENGTH + 1))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('at most'),
+    });
     for (const bad of [1, true, ['a'], { a: 1 }]) expect(validateFieldValue(text, bad)).toEqual({ ok: false, message: 'must be a string' });
   });
 
@@ -30,8 +33,20 @@ describe('validateFieldValue', () => {
   });
 
   it('date: a real calendar day YYYY-MM-DD', () => {
-    for (const good of ['2026-01-31', '2024-02-29', '0001-01-01', '9999-12-31']) expect(validateFieldValue(date, good)).toEqual({ ok: true, value: good });
-    for (const bad of ['2026-02-30', '2025-02-29', '2026-13-01', '2026-00-10', '2026-1-1', '2026-01-01T00:00:00Z', '01/02/2026', 1767225600, '', true]) {
+    for (const good of ['2026-01-31', '2024-02-29', '0001-01-01', '9999-12-31'])
+      expect(validateFieldValue(date, good)).toEqual({ ok: true, value: good });
+    for (const bad of [
+      '2026-02-30',
+      '2025-02-29',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-1-1',
+      '2026-01-01T00:00:00Z',
+      '01/02/2026',
+      1767225600,
+      '',
+      true,
+    ]) {
       expect(validateFieldValue(date, bad)).toEqual({ ok: false, message: 'must be a date YYYY-MM-DD' });
     }
   });
@@ -39,12 +54,14 @@ describe('validateFieldValue', () => {
   it('checkbox: booleans only', () => {
     expect(validateFieldValue(checkbox, true)).toEqual({ ok: true, value: true });
     expect(validateFieldValue(checkbox, false)).toEqual({ ok: true, value: false });
-    for (const bad of ['true', 1, 0, 'yes']) expect(validateFieldValue(checkbox, bad)).toEqual({ ok: false, message: 'must be true or false' });
+    for (const bad of ['true', 1, 0, 'yes'])
+      expect(validateFieldValue(checkbox, bad)).toEqual({ ok: false, message: 'must be true or false' });
   });
 
   it('select_box: exactly one of the choices', () => {
     expect(validateFieldValue(select, 'Red')).toEqual({ ok: true, value: 'Red' });
-    for (const bad of ['red', 'Blue', '', ['Red'], 1]) expect(validateFieldValue(select, bad)).toMatchObject({ ok: false, message: expect.stringContaining('Red, Green') });
+    for (const bad of ['red', 'Blue', '', ['Red'], 1])
+      expect(validateFieldValue(select, bad)).toMatchObject({ ok: false, message: expect.stringContaining('Red, Green') });
     expect(validateFieldValue({ type: 'select_box' }, 'Red').ok).toBe(false);
   });
 
@@ -61,7 +78,10 @@ describe('validateFieldValue', () => {
   it('assertFieldValue throws 400 keyed by the given key', () => {
     expect(assertFieldValue(number, 3, 'custom_fields.0.value')).toBe(3);
     expect(() => assertFieldValue(number, 'x', 'custom_fields.0.value')).toThrow(
-      expect.objectContaining({ errorName: 'invalid_request_data', errors: { 'custom_fields.0.value': 'custom_fields.0.value must be a finite number' } }),
+      expect.objectContaining({
+        errorName: 'invalid_request_data',
+        errors: { 'custom_fields.0.value': 'custom_fields.0.value must be a finite number' },
+      }),
     );
   });
 

@@ -58,13 +58,15 @@ export function validateFieldValue(field: FieldDefinition, value: unknown): Fiel
       if (typeof value !== 'boolean') return { ok: false, message: 'must be true or false' };
       return { ok: true, value };
     case 'select_box':
-      if (typeof value !== 'string' || !choices.includes(value)) return { ok: false, message: `must be one of the field's choices: ${choices.join(', ')}` };
+      if (typeof value !== 'string' || !choices.includes(value))
+        return { ok: false, message: `must be one of the field's choices: ${choices.join(', ')}` };
       return { ok: true, value };
     case 'multiple_choice': {
       if (!Array.isArray(value)) return { ok: false, message: "must be an array of the field's choices" };
       const picked: string[] = [];
       for (const item of value as unknown[]) {
-        if (typeof item !== 'string' || !choices.includes(item)) return { ok: false, message: `must be an array of the field's choices: ${choices.join(', ')}` };
+        if (typeof item !== 'string' || !choices.includes(item))
+          return { ok: false, message: `must be an array of the field's choices: ${choices.join(', ')}` };
         if (!picked.includes(item)) picked.push(item);
       }
       return { ok: true, value: picked };

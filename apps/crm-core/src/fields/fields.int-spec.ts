@@ -14,11 +14,25 @@ import { FieldsService } from './fields.service';
 function provisionMessage(name: string): ProvisionAccountMessage {
   return {
     account: { id: newId(), name, region: 'us' },
-    admin: { id: newId(), first_name: 'Ada', last_name: name, email: `${name.toLowerCase()}-${newId()}@example.test`, role: 'admin', account_rights: [], permissions: [] },
+    admin: {
+      id: newId(),
+      first_name: 'Ada',
+      last_name: name,
+      email: `${name.toLowerCase()}-${newId()}@example.test`,
+      role: 'admin',
+      account_rights: [],
+      permissions: [],
+    },
   };
 }
 
-const adminOf = (m: ProvisionAccountMessage): Caller => ({ account_id: m.account.id, user_id: m.admin.id, role: 'admin', auth_method: 'api_key', scopes: ['crm'] });
+const adminOf = (m: ProvisionAccountMessage): Caller => ({
+  account_id: m.account.id,
+  user_id: m.admin.id,
+  role: 'admin',
+  auth_method: 'api_key',
+  scopes: ['crm'],
+});
 const userOf = (m: ProvisionAccountMessage): Caller => ({ ...adminOf(m), user_id: newId(), role: 'user' });
 
 type AnyReply = Record<string, unknown>;
@@ -59,7 +73,14 @@ describe('crm-core fields (real PostgreSQL)', () => {
     const acme = await newAccount('Acme');
     const admin = adminOf(acme);
     const text = fieldOf(set, await fields.create(set, admin, { name: 'Notes', type: 'text' }));
-    expect(text).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), name: 'Notes', type: 'text', position: 1, created_at: expect.any(String), modified_at: text.created_at });
+    expect(text).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      name: 'Notes',
+      type: 'text',
+      position: 1,
+      created_at: expect.any(String),
+      modified_at: text.created_at,
+    });
     expect(new Date(text.created_at).toISOString()).toBe(text.created_at);
     const size = fieldOf(set, await fields.create(set, admin, { name: 'Size', type: 'select_box', choices: ['S', 'M'] }));
     expect(size).toMatchObject({ position: 2, choices: ['S', 'M'] });
@@ -70,8 +91,17 @@ describe('crm-core fields (real PostgreSQL)', () => {
     expect((list[set] as AnyReply[]).map((e) => (e[itemOf(set)] as FieldDto).id)).toEqual([text.id, size.id]);
 
     await new Promise((r) => setTimeout(r, 5));
-    const put = fieldOf(set, await fields.update(set, admin, { [`${itemOf(set)}_id`]: size.id, name: 'T-shirt size', choices: ['S', 'M', 'L'] }));
-    expect(put).toMatchObject({ name: 'T-shirt size', type: 'select_box', position: 2, choices: ['S', 'M', 'L'], created_at: size.created_at });
+    const put = fieldOf(
+      set,
+      await fields.update(set, admin, { [`${itemOf(set)}_id`]: size.id, name: 'T-shirt size', choices: ['S', 'M', 'L'] }),
+    );
+    expect(put).toMatchObject({
+      name: 'T-shirt size',
+      type: 'select_box',
+      position: 2,
+      choices: ['S', 'M', 'L'],
+      created_at: size.created_at,
+    });
     expect(put.modified_at > size.modified_at).toBe(true);
 
     const patched = fieldOf(set, await fields.patch(set, admin, { [`${itemOf(set)}_id`]: size.id, position: 0 }));
@@ -93,8 +123,12 @@ describe('crm-core fields (real PostgreSQL)', () => {
     const contact = fieldOf('custom_fields', await fields.create('custom_fields', admin, { name: 'Budget', type: 'number' }));
     const company = fieldOf('company_fields', await fields.create('company_fields', admin, { name: 'Budget', type: 'number' }));
     expect(company.position).toBe(1);
-    await expect(fields.get('deal_fields', admin, { deal_field_id: contact.id })).rejects.toMatchObject({ errorName: 'resource_not_found' });
-    await expect(fields.patch('company_fields', admin, { company_field_id: contact.id, name: 'X' })).rejects.toMatchObject({ errorName: 'resource_not_found' });
+    await expect(fields.get('deal_fields', admin, { deal_field_id: contact.id })).rejects.toMatchObject({
+      errorName: 'resource_not_found',
+    });
+    await expect(fields.patch('company_fields', admin, { company_field_id: contact.id, name: 'X' })).rejects.toMatchObject({
+      errorName: 'resource_not_found',
+    });
     expect((await fields.all('custom_fields', acme.account.id)).map((f) => f.id)).toEqual([contact.id]);
   });
 
@@ -103,34 +137,62 @@ describe('crm-core fields (real PostgreSQL)', () => {
     const admin = adminOf(acme);
     await fields.create('deal_fields', admin, { name: 'Region', type: 'text' });
     const other = fieldOf('deal_fields', await fields.create('deal_fields', admin, { name: 'Area', type: 'text' }));
-    await expect(fields.create('deal_fields', admin, { name: ' REGION ', type: 'number' })).rejects.toMatchObject({ errorName: 'duplicated_entity', errors: { name: expect.any(String) } });
-    await expect(fields.patch('deal_fields', admin, { deal_field_id: other.id, name: 'region' })).rejects.toMatchObject({ errorName: 'duplicated_entity' });
+    await expect(fields.create('deal_fields', admin, { name: ' REGION ', type: 'number' })).rejects.toMatchObject({
+      errorName: 'duplicated_entity',
+      errors: { name: expect.any(String) },
+    });
+    await expect(fields.patch('deal_fields', admin, { deal_field_id: other.id, name: 'region' })).rejects.toMatchObject({
+      errorName: 'duplicated_entity',
+    });
     // a case-only rename of the same field is fine
     expect(fieldOf('deal_fields', await fields.patch('deal_fields', admin, { deal_field_id: other.id, name: 'AREA' })).name).toBe('AREA');
     // another account may use the name
     const beta = await newAccount('DupesBeta');
     await expect(fields.create('deal_fields', adminOf(beta), { name: 'Region', type: 'text' })).resolves.toBeDefined();
     // concurrent creates of one name: exactly one wins
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => fields.create('deal_fields', admin, { name: 'Race', type: 'text' })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => fields.create('deal_fields', admin, { name: 'Race', type: 'text' })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.errorName)).toEqual(Array(4).fill('duplicated_entity'));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.errorName)).toEqual(
+      Array(4).fill('duplicated_entity'),
+    );
   });
 
   it('enforces choices and the fixed type; PUT clears absent choices', async () => {
     const acme = await newAccount('Rules');
     const admin = adminOf(acme);
-    await expect(fields.create('custom_fields', admin, { name: 'A', type: 'multiple_choice' })).rejects.toMatchObject({ errorName: 'invalid_request_data', errors: { choices: expect.any(String) } });
-    await expect(fields.create('custom_fields', admin, { name: 'B', type: 'checkbox', choices: ['x'] })).rejects.toMatchObject({ errors: { choices: expect.any(String) } });
-    const pick = fieldOf('custom_fields', await fields.create('custom_fields', admin, { name: 'Pick', type: 'multiple_choice', choices: ['a', 'b'] }));
+    await expect(fields.create('custom_fields', admin, { name: 'A', type: 'multiple_choice' })).rejects.toMatchObject({
+      errorName: 'invalid_request_data',
+      errors: { choices: expect.any(String) },
+    });
+    await expect(fields.create('custom_fields', admin, { name: 'B', type: 'checkbox', choices: ['x'] })).rejects.toMatchObject({
+      errors: { choices: expect.any(String) },
+    });
+    const pick = fieldOf(
+      'custom_fields',
+      await fields.create('custom_fields', admin, { name: 'Pick', type: 'multiple_choice', choices: ['a', 'b'] }),
+    );
     const id = { custom_field_id: pick.id };
-    await expect(fields.update('custom_fields', admin, { ...id, name: 'Pick' })).rejects.toMatchObject({ errors: { choices: expect.stringContaining('required') } });
-    await expect(fields.patch('custom_fields', admin, { ...id, type: 'select_box' })).rejects.toMatchObject({ errors: { type: expect.stringContaining('cannot be changed') } });
-    await expect(fields.patch('custom_fields', admin, { ...id, choices: [] })).rejects.toMatchObject({ errors: { choices: expect.any(String) } });
-    const same = fieldOf('custom_fields', await fields.update('custom_fields', admin, { ...id, name: 'Pick', type: 'multiple_choice', choices: ['a', 'b'] }));
+    await expect(fields.update('custom_fields', admin, { ...id, name: 'Pick' })).rejects.toMatchObject({
+      errors: { choices: expect.stringContaining('required') },
+    });
+    await expect(fields.patch('custom_fields', admin, { ...id, type: 'select_box' })).rejects.toMatchObject({
+      errors: { type: expect.stringContaining('cannot be changed') },
+    });
+    await expect(fields.patch('custom_fields', admin, { ...id, choices: [] })).rejects.toMatchObject({
+      errors: { choices: expect.any(String) },
+    });
+    const same = fieldOf(
+      'custom_fields',
+      await fields.update('custom_fields', admin, { ...id, name: 'Pick', type: 'multiple_choice', choices: ['a', 'b'] }),
+    );
     expect(same).toEqual(pick); // nothing changed: modified_at kept
     const flag = fieldOf('custom_fields', await fields.create('custom_fields', admin, { name: 'Flag', type: 'checkbox', position: 7 }));
     expect(flag.position).toBe(7);
-    expect(fieldOf('custom_fields', await fields.update('custom_fields', admin, { custom_field_id: flag.id, name: 'Flag 2' }))).toMatchObject({ name: 'Flag 2', position: 7 });
+    expect(
+      fieldOf('custom_fields', await fields.update('custom_fields', admin, { custom_field_id: flag.id, name: 'Flag 2' })),
+    ).toMatchObject({ name: 'Flag 2', position: 7 });
     expect(fieldOf('custom_fields', await fields.create('custom_fields', admin, { name: 'Next', type: 'date' })).position).toBe(8);
   });
 
@@ -139,9 +201,15 @@ describe('crm-core fields (real PostgreSQL)', () => {
     const user = userOf(acme);
     const field = fieldOf('company_fields', await fields.create('company_fields', adminOf(acme), { name: 'Tier', type: 'text' }));
     const id = { company_field_id: field.id };
-    await expect(fields.create('company_fields', user, { name: 'X', type: 'text' })).rejects.toMatchObject({ errorName: 'no_permission_to_complete_action' });
-    await expect(fields.update('company_fields', user, { ...id, name: 'X' })).rejects.toMatchObject({ errorName: 'no_permission_to_complete_action' });
-    await expect(fields.patch('company_fields', user, { ...id, name: 'X' })).rejects.toMatchObject({ errorName: 'no_permission_to_complete_action' });
+    await expect(fields.create('company_fields', user, { name: 'X', type: 'text' })).rejects.toMatchObject({
+      errorName: 'no_permission_to_complete_action',
+    });
+    await expect(fields.update('company_fields', user, { ...id, name: 'X' })).rejects.toMatchObject({
+      errorName: 'no_permission_to_complete_action',
+    });
+    await expect(fields.patch('company_fields', user, { ...id, name: 'X' })).rejects.toMatchObject({
+      errorName: 'no_permission_to_complete_action',
+    });
     await expect(fields.delete('company_fields', user, id)).rejects.toMatchObject({ errorName: 'no_permission_to_complete_action' });
     await expect(fields.get('company_fields', user, id)).resolves.toBeDefined();
   });
@@ -175,7 +243,12 @@ describe('crm-core fields (real PostgreSQL)', () => {
     }
     const names = (reply: unknown) => ((reply as AnyReply).deal_fields as AnyReply[]).map((e) => (e.deal_field as FieldDto).name);
     expect(names(await fields.list('deal_fields', admin, { per_page: '3' }))).toEqual(['F11', 'F10', 'F9']);
-    expect(await fields.list('deal_fields', admin, { per_page: '5', page: '3' })).toMatchObject({ total_count: 12, page: 3, per_page: 5, max_page: 3 });
+    expect(await fields.list('deal_fields', admin, { per_page: '5', page: '3' })).toMatchObject({
+      total_count: 12,
+      page: 3,
+      per_page: 5,
+      max_page: 3,
+    });
     expect(names(await fields.list('deal_fields', admin, { per_page: '5', page: '3' }))).toEqual(['F1', 'F0']);
     expect(names(await fields.list('deal_fields', admin, { per_page: '5', page: '4' }))).toEqual([]);
     expect(names(await fields.list('deal_fields', admin, { sort_by: 'position', order: 'desc', per_page: '2' }))).toEqual(['F0', 'F1']);

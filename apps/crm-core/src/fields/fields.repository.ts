@@ -41,7 +41,9 @@ export class FieldsRepository {
         : query.sortBy === 'created_at'
           ? { 'f.createdAt': direction, 'f.id': direction }
           : { 'f.modifiedAt': direction, 'f.id': direction };
-    const builder = this.repo.createQueryBuilder('f').where('f.account_id = :accountId AND f.field_set = :fieldSet', { accountId, fieldSet });
+    const builder = this.repo
+      .createQueryBuilder('f')
+      .where('f.account_id = :accountId AND f.field_set = :fieldSet', { accountId, fieldSet });
     if (query.type) builder.andWhere('f.type = :type', { type: query.type });
     const { conditions, parameters } = timeConditionsNamed(query.time ?? {}, 'f');
     for (const condition of conditions) builder.andWhere(condition);

@@ -51,7 +51,10 @@ export class FieldsService {
       time: request,
     });
     const item = FIELD_SET_INFO[set].item;
-    return { [set]: rows.map((row) => ({ [item]: toFieldDto(row) })), ...pageInfo(total, request.page, request.per_page) } as ListFieldsReply<S>;
+    return {
+      [set]: rows.map((row) => ({ [item]: toFieldDto(row) })),
+      ...pageInfo(total, request.page, request.per_page),
+    } as ListFieldsReply<S>;
   }
 
   async get<S extends FieldSet>(set: S, caller: Caller, payload: unknown): Promise<FieldReply<S>> {
@@ -122,7 +125,8 @@ export class FieldsService {
     if (changes.name !== undefined) next.name = changes.name;
     if (changes.position !== undefined) next.position = changes.position;
     if (changes.choices !== undefined) next.choices = checkChoices(field.type, changes.choices);
-    const unchanged = next.name === field.name && next.position === field.position && JSON.stringify(next.choices) === JSON.stringify(field.choices);
+    const unchanged =
+      next.name === field.name && next.position === field.position && JSON.stringify(next.choices) === JSON.stringify(field.choices);
     if (unchanged) return field;
     next.modifiedAt = new Date();
     await this.write(set, next, async () => {
@@ -137,7 +141,9 @@ export class FieldsService {
       await run();
     } catch (error) {
       if (isUniqueViolation(error, FIELD_NAME_UNIQUE_INDEX)) {
-        throw new ApiError(ErrorName.DuplicatedEntity, `A ${FIELD_SET_INFO[set].label} named "${field.name}" already exists`, { name: 'already exists' });
+        throw new ApiError(ErrorName.DuplicatedEntity, `A ${FIELD_SET_INFO[set].label} named "${field.name}" already exists`, {
+          name: 'already exists',
+        });
       }
       throw error;
     }

@@ -26,7 +26,15 @@ export interface CustomFieldInfo {
 /** Ids a filter's conditions name, to be checked against the account (404 when unknown). */
 export type FilterReferences = Record<(typeof FILTER_REFERENCE_FIELDS)[number], Array<{ id: string; key: string }>>;
 
-const TEXT_OPERATORS: readonly FilterOperator[] = ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'is_empty', 'is_not_empty'];
+const TEXT_OPERATORS: readonly FilterOperator[] = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'is_empty',
+  'is_not_empty',
+];
 const CHANNEL_OPERATORS: readonly FilterOperator[] = ['equals', 'contains', 'is_empty', 'is_not_empty'];
 const EMPTY_OPERATORS: readonly FilterOperator[] = ['is_empty', 'is_not_empty'];
 const CUSTOM_OPERATORS: Readonly<Record<FieldType, readonly FilterOperator[]>> = {
@@ -66,7 +74,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function text(value: unknown, key = 'value'): string {
   if (typeof value !== 'string') throw new ConditionError(key, `must be a string of 1 to ${FILTER_LIMITS.textValue} characters`);
   const trimmed = value.trim();
-  if (trimmed.length < 1 || trimmed.length > FILTER_LIMITS.textValue) throw new ConditionError(key, `must be a string of 1 to ${FILTER_LIMITS.textValue} characters`);
+  if (trimmed.length < 1 || trimmed.length > FILTER_LIMITS.textValue)
+    throw new ConditionError(key, `must be a string of 1 to ${FILTER_LIMITS.textValue} characters`);
   return trimmed;
 }
 
@@ -75,7 +84,8 @@ function textList(value: unknown, what: string): string[] {
   if (!Array.isArray(value) || value.length < 1 || value.length > FILTER_LIMITS.listValues) throw new ConditionError('value', message);
   const out: string[] = [];
   for (const item of value as unknown[]) {
-    if (typeof item !== 'string' || item.trim().length < 1 || item.trim().length > FILTER_LIMITS.textValue) throw new ConditionError('value', message);
+    if (typeof item !== 'string' || item.trim().length < 1 || item.trim().length > FILTER_LIMITS.textValue)
+      throw new ConditionError('value', message);
     if (!out.some((o) => o.toLowerCase() === item.trim().toLowerCase())) out.push(item.trim());
   }
   return out;
@@ -156,7 +166,8 @@ function valueOf(field: FilterField, operator: FilterOperator, raw: unknown, cus
 export function customFieldIdsOf(raw: readonly unknown[]): string[] {
   const ids = new Set<string>();
   for (const c of raw) {
-    if (isPlainObject(c) && c.field === 'custom_field' && typeof c.custom_field_id === 'string' && isId(c.custom_field_id.toLowerCase())) ids.add(c.custom_field_id.toLowerCase());
+    if (isPlainObject(c) && c.field === 'custom_field' && typeof c.custom_field_id === 'string' && isId(c.custom_field_id.toLowerCase()))
+      ids.add(c.custom_field_id.toLowerCase());
   }
   return [...ids];
 }
@@ -167,7 +178,10 @@ export function customFieldIdsOf(raw: readonly unknown[]): string[] {
  * `conditions.<index>.<key>`; a custom field that is not the account's: 404 keyed the same way.
  * Returns the conditions to store and the ids to check against the account.
  */
-export function parseConditions(raw: readonly unknown[], customFields: ReadonlyMap<string, CustomFieldInfo>): { conditions: FilterConditionDto[]; references: FilterReferences } {
+export function parseConditions(
+  raw: readonly unknown[],
+  customFields: ReadonlyMap<string, CustomFieldInfo>,
+): { conditions: FilterConditionDto[]; references: FilterReferences } {
   const conditions: FilterConditionDto[] = [];
   const references: FilterReferences = { status_id: [], owner_id: [], lead_source_id: [], company_id: [] };
   const errors: FieldErrors = {};
@@ -177,7 +191,8 @@ export function parseConditions(raw: readonly unknown[], customFields: ReadonlyM
     try {
       if (!isPlainObject(input)) throw new ConditionError('', 'must be an object { field, operator, value }');
       const field = input.field as FilterField;
-      if (typeof field !== 'string' || !(FILTER_FIELDS as readonly string[]).includes(field)) throw new ConditionError('field', `must be one of: ${FILTER_FIELDS.join(', ')}`);
+      if (typeof field !== 'string' || !(FILTER_FIELDS as readonly string[]).includes(field))
+        throw new ConditionError('field', `must be one of: ${FILTER_FIELDS.join(', ')}`);
       let custom: CustomFieldInfo | undefined;
       let customId: string | undefined;
       if (field === 'custom_field') {
@@ -193,7 +208,8 @@ export function parseConditions(raw: readonly unknown[], customFields: ReadonlyM
       }
       const allowed = operatorsOf(field, custom?.type);
       const operator = input.operator as FilterOperator;
-      if (typeof operator !== 'string' || !allowed.includes(operator)) throw new ConditionError('operator', `must be one of: ${allowed.join(', ')}${custom ? ` (for a ${custom.type} field)` : ''}`);
+      if (typeof operator !== 'string' || !allowed.includes(operator))
+        throw new ConditionError('operator', `must be one of: ${allowed.join(', ')}${custom ? ` (for a ${custom.type} field)` : ''}`);
       const value = valueOf(field, operator, input.value, custom);
       const condition: FilterConditionDto = { field, operator };
       if (customId) condition.custom_field_id = customId;
@@ -208,6 +224,7 @@ export function parseConditions(raw: readonly unknown[], customFields: ReadonlyM
     }
   });
   if (Object.keys(errors).length > 0) throw ApiError.invalid(errors, 'A condition of the filter is invalid');
-  if (Object.keys(missing).length > 0) throw new ApiError(ErrorName.ResourceNotFound, 'A condition names a custom field that does not exist', missing);
+  if (Object.keys(missing).length > 0)
+    throw new ApiError(ErrorName.ResourceNotFound, 'A condition names a custom field that does not exist', missing);
   return { conditions, references };
 }

@@ -13,14 +13,26 @@ export interface SqlCondition {
  * The condition of a saved filter (`filter_id` on GET /contacts and GET /deals) over contacts
  * aliased `c`; 404 resource_not_found when the filter is not the account's.
  */
-export async function savedFilterCondition(m: EntityManager, accountId: string, filterId: string, firstParam: number): Promise<SqlCondition> {
+export async function savedFilterCondition(
+  m: EntityManager,
+  accountId: string,
+  filterId: string,
+  firstParam: number,
+): Promise<SqlCondition> {
   const id = filterId.toLowerCase();
-  const [row]: Array<{ conditions: FilterConditionDto[] }> = isId(id) ? await m.query('SELECT conditions FROM crm.filters WHERE id = $1 AND account_id = $2', [id, accountId]) : [];
+  const [row]: Array<{ conditions: FilterConditionDto[] }> = isId(id)
+    ? await m.query('SELECT conditions FROM crm.filters WHERE id = $1 AND account_id = $2', [id, accountId])
+    : [];
   if (!row) throw ApiError.notFound('Filter not found');
-  const customIds = [...new Set(row.conditions.filter((c) => c.field === 'custom_field' && c.custom_field_id).map((c) => c.custom_field_id!))];
+  const customIds = [
+    ...new Set(row.conditions.filter((c) => c.field === 'custom_field' && c.custom_field_id).map((c) => c.custom_field_id!)),
+  ];
   const types = new Map<string, FieldType>();
   if (customIds.length > 0) {
-    const fields: Array<{ id: string; type: FieldType }> = await m.query("SELECT id, type FROM crm.fields WHERE account_id = $1 AND field_set = 'custom_fields' AND id = ANY($2::varchar[])", [accountId, customIds]);
+    const fields: Array<{ id: string; type: FieldType }> = await m.query(
+      "SELECT id, type FROM crm.fields WHERE account_id = $1 AND field_set = 'custom_fields' AND id = ANY($2::varchar[])",
+      [accountId, customIds],
+    );
     for (const field of fields) types.set(field.id, field.type);
   }
   return conditionsSql(row.conditions, firstParam, types);
@@ -44,7 +56,11 @@ function timeBound(value: string | number, operator: 'since' | 'until'): { op: s
  * custom fields that still exist: a condition on a deleted field sees every contact as having no
  * value for it. Column names come from whitelists only; every value is a parameter.
  */
-export function conditionsSql(conditions: readonly FilterConditionDto[], firstParam: number, customTypes: ReadonlyMap<string, FieldType>): SqlCondition {
+export function conditionsSql(
+  conditions: readonly FilterConditionDto[],
+  firstParam: number,
+  customTypes: ReadonlyMap<string, FieldType>,
+): SqlCondition {
   const params: unknown[] = [];
   const p = (value: unknown, cast = ''): string => {
     params.push(value);
@@ -62,7 +78,8 @@ export function conditionsSql(conditions: readonly FilterConditionDto[], firstPa
         const column = field === 'email' ? 'c.emails' : field === 'url' ? 'c.urls' : 'c.phones';
         const elements = `jsonb_array_elements(CASE WHEN jsonb_typeof(${column}) = 'array' THEN ${column} ELSE '[]'::jsonb END) e`;
         const item = field === 'phone' ? `regexp_replace(coalesce(e->>'value', ''), '\\D', '', 'g')` : `lower(coalesce(e->>'value', ''))`;
-        if (operator === 'is_empty' || operator === 'is_not_empty') return `${operator === 'is_empty' ? 'NOT ' : ''}EXISTS (SELECT 1 FROM ${elements} WHERE ${item} <> '')`;
+        if (operator === 'is_empty' || operator === 'is_not_empty')
+          return `${operator === 'is_empty' ? 'NOT ' : ''}EXISTS (SELECT 1 FROM ${elements} WHERE ${item} <> '')`;
         const needle = field === 'phone' ? String(value) : String(value).toLowerCase();
         if (operator === 'equals') return `EXISTS (SELECT 1 FROM ${elements} WHERE ${item} = ${p(needle)})`;
         return `EXISTS (SELECT 1 FROM ${elements} WHERE ${item} LIKE ${p(`%${likeEscape(needle)}%`)})`;
@@ -131,7 +148,9 @@ export function conditionsSql(conditions: readonly FilterConditionDto[], firstPa
     const { operator, value } = c;
     switch (type) {
       case undefined:
-        return ['is_empty', 'not_equals', 'not_contains', 'not_in', 'has_none'].includes(operator) || (operator === 'is' && value === false) ? 'TRUE' : 'FALSE';
+        return ['is_empty', 'not_equals', 'not_contains', 'not_in', 'has_none'].includes(operator) || (operator === 'is' && value === false)
+          ? 'TRUE'
+          : 'FALSE';
       case 'text':
         return textSql(scalar, operator, value as string);
       case 'number': {
@@ -153,7 +172,9 @@ export function conditionsSql(conditions: readonly FilterConditionDto[], firstPa
       case 'select_box':
         if (operator === 'is_empty') return `coalesce(${scalar}, '') = ''`;
         if (operator === 'is_not_empty') return `coalesce(${scalar}, '') <> ''`;
-        return operator === 'in' ? `coalesce(${scalar} = ANY(${p(value, '::text[]')}), false)` : `NOT coalesce(${scalar} = ANY(${p(value, '::text[]')}), false)`;
+        return operator === 'in'
+          ? `coalesce(${scalar} = ANY(${p(value, '::text[]')}), false)`
+          : `NOT coalesce(${scalar} = ANY(${p(value, '::text[]')}), false)`;
       case 'multiple_choice': {
         const array = `(CASE WHEN jsonb_typeof(${json}) = 'array' THEN ${json} ELSE '[]'::jsonb END)`;
         if (operator === 'is_empty') return `jsonb_array_length(${array}) = 0`;

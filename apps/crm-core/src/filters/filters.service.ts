@@ -56,13 +56,19 @@ export class FiltersService {
     const { where, params } = accountTimeWhere(caller.account_id, request, 'f');
     const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.filters f WHERE ${where}`, params);
     const n = params.length;
-    const rows: FilterRow[] = await this.dataSource.query(`SELECT f.id, f.name, f.conditions, f.created_at, f.modified_at FROM crm.filters f WHERE ${where} ORDER BY lower(f.name), f.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
+    const rows: FilterRow[] = await this.dataSource.query(
+      `SELECT f.id, f.name, f.conditions, f.created_at, f.modified_at FROM crm.filters f WHERE ${where} ORDER BY lower(f.name), f.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, per_page, (page - 1) * per_page],
+    );
     return { filters: rows.map((row) => ({ filter: toFilterDto(row) })), ...pageInfo(total, page, per_page) };
   }
 
   /** Every filter of the account by name (bootstrap). */
   async all(m: EntityManager, accountId: string): Promise<FilterDto[]> {
-    const rows: FilterRow[] = await m.query('SELECT id, name, conditions, created_at, modified_at FROM crm.filters WHERE account_id = $1 ORDER BY lower(name), id', [accountId]);
+    const rows: FilterRow[] = await m.query(
+      'SELECT id, name, conditions, created_at, modified_at FROM crm.filters WHERE account_id = $1 ORDER BY lower(name), id',
+      [accountId],
+    );
     return rows.map(toFilterDto);
   }
 
@@ -78,7 +84,12 @@ export class FiltersService {
     return this.unique(() =>
       this.dataSource.transaction(async (m) => {
         const conditions = await this.checkConditions(m, caller.account_id, request.conditions);
-        await m.query('INSERT INTO crm.filters (id, account_id, name, conditions) VALUES ($1, $2, $3, $4)', [id, caller.account_id, request.name, JSON.stringify(conditions)]);
+        await m.query('INSERT INTO crm.filters (id, account_id, name, conditions) VALUES ($1, $2, $3, $4)', [
+          id,
+          caller.account_id,
+          request.name,
+          JSON.stringify(conditions),
+        ]);
         return { filter: toFilterDto(await this.find(m, caller.account_id, id)) };
       }),
     );
@@ -102,7 +113,12 @@ export class FiltersService {
     assertAdmin(caller);
     const { filter_id } = parseContract(FilterIdRequest, payload);
     const id = filter_id.toLowerCase();
-    const gone: unknown[] = isId(id) ? await this.dataSource.query('WITH gone AS (DELETE FROM crm.filters WHERE id = $1 AND account_id = $2 RETURNING id) SELECT id FROM gone', [id, caller.account_id]) : [];
+    const gone: unknown[] = isId(id)
+      ? await this.dataSource.query(
+          'WITH gone AS (DELETE FROM crm.filters WHERE id = $1 AND account_id = $2 RETURNING id) SELECT id FROM gone',
+          [id, caller.account_id],
+        )
+      : [];
     if (gone.length === 0) throw ApiError.notFound('Filter not found');
     return {};
   }
@@ -112,9 +128,14 @@ export class FiltersService {
       this.dataSource.transaction(async (m) => {
         const current = await this.find(m, caller.account_id, filterId, true);
         const nextName = name ?? current.name;
-        const conditions = rawConditions === undefined ? current.conditions : await this.checkConditions(m, caller.account_id, rawConditions);
+        const conditions =
+          rawConditions === undefined ? current.conditions : await this.checkConditions(m, caller.account_id, rawConditions);
         if (nextName !== current.name || JSON.stringify(conditions) !== JSON.stringify(current.conditions)) {
-          await m.query('UPDATE crm.filters SET name = $1, conditions = $2, modified_at = now() WHERE id = $3', [nextName, JSON.stringify(conditions), current.id]);
+          await m.query('UPDATE crm.filters SET name = $1, conditions = $2, modified_at = now() WHERE id = $3', [
+            nextName,
+            JSON.stringify(conditions),
+            current.id,
+          ]);
         }
         return { filter: toFilterDto(await this.find(m, caller.account_id, current.id)) };
       }),
@@ -126,7 +147,10 @@ export class FiltersService {
     const customIds = customFieldIdsOf(raw);
     const fields = new Map<string, CustomFieldInfo>();
     if (customIds.length > 0) {
-      const rows: Array<{ id: string; type: FieldType; choices: string[] | null }> = await m.query("SELECT id, type, choices FROM crm.fields WHERE account_id = $1 AND field_set = 'custom_fields' AND id = ANY($2::varchar[])", [accountId, customIds]);
+      const rows: Array<{ id: string; type: FieldType; choices: string[] | null }> = await m.query(
+        "SELECT id, type, choices FROM crm.fields WHERE account_id = $1 AND field_set = 'custom_fields' AND id = ANY($2::varchar[])",
+        [accountId, customIds],
+      );
       for (const row of rows) fields.set(row.id, { type: row.type, choices: row.choices });
     }
     const { conditions, references } = parseConditions(raw, fields);
@@ -134,17 +158,26 @@ export class FiltersService {
     for (const [field, refs] of Object.entries(references) as Array<[keyof FilterReferences, Array<{ id: string; key: string }>]>) {
       if (refs.length === 0) continue;
       const { table, label } = REFERENCE_TABLES[field];
-      const found: Array<{ id: string }> = await m.query(`SELECT id FROM ${table} WHERE account_id = $1 AND id = ANY($2::varchar[])`, [accountId, refs.map((r) => r.id)]);
+      const found: Array<{ id: string }> = await m.query(`SELECT id FROM ${table} WHERE account_id = $1 AND id = ANY($2::varchar[])`, [
+        accountId,
+        refs.map((r) => r.id),
+      ]);
       const known = new Set(found.map((f) => f.id));
       for (const ref of refs) if (!known.has(ref.id) && !missing[ref.key]) missing[ref.key] = `${ref.id} names no ${label} of this account`;
     }
-    if (Object.keys(missing).length > 0) throw new ApiError(ErrorName.ResourceNotFound, 'A condition names a record that does not exist', missing);
+    if (Object.keys(missing).length > 0)
+      throw new ApiError(ErrorName.ResourceNotFound, 'A condition names a record that does not exist', missing);
     return conditions;
   }
 
   private async find(m: EntityManager, accountId: string, filterId: string, lock = false): Promise<FilterRow> {
     const id = filterId.toLowerCase();
-    const [row]: FilterRow[] = isId(id) ? await m.query(`SELECT id, name, conditions, created_at, modified_at FROM crm.filters WHERE id = $1 AND account_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, accountId]) : [];
+    const [row]: FilterRow[] = isId(id)
+      ? await m.query(
+          `SELECT id, name, conditions, created_at, modified_at FROM crm.filters WHERE id = $1 AND account_id = $2${lock ? ' FOR UPDATE' : ''}`,
+          [id, accountId],
+        )
+      : [];
     if (!row) throw ApiError.notFound('Filter not found');
     return row;
   }
@@ -153,12 +186,21 @@ export class FiltersService {
     try {
       return await fn();
     } catch (error) {
-      if (isUniqueViolation(error, NAME_INDEX)) throw new ApiError(ErrorName.DuplicatedEntity, 'A filter with this name already exists', { name: 'is already the name of a filter of the account' });
+      if (isUniqueViolation(error, NAME_INDEX))
+        throw new ApiError(ErrorName.DuplicatedEntity, 'A filter with this name already exists', {
+          name: 'is already the name of a filter of the account',
+        });
       throw error;
     }
   }
 }
 
 export function toFilterDto(row: FilterRow): FilterDto {
-  return { id: row.id, name: row.name, conditions: row.conditions, created_at: new Date(row.created_at).toISOString(), modified_at: new Date(row.modified_at).toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    conditions: row.conditions,
+    created_at: new Date(row.created_at).toISOString(),
+    modified_at: new Date(row.modified_at).toISOString(),
+  };
 }

@@ -9,7 +9,13 @@ export interface LeadSourceRow {
 }
 
 /** Lead sources in their display order: position, then creation. */
-export function leadSourceRows(m: EntityManager, accountId: string, limit?: number, offset = 0, time: TimeFilterInput = {}): Promise<LeadSourceRow[]> {
+export function leadSourceRows(
+  m: EntityManager,
+  accountId: string,
+  limit?: number,
+  offset = 0,
+  time: TimeFilterInput = {},
+): Promise<LeadSourceRow[]> {
   const page = limit === undefined ? '' : ` LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
   const { where, params } = accountTimeWhere(accountId, time, 'l');
   return m.query(`SELECT id, text FROM crm.lead_sources l WHERE ${where} ORDER BY position, created_at, id${page}`, params);
@@ -23,7 +29,10 @@ export async function leadSourceCount(m: EntityManager, accountId: string, time:
 }
 
 export async function leadSourceRow(m: EntityManager, accountId: string, id: string, lock = false): Promise<LeadSourceRow | undefined> {
-  const [row] = await m.query(`SELECT id, text FROM crm.lead_sources WHERE account_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [accountId, id]);
+  const [row] = await m.query(`SELECT id, text FROM crm.lead_sources WHERE account_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    accountId,
+    id,
+  ]);
   return row;
 }
 

@@ -51,7 +51,10 @@ export class LeadSourcesService {
     const id = newId();
     return this.unique(() =>
       this.dataSource.transaction(async (m) => {
-        await m.query('INSERT INTO crm.lead_sources (id, account_id, text, position) VALUES ($1, $2::varchar, $3, (SELECT coalesce(max(position), -1) + 1 FROM crm.lead_sources WHERE account_id = $2::varchar))', [id, caller.account_id, text]);
+        await m.query(
+          'INSERT INTO crm.lead_sources (id, account_id, text, position) VALUES ($1, $2::varchar, $3, (SELECT coalesce(max(position), -1) + 1 FROM crm.lead_sources WHERE account_id = $2::varchar))',
+          [id, caller.account_id, text],
+        );
         const [reply] = await this.withCounts(m, caller, [await this.find(m, caller.account_id, id)]);
         return reply;
       }),
@@ -76,7 +79,10 @@ export class LeadSourcesService {
     const { lead_source_id } = parseContract(LeadSourceIdRequest, payload);
     await this.dataSource.transaction(async (m) => {
       const source = await this.find(m, caller.account_id, lead_source_id, true);
-      await m.query('UPDATE crm.contacts SET lead_source_id = NULL, modified_at = now() WHERE account_id = $1 AND lead_source_id = $2', [caller.account_id, source.id]);
+      await m.query('UPDATE crm.contacts SET lead_source_id = NULL, modified_at = now() WHERE account_id = $1 AND lead_source_id = $2', [
+        caller.account_id,
+        source.id,
+      ]);
       await m.query('DELETE FROM crm.lead_sources WHERE id = $1', [source.id]);
     });
     return {};
@@ -113,7 +119,10 @@ export class LeadSourcesService {
     try {
       return await fn();
     } catch (error) {
-      if (isUniqueViolation(error, NAME_INDEX)) throw new ApiError(ErrorName.DuplicatedEntity, 'A lead source with this name already exists', { text: 'is already the name of a lead source of the account' });
+      if (isUniqueViolation(error, NAME_INDEX))
+        throw new ApiError(ErrorName.DuplicatedEntity, 'A lead source with this name already exists', {
+          text: 'is already the name of a lead source of the account',
+        });
       throw error;
     }
   }

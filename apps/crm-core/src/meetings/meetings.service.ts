@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import { ApiError, CreateMeetingRequest, ListMeetingsRequest, MeetingIdRequest, UpdateMeetingRequest, type Caller, type ListMeetingsReply, type MeetingDto, type MeetingReply } from '@crm/contracts';
+import {
+  ApiError,
+  CreateMeetingRequest,
+  ListMeetingsRequest,
+  MeetingIdRequest,
+  UpdateMeetingRequest,
+  type Caller,
+  type ListMeetingsReply,
+  type MeetingDto,
+  type MeetingReply,
+} from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { writeEvent } from '../outbox/outbox';
 import { deleteAttachments, replaceAttachments } from '../records/attachments';
@@ -51,15 +61,18 @@ export class MeetingsService {
     return this.dataSource.transaction(async (m) => {
       const contact = await findContact(m, caller.account_id, request.contact_id);
       const id = newId();
-      await m.query('INSERT INTO crm.meetings (id, account_id, contact_id, author_id, text, meeting_time_int, place) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-        id,
-        caller.account_id,
-        contact.id,
-        caller.user_id,
-        request.text ?? '',
-        request.meeting_time_int ?? nowSeconds(),
-        request.place ?? '',
-      ]);
+      await m.query(
+        'INSERT INTO crm.meetings (id, account_id, contact_id, author_id, text, meeting_time_int, place) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [
+          id,
+          caller.account_id,
+          contact.id,
+          caller.user_id,
+          request.text ?? '',
+          request.meeting_time_int ?? nowSeconds(),
+          request.place ?? '',
+        ],
+      );
       if (request.attachments?.length) await replaceAttachments(m, caller.account_id, 'meeting', id, contact.id, request.attachments);
       await touchLastActivity(m, contact.id);
       const meeting = await this.load(m, caller.account_id, id);
@@ -81,7 +94,8 @@ export class MeetingsService {
     const partial = request.partial === true;
     return this.dataSource.transaction(async (m) => {
       const current = await this.lock(m, caller.account_id, request.meeting_id);
-      const pick = <T>(sent: T | null | undefined, currentValue: T, fallback: T): T => (sent === undefined ? (partial ? currentValue : fallback) : sent === null ? fallback : sent);
+      const pick = <T>(sent: T | null | undefined, currentValue: T, fallback: T): T =>
+        sent === undefined ? (partial ? currentValue : fallback) : sent === null ? fallback : sent;
       await m.query('UPDATE crm.meetings SET text = $2, meeting_time_int = $3, place = $4, modified_at = now() WHERE id = $1', [
         current.id,
         pick(request.text, current.text, ''),
@@ -123,7 +137,9 @@ export class MeetingsService {
 
   private async load(m: EntityManager, accountId: string, meetingId: string): Promise<MeetingDto> {
     const id = normalizeId(meetingId);
-    const [row]: MeetingRow[] = id ? await m.query(`${MEETING_SELECT} WHERE g.id = $1 AND g.account_id = $2 AND c.deleted_at IS NULL`, [id, accountId]) : [];
+    const [row]: MeetingRow[] = id
+      ? await m.query(`${MEETING_SELECT} WHERE g.id = $1 AND g.account_id = $2 AND c.deleted_at IS NULL`, [id, accountId])
+      : [];
     if (!row) throw ApiError.notFound('Meeting not found');
     return toMeetingDto(row);
   }

@@ -296,14 +296,34 @@ export class CrmRecords1764100000000 implements MigrationInterface {
         CONSTRAINT actions_done_ck CHECK ((status = 'done') = done)
       )`);
     // At most one next action per contact and assignee (the invariant concurrent writes must keep).
-    await q.query(`CREATE UNIQUE INDEX actions_next_uq ON crm.actions (contact_id, assignee_id) WHERE status IN ('date', 'date_time', 'waiting')`);
+    await q.query(
+      `CREATE UNIQUE INDEX actions_next_uq ON crm.actions (contact_id, assignee_id) WHERE status IN ('date', 'date_time', 'waiting')`,
+    );
     await q.query(`CREATE INDEX actions_contact_idx ON crm.actions (contact_id, assignee_id, status, position)`);
     await q.query(`CREATE INDEX actions_assignee_idx ON crm.actions (account_id, assignee_id, status, date)`);
-    await q.query(`CREATE UNIQUE INDEX actions_external_uq ON crm.actions (account_id, external_provider, external_id) WHERE external_provider IS NOT NULL`);
+    await q.query(
+      `CREATE UNIQUE INDEX actions_external_uq ON crm.actions (account_id, external_provider, external_id) WHERE external_provider IS NOT NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['actions', 'meetings', 'calls', 'notes', 'deal_contacts', 'deal_items', 'deals', 'contact_tags', 'contacts', 'companies', 'pipelines', 'filters', 'tags', 'lead_sources', 'statuses']) {
+    for (const table of [
+      'actions',
+      'meetings',
+      'calls',
+      'notes',
+      'deal_contacts',
+      'deal_items',
+      'deals',
+      'contact_tags',
+      'contacts',
+      'companies',
+      'pipelines',
+      'filters',
+      'tags',
+      'lead_sources',
+      'statuses',
+    ]) {
       await q.query(`DROP TABLE crm.${table}`);
     }
   }

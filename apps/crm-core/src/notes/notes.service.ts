@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import { ApiError, CreateNoteRequest, ListNotesRequest, NoteIdRequest, UpdateNoteRequest, type Caller, type ListNotesReply, type NoteDto, type NoteReply } from '@crm/contracts';
+import {
+  ApiError,
+  CreateNoteRequest,
+  ListNotesRequest,
+  NoteIdRequest,
+  UpdateNoteRequest,
+  type Caller,
+  type ListNotesReply,
+  type NoteDto,
+  type NoteReply,
+} from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { preparedQuery } from '../contacts/prepared-query';
 import { writeEvent } from '../outbox/outbox';
@@ -69,7 +79,9 @@ export class NotesService {
         : [];
       if (!contact) throw ApiError.notFound('Contact not found');
       const deal = await linkedDeal(m, caller.account_id, contact.id, request.linked_deal_id);
-      const notify = request.user_ids_to_notify?.length ? await findUsers(m, caller.account_id, request.user_ids_to_notify, 'user_ids_to_notify') : new Map();
+      const notify = request.user_ids_to_notify?.length
+        ? await findUsers(m, caller.account_id, request.user_ids_to_notify, 'user_ids_to_notify')
+        : new Map();
       const id = newId();
       const date = request.date ?? todayUtc();
       // The note, and the contact's last activity moving to now.
@@ -132,8 +144,18 @@ export class NotesService {
       const current = await this.lock(m, caller.account_id, request.note_id);
       const text = request.text ?? current.text;
       const date = request.date !== undefined ? (request.date ?? todayUtc()) : partial ? current.date : todayUtc();
-      const linkedDealId = request.linked_deal_id !== undefined ? ((await linkedDeal(m, caller.account_id, current.contact_id, request.linked_deal_id))?.id ?? null) : partial ? current.linked_deal_id : null;
-      await m.query('UPDATE crm.notes SET text = $2, date = $3, linked_deal_id = $4, modified_at = now() WHERE id = $1', [current.id, text, date, linkedDealId]);
+      const linkedDealId =
+        request.linked_deal_id !== undefined
+          ? ((await linkedDeal(m, caller.account_id, current.contact_id, request.linked_deal_id))?.id ?? null)
+          : partial
+            ? current.linked_deal_id
+            : null;
+      await m.query('UPDATE crm.notes SET text = $2, date = $3, linked_deal_id = $4, modified_at = now() WHERE id = $1', [
+        current.id,
+        text,
+        date,
+        linkedDealId,
+      ]);
       const attachments = request.attachments !== undefined ? (request.attachments ?? []) : partial ? null : [];
       if (attachments !== null) await replaceAttachments(m, caller.account_id, 'note', current.id, current.contact_id, attachments);
       const note = await this.load(m, caller.account_id, current.id);
@@ -170,7 +192,9 @@ export class NotesService {
 
   private async load(m: EntityManager, accountId: string, noteId: string): Promise<NoteDto> {
     const id = normalizeId(noteId);
-    const [row]: NoteRow[] = id ? await m.query(`${NOTE_SELECT} WHERE n.id = $1 AND n.account_id = $2 AND c.deleted_at IS NULL`, [id, accountId]) : [];
+    const [row]: NoteRow[] = id
+      ? await m.query(`${NOTE_SELECT} WHERE n.id = $1 AND n.account_id = $2 AND c.deleted_at IS NULL`, [id, accountId])
+      : [];
     if (!row) throw ApiError.notFound('Note not found');
     return toNoteDto(row);
   }
@@ -192,15 +216,19 @@ export class NotesService {
  * The deal a note links to: "" or null is none; otherwise a deal of the account (404) whose
  * primary or linked contact is the note's contact (400 otherwise).
  */
-async function linkedDeal(m: EntityManager, accountId: string, contactId: string, value: string | null | undefined): Promise<{ id: string; name: string } | null> {
+async function linkedDeal(
+  m: EntityManager,
+  accountId: string,
+  contactId: string,
+  value: string | null | undefined,
+): Promise<{ id: string; name: string } | null> {
   if (value === undefined || value === null || value.trim() === '') return null;
   const id = normalizeId(value);
   const [deal] = id
-    ? await m.query('SELECT d.id, d.name, (d.contact_id = $3 OR EXISTS (SELECT 1 FROM crm.deal_contacts dc WHERE dc.deal_id = d.id AND dc.contact_id = $3)) AS of_contact FROM crm.deals d WHERE d.id = $1 AND d.account_id = $2', [
-        id,
-        accountId,
-        contactId,
-      ])
+    ? await m.query(
+        'SELECT d.id, d.name, (d.contact_id = $3 OR EXISTS (SELECT 1 FROM crm.deal_contacts dc WHERE dc.deal_id = d.id AND dc.contact_id = $3)) AS of_contact FROM crm.deals d WHERE d.id = $1 AND d.account_id = $2',
+        [id, accountId, contactId],
+      )
     : [];
   if (!deal) throw ApiError.notFound('linked_deal_id names no deal of the account');
   if (!deal.of_contact)

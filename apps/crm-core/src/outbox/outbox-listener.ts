@@ -31,7 +31,12 @@ export class OutboxListener {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'crm-core-outbox-listener', connectionTimeoutMillis: 5000, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      application_name: 'crm-core-outbox-listener',
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+    });
     const lost = () => {
       if (this.client !== client) return;
       this.client = undefined;

@@ -50,7 +50,14 @@ describe('transactional outbox relayed to JetStream (real PostgreSQL and NATS)',
 
   it('relays only committed events, each once, with two relays running at once', async () => {
     await dataSource.transaction(async (m) => {
-      for (let i = 0; i < 120; i += 1) await writeEvent(m, { account_id: ACCOUNT, type: 'contact', reason: 'created', record_id: String(i).padStart(24, '0'), data: { contact: { id: String(i).padStart(24, '0') } } });
+      for (let i = 0; i < 120; i += 1)
+        await writeEvent(m, {
+          account_id: ACCOUNT,
+          type: 'contact',
+          reason: 'created',
+          record_id: String(i).padStart(24, '0'),
+          data: { contact: { id: String(i).padStart(24, '0') } },
+        });
     });
     await dataSource
       .transaction(async (m) => {
@@ -60,11 +67,13 @@ describe('transactional outbox relayed to JetStream (real PostgreSQL and NATS)',
       .catch(() => undefined);
 
     const relays = [new OutboxRelay(dataSource, nc, namespace, logger), new OutboxRelay(dataSource, nc, namespace, logger)];
-    const counts = await Promise.all(relays.map(async (relay) => {
-      let total = 0;
-      for (let n = await relay.relayBatch(25); n > 0; n = await relay.relayBatch(25)) total += n;
-      return total;
-    }));
+    const counts = await Promise.all(
+      relays.map(async (relay) => {
+        let total = 0;
+        for (let n = await relay.relayBatch(25); n > 0; n = await relay.relayBatch(25)) total += n;
+        return total;
+      }),
+    );
     expect(counts[0] + counts[1]).toBe(120);
 
     const events = await streamEvents();
@@ -78,7 +87,15 @@ describe('transactional outbox relayed to JetStream (real PostgreSQL and NATS)',
   });
 
   it('drops a re-publish of the same event (a crash between publish and mark)', async () => {
-    const eventId = await dataSource.transaction((m) => writeEvent(m, { account_id: ACCOUNT, type: 'note', reason: 'created', record_id: 'e'.repeat(24), data: { note: { id: 'e'.repeat(24) } } }));
+    const eventId = await dataSource.transaction((m) =>
+      writeEvent(m, {
+        account_id: ACCOUNT,
+        type: 'note',
+        reason: 'created',
+        record_id: 'e'.repeat(24),
+        data: { note: { id: 'e'.repeat(24) } },
+      }),
+    );
     const relay = new OutboxRelay(dataSource, nc, namespace, logger);
     expect(await relay.relayBatch()).toBe(1);
     await dataSource.query('UPDATE crm.outbox SET published_at = NULL WHERE event_id = $1', [eventId]);
@@ -100,7 +117,16 @@ describe('transactional outbox relayed to JetStream (real PostgreSQL and NATS)',
     const written: string[] = [];
     for (let batch = 0; batch < 10; batch += 1) {
       await dataSource.transaction(async (m) => {
-        for (let i = 0; i < 20; i += 1) written.push(await writeEvent(m, { account_id: ACCOUNT, type: 'deal', reason: 'updated', record_id: 'd'.repeat(24), data: { deal: { id: 'd'.repeat(24), n: batch * 20 + i } } }));
+        for (let i = 0; i < 20; i += 1)
+          written.push(
+            await writeEvent(m, {
+              account_id: ACCOUNT,
+              type: 'deal',
+              reason: 'updated',
+              record_id: 'd'.repeat(24),
+              data: { deal: { id: 'd'.repeat(24), n: batch * 20 + i } },
+            }),
+          );
       });
     }
     const deadline = Date.now() + 5000;

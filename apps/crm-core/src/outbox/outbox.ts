@@ -99,7 +99,16 @@ export class OutboxRelay {
       );
       const acks = await Promise.allSettled(
         rows.map((row) => {
-          const event: DomainEvent = { event_id: row.event_id, account_id: row.account_id, type: row.type, reason: row.reason, record_id: row.record_id, contact_status_id: row.contact_status_id, timestamp: Math.floor(new Date(row.occurred_at).getTime() / 1000), data: row.data };
+          const event: DomainEvent = {
+            event_id: row.event_id,
+            account_id: row.account_id,
+            type: row.type,
+            reason: row.reason,
+            record_id: row.record_id,
+            contact_status_id: row.contact_status_id,
+            timestamp: Math.floor(new Date(row.occurred_at).getTime() / 1000),
+            data: row.data,
+          };
           return this.js.publish(eventSubject(this.namespace, row.type, row.reason), JSON.stringify(event), { msgID: row.event_id });
         }),
       );

@@ -39,11 +39,18 @@ export function pipelineIdsParam(pipelineId?: string | null, salesPipelineId?: s
 }
 
 /** Picks the deal pipeline and sales pipeline from candidate rows: the ones named (404 unless of the right kind), else the defaults. */
-export function pickPipelines(rows: readonly PipelineRef[], pipelineId?: string | null, salesPipelineId?: string | null): { pipeline: PipelineRef; sales: PipelineRef } {
+export function pickPipelines(
+  rows: readonly PipelineRef[],
+  pipelineId?: string | null,
+  salesPipelineId?: string | null,
+): { pipeline: PipelineRef; sales: PipelineRef } {
   const wanted = wantedPipelines(pipelineId, salesPipelineId);
   const pick = (kind: 'pipeline' | 'sales', id: string | null): PipelineRef => {
     const found = id ? rows.find((r) => r.id === id && r.kind === kind) : rows.find((r) => r.kind === kind && r.is_default);
-    if (!found) throw ApiError.notFound(kind === 'pipeline' ? 'pipeline_id names no pipeline of the account' : 'sales_pipeline_id names no sales pipeline of the account');
+    if (!found)
+      throw ApiError.notFound(
+        kind === 'pipeline' ? 'pipeline_id names no pipeline of the account' : 'sales_pipeline_id names no sales pipeline of the account',
+      );
     return found;
   };
   return {
@@ -56,7 +63,15 @@ export function pickPipelines(rows: readonly PipelineRef[], pipelineId?: string 
  * The deal pipeline and sales pipeline a deal uses: the ones named (404 unless the account has
  * them, of the right kind), else the account's defaults (seeded with every account). One query.
  */
-export async function resolvePipelines(m: EntityManager, accountId: string, pipelineId?: string | null, salesPipelineId?: string | null): Promise<{ pipeline: PipelineRef; sales: PipelineRef }> {
-  const [row]: Array<{ pipelines: PipelineRef[] }> = await m.query(`SELECT ${pipelinesJson('$1', '$2')} AS pipelines`, [accountId, pipelineIdsParam(pipelineId, salesPipelineId)]);
+export async function resolvePipelines(
+  m: EntityManager,
+  accountId: string,
+  pipelineId?: string | null,
+  salesPipelineId?: string | null,
+): Promise<{ pipeline: PipelineRef; sales: PipelineRef }> {
+  const [row]: Array<{ pipelines: PipelineRef[] }> = await m.query(`SELECT ${pipelinesJson('$1', '$2')} AS pipelines`, [
+    accountId,
+    pipelineIdsParam(pipelineId, salesPipelineId),
+  ]);
   return pickPipelines(row.pipelines, pipelineId, salesPipelineId);
 }

@@ -58,7 +58,11 @@ export class PipelinesService {
     const { where, params } = accountTimeWhere(caller.account_id, request, 'p');
     const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.pipelines p WHERE ${where}`, params);
     const n = params.length;
-    const rows: PipelineRow[] = await this.dataSource.query(`${SELECT} p WHERE ${where} ${ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
+    const rows: PipelineRow[] = await this.dataSource.query(`${SELECT} p WHERE ${where} ${ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`, [
+      ...params,
+      per_page,
+      (page - 1) * per_page,
+    ]);
     return { pipelines: rows.map((row) => ({ pipeline: toPipelineDto(row) })), ...pageInfo(total, page, per_page) };
   }
 
@@ -71,7 +75,9 @@ export class PipelinesService {
   async get(caller: Caller, payload: unknown): Promise<PipelineReply> {
     const { pipeline_id } = parseContract(PipelineIdRequest, payload);
     const id = pipeline_id.toLowerCase();
-    const [row]: PipelineRow[] = isId(id) ? await this.dataSource.query(`${SELECT} WHERE id = $1 AND account_id = $2`, [id, caller.account_id]) : [];
+    const [row]: PipelineRow[] = isId(id)
+      ? await this.dataSource.query(`${SELECT} WHERE id = $1 AND account_id = $2`, [id, caller.account_id])
+      : [];
     if (!row) throw ApiError.notFound('Pipeline not found');
     return { pipeline: toPipelineDto(row) };
   }

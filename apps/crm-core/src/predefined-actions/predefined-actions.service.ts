@@ -59,7 +59,10 @@ export class PredefinedActionsService {
     const { where, params } = accountTimeWhere(caller.account_id, request, 'a');
     const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.predefined_actions a WHERE ${where}`, params);
     const n = params.length;
-    const rows: ActionRow[] = await this.dataSource.query(`SELECT ${ACTION_COLUMNS} FROM crm.predefined_actions a WHERE ${where} ORDER BY a.created_at, a.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
+    const rows: ActionRow[] = await this.dataSource.query(
+      `SELECT ${ACTION_COLUMNS} FROM crm.predefined_actions a WHERE ${where} ORDER BY a.created_at, a.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, per_page, (page - 1) * per_page],
+    );
     return { predefined_actions: rows.map((row) => ({ predefined_action: actionDto(row) })), ...pageInfo(total, page, per_page) };
   }
 
@@ -75,7 +78,10 @@ export class PredefinedActionsService {
     if (request.status !== 'date_time' && request.time) throw ApiError.invalid({ time: 'is only allowed with status date_time' });
     if (request.status === 'waiting' && request.days_after !== 0) throw ApiError.invalid({ days_after: 'a waiting action has no date' });
     const id = newId();
-    await this.dataSource.query('INSERT INTO crm.predefined_actions (id, account_id, text, status, days_after, time) VALUES ($1, $2, $3, $4, $5, $6)', [id, caller.account_id, request.text, request.status, request.days_after, request.time ?? null]);
+    await this.dataSource.query(
+      'INSERT INTO crm.predefined_actions (id, account_id, text, status, days_after, time) VALUES ($1, $2, $3, $4, $5, $6)',
+      [id, caller.account_id, request.text, request.status, request.days_after, request.time ?? null],
+    );
     return { predefined_action: actionDto(await this.findAction(this.dataSource.manager, caller.account_id, id)) };
   }
 
@@ -89,7 +95,9 @@ export class PredefinedActionsService {
       if (action.group_id) {
         const [{ n }] = await m.query('SELECT count(*)::int AS n FROM crm.predefined_actions WHERE group_id = $1', [action.group_id]);
         if (n < 2) {
-          await m.query('UPDATE crm.predefined_actions SET group_position = NULL, modified_at = now() WHERE group_id = $1', [action.group_id]);
+          await m.query('UPDATE crm.predefined_actions SET group_position = NULL, modified_at = now() WHERE group_id = $1', [
+            action.group_id,
+          ]);
           await m.query('DELETE FROM crm.predefined_action_groups WHERE id = $1', [action.group_id]);
         }
       }
@@ -101,10 +109,19 @@ export class PredefinedActionsService {
     const request = parseContract(ListPredefinedActionGroupsRequest, payload);
     const { page, per_page } = request;
     const { where, params } = accountTimeWhere(caller.account_id, request, 'g');
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.predefined_action_groups g WHERE ${where}`, params);
+    const [{ total }] = await this.dataSource.query(
+      `SELECT count(*)::int AS total FROM crm.predefined_action_groups g WHERE ${where}`,
+      params,
+    );
     const n = params.length;
-    const rows: GroupRow[] = await this.dataSource.query(`${GROUP_SELECT} WHERE ${where} ORDER BY g.created_at, g.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
-    return { predefined_action_groups: rows.map((row) => ({ predefined_action_group: groupDto(row) })), ...pageInfo(total, page, per_page) };
+    const rows: GroupRow[] = await this.dataSource.query(
+      `${GROUP_SELECT} WHERE ${where} ORDER BY g.created_at, g.id LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, per_page, (page - 1) * per_page],
+    );
+    return {
+      predefined_action_groups: rows.map((row) => ({ predefined_action_group: groupDto(row) })),
+      ...pageInfo(total, page, per_page),
+    };
   }
 
   async getGroup(caller: Caller, payload: unknown): Promise<PredefinedActionGroupReply> {
@@ -121,17 +138,33 @@ export class PredefinedActionsService {
     const groupId = newId();
     try {
       await this.dataSource.transaction(async (m) => {
-        const rows: Array<{ id: string; group_id: string | null }> = await m.query('SELECT id, group_id FROM crm.predefined_actions WHERE account_id = $1 AND id = ANY($2) FOR UPDATE', [caller.account_id, ids.filter(isId)]);
+        const rows: Array<{ id: string; group_id: string | null }> = await m.query(
+          'SELECT id, group_id FROM crm.predefined_actions WHERE account_id = $1 AND id = ANY($2) FOR UPDATE',
+          [caller.account_id, ids.filter(isId)],
+        );
         const found = new Map(rows.map((r) => [r.id, r]));
         const missing = ids.filter((id) => !found.has(id));
         if (missing.length > 0) throw ApiError.notFound(`Predefined action not found: ${missing.join(', ')}`);
         const grouped = rows.filter((r) => r.group_id);
-        if (grouped.length > 0) throw ApiError.invalid({ predefined_action_ids: `already in a group: ${grouped.map((r) => r.id).join(', ')}` });
-        await m.query('INSERT INTO crm.predefined_action_groups (id, account_id, name) VALUES ($1, $2, $3)', [groupId, caller.account_id, request.name]);
-        for (const [position, id] of ids.entries()) await m.query('UPDATE crm.predefined_actions SET group_id = $1, group_position = $2, modified_at = now() WHERE id = $3', [groupId, position, id]);
+        if (grouped.length > 0)
+          throw ApiError.invalid({ predefined_action_ids: `already in a group: ${grouped.map((r) => r.id).join(', ')}` });
+        await m.query('INSERT INTO crm.predefined_action_groups (id, account_id, name) VALUES ($1, $2, $3)', [
+          groupId,
+          caller.account_id,
+          request.name,
+        ]);
+        for (const [position, id] of ids.entries())
+          await m.query('UPDATE crm.predefined_actions SET group_id = $1, group_position = $2, modified_at = now() WHERE id = $3', [
+            groupId,
+            position,
+            id,
+          ]);
       });
     } catch (error) {
-      if (isUniqueViolation(error, 'predefined_action_groups_name_uq')) throw new ApiError(ErrorName.DuplicatedEntity, 'A predefined action group with this name already exists', { name: 'already exists' });
+      if (isUniqueViolation(error, 'predefined_action_groups_name_uq'))
+        throw new ApiError(ErrorName.DuplicatedEntity, 'A predefined action group with this name already exists', {
+          name: 'already exists',
+        });
       throw error;
     }
     return { predefined_action_group: groupDto(await this.findGroup(this.dataSource.manager, caller.account_id, groupId)) };
@@ -151,14 +184,21 @@ export class PredefinedActionsService {
 
   private async findAction(m: EntityManager, accountId: string, id: string, lock = false): Promise<ActionRow> {
     const normalized = id.toLowerCase();
-    const rows: ActionRow[] = isId(normalized) ? await m.query(`SELECT ${ACTION_COLUMNS} FROM crm.predefined_actions WHERE id = $1 AND account_id = $2${lock ? ' FOR UPDATE' : ''}`, [normalized, accountId]) : [];
+    const rows: ActionRow[] = isId(normalized)
+      ? await m.query(
+          `SELECT ${ACTION_COLUMNS} FROM crm.predefined_actions WHERE id = $1 AND account_id = $2${lock ? ' FOR UPDATE' : ''}`,
+          [normalized, accountId],
+        )
+      : [];
     if (!rows[0]) throw ApiError.notFound('Predefined action not found');
     return rows[0];
   }
 
   private async findGroup(m: EntityManager, accountId: string, id: string): Promise<GroupRow> {
     const normalized = id.toLowerCase();
-    const rows: GroupRow[] = isId(normalized) ? await m.query(`${GROUP_SELECT} WHERE g.id = $1 AND g.account_id = $2`, [normalized, accountId]) : [];
+    const rows: GroupRow[] = isId(normalized)
+      ? await m.query(`${GROUP_SELECT} WHERE g.id = $1 AND g.account_id = $2`, [normalized, accountId])
+      : [];
     if (!rows[0]) throw ApiError.notFound('Predefined action group not found');
     return rows[0];
   }
@@ -178,5 +218,11 @@ function actionDto(row: ActionRow): PredefinedActionDto {
 }
 
 function groupDto(row: GroupRow): PredefinedActionGroupDto {
-  return { id: row.id, name: row.name, predefined_action_ids: row.member_ids, created_at: new Date(row.created_at).toISOString(), modified_at: new Date(row.modified_at).toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    predefined_action_ids: row.member_ids,
+    created_at: new Date(row.created_at).toISOString(),
+    modified_at: new Date(row.modified_at).toISOString(),
+  };
 }

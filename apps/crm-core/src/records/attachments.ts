@@ -46,15 +46,35 @@ export function toAttachmentDtos(rows: unknown): AttachmentDto[] {
  * one of the record's attachments updates it (pinned_at kept while it stays pinned), others are
  * added, and the record's attachments not listed are removed.
  */
-export async function replaceAttachments(m: EntityManager, accountId: string, type: AttachmentRecordType, recordId: string, contactId: string, inputs: readonly AttachmentInput[]): Promise<void> {
-  const existing: Array<{ id: string; pinned: boolean }> = await m.query('SELECT id, pinned FROM crm.attachments WHERE record_id = $1 AND account_id = $2', [recordId, accountId]);
+export async function replaceAttachments(
+  m: EntityManager,
+  accountId: string,
+  type: AttachmentRecordType,
+  recordId: string,
+  contactId: string,
+  inputs: readonly AttachmentInput[],
+): Promise<void> {
+  const existing: Array<{ id: string; pinned: boolean }> = await m.query(
+    'SELECT id, pinned FROM crm.attachments WHERE record_id = $1 AND account_id = $2',
+    [recordId, accountId],
+  );
   const byId = new Map(existing.map((a) => [a.id, a]));
   const kept = new Set<string>();
   for (const [position, input] of inputs.entries()) {
     const id = input.id?.toLowerCase();
     const current = id ? byId.get(id) : undefined;
     const pinned = input.pinned === true;
-    const values = [input.filename, input.custom_filename ?? '', pinned, input.size ?? 0, input.storage_provider || 'external', input.url, input.url_expires_at ?? null, input.thumbnail_url ?? null, position];
+    const values = [
+      input.filename,
+      input.custom_filename ?? '',
+      pinned,
+      input.size ?? 0,
+      input.storage_provider || 'external',
+      input.url,
+      input.url_expires_at ?? null,
+      input.thumbnail_url ?? null,
+      position,
+    ];
     if (current && !kept.has(current.id)) {
       kept.add(current.id);
       await m.query(

@@ -53,10 +53,21 @@ const CONTACT_REF_COLUMNS = 'id, status_id, owner_id, first_name, last_name, com
  * (`FOR NO KEY UPDATE`): writes that keep per-contact invariants (one next action per assignee,
  * queue positions) serialize on it, while foreign-key checks of concurrent inserts still pass.
  */
-export async function findContact(m: EntityManager, accountId: string, contactId: string, options: { lock?: boolean; field?: string } = {}): Promise<ContactRef> {
+export async function findContact(
+  m: EntityManager,
+  accountId: string,
+  contactId: string,
+  options: { lock?: boolean; field?: string } = {},
+): Promise<ContactRef> {
   const id = normalizeId(contactId);
-  const rows: ContactRef[] = id ? await m.query(`SELECT ${CONTACT_REF_COLUMNS} FROM crm.contacts WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL${options.lock ? ' FOR NO KEY UPDATE' : ''}`, [id, accountId]) : [];
-  if (rows.length === 0) throw ApiError.notFound(options.field ? `No contact of the account has this ${options.field}` : 'Contact not found');
+  const rows: ContactRef[] = id
+    ? await m.query(
+        `SELECT ${CONTACT_REF_COLUMNS} FROM crm.contacts WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL${options.lock ? ' FOR NO KEY UPDATE' : ''}`,
+        [id, accountId],
+      )
+    : [];
+  if (rows.length === 0)
+    throw ApiError.notFound(options.field ? `No contact of the account has this ${options.field}` : 'Contact not found');
   return rows[0];
 }
 
@@ -65,7 +76,10 @@ export async function findContacts(m: EntityManager, accountId: string, ids: rea
   const normalized = [...new Set(ids.map((id) => normalizeId(id)))];
   if (normalized.some((id) => id === null)) throw ApiError.notFound(`${field} names a contact that does not exist`);
   if (normalized.length === 0) return [];
-  const rows: ContactRef[] = await m.query(`SELECT ${CONTACT_REF_COLUMNS} FROM crm.contacts WHERE id = ANY($1::varchar[]) AND account_id = $2 AND deleted_at IS NULL`, [normalized, accountId]);
+  const rows: ContactRef[] = await m.query(
+    `SELECT ${CONTACT_REF_COLUMNS} FROM crm.contacts WHERE id = ANY($1::varchar[]) AND account_id = $2 AND deleted_at IS NULL`,
+    [normalized, accountId],
+  );
   if (rows.length !== normalized.length) throw ApiError.notFound(`${field} names a contact that does not exist`);
   return rows;
 }
@@ -83,7 +97,10 @@ export async function findUsers(m: EntityManager, accountId: string, ids: readon
   if (normalized.some((id) => id === null)) throw ApiError.notFound(`${field} names a user that does not exist`);
   const out = new Map<string, UserRef>();
   if (normalized.length === 0) return out;
-  const rows: UserRef[] = await m.query('SELECT id, first_name, last_name, email FROM crm.users WHERE id = ANY($1::varchar[]) AND account_id = $2', [normalized, accountId]);
+  const rows: UserRef[] = await m.query(
+    'SELECT id, first_name, last_name, email FROM crm.users WHERE id = ANY($1::varchar[]) AND account_id = $2',
+    [normalized, accountId],
+  );
   if (rows.length !== normalized.length) throw ApiError.notFound(`${field} names a user that does not exist`);
   for (const row of rows) out.set(row.id, row);
   return out;

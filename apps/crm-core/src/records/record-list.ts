@@ -41,14 +41,23 @@ export async function listPage<Row>(
   if (spec.extra) where.push(...spec.extra(params));
   where.push(...timeConditions(input, spec.alias, spec.dateColumns ?? new Set(), params));
   const condition = where.join(' AND ');
-  const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM ${spec.table} ${spec.alias} JOIN crm.contacts c ON c.id = ${spec.alias}.contact_id WHERE ${condition}`, params);
+  const [{ total }] = await m.query(
+    `SELECT count(*)::int AS total FROM ${spec.table} ${spec.alias} JOIN crm.contacts c ON c.id = ${spec.alias}.contact_id WHERE ${condition}`,
+    params,
+  );
   const direction = orderSql(input.order, 'asc');
   const order = input.sort_by ? `${spec.alias}.${input.sort_by} ${direction} NULLS LAST, ${spec.alias}.id ${direction}` : spec.defaultOrder;
-  const rows: Row[] = await m.query(`${spec.select} WHERE ${condition} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, input.per_page, (input.page - 1) * input.per_page]);
+  const rows: Row[] = await m.query(
+    `${spec.select} WHERE ${condition} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, input.per_page, (input.page - 1) * input.per_page],
+  );
   return { rows, page: pageInfo(total, input.page, input.per_page) };
 }
 
 /** The contact's last activity moves to now when a note, call or meeting is logged. */
 export async function touchLastActivity(m: EntityManager, contactId: string): Promise<void> {
-  await m.query('UPDATE crm.contacts SET last_activity_at = now() WHERE id = $1 AND (last_activity_at IS NULL OR last_activity_at < now())', [contactId]);
+  await m.query(
+    'UPDATE crm.contacts SET last_activity_at = now() WHERE id = $1 AND (last_activity_at IS NULL OR last_activity_at < now())',
+    [contactId],
+  );
 }

@@ -27,9 +27,18 @@ function group<T>(ids: readonly string[], items: Array<{ key: string; value: T }
 }
 
 /** Deals whose primary contact is one of `contactIds` (every status), newest date first. */
-export async function dealsOfContacts(m: EntityManager, accountId: string, contactIds: readonly string[]): Promise<Map<string, Array<{ deal: DealDto }>>> {
+export async function dealsOfContacts(
+  m: EntityManager,
+  accountId: string,
+  contactIds: readonly string[],
+): Promise<Map<string, Array<{ deal: DealDto }>>> {
   if (contactIds.length === 0) return new Map();
-  const deals = await selectDeals(m, accountId, 'WHERE d.account_id = $1 AND d.contact_id = ANY($2::varchar[]) ORDER BY d.date DESC, d.created_at DESC, d.id DESC', [accountId, [...contactIds]]);
+  const deals = await selectDeals(
+    m,
+    accountId,
+    'WHERE d.account_id = $1 AND d.contact_id = ANY($2::varchar[]) ORDER BY d.date DESC, d.created_at DESC, d.id DESC',
+    [accountId, [...contactIds]],
+  );
   return group(
     contactIds,
     deals.map(({ dto }) => ({ key: dto.contact_id, value: { deal: dto } })),
@@ -37,12 +46,24 @@ export async function dealsOfContacts(m: EntityManager, accountId: string, conta
 }
 
 /** Pending deals of each company: those whose primary contact (not deleted) belongs to it. */
-export async function pendingDealsOfCompanies(m: EntityManager, accountId: string, companyIds: readonly string[]): Promise<Map<string, Array<{ deal: DealDto }>>> {
+export async function pendingDealsOfCompanies(
+  m: EntityManager,
+  accountId: string,
+  companyIds: readonly string[],
+): Promise<Map<string, Array<{ deal: DealDto }>>> {
   if (companyIds.length === 0) return new Map();
-  const deals = await selectDeals(m, accountId, "WHERE d.account_id = $1 AND d.status = 'pending' AND c.company_id = ANY($2::varchar[]) AND c.deleted_at IS NULL ORDER BY d.date DESC, d.created_at DESC, d.id DESC", [accountId, [...companyIds]]);
+  const deals = await selectDeals(
+    m,
+    accountId,
+    "WHERE d.account_id = $1 AND d.status = 'pending' AND c.company_id = ANY($2::varchar[]) AND c.deleted_at IS NULL ORDER BY d.date DESC, d.created_at DESC, d.id DESC",
+    [accountId, [...companyIds]],
+  );
   const companyOf = new Map<string, string>();
   if (deals.length > 0) {
-    const rows: Array<{ id: string; company_id: string }> = await m.query('SELECT id, company_id FROM crm.contacts WHERE id = ANY($1::varchar[])', [[...new Set(deals.map(({ dto }) => dto.contact_id))]]);
+    const rows: Array<{ id: string; company_id: string }> = await m.query(
+      'SELECT id, company_id FROM crm.contacts WHERE id = ANY($1::varchar[])',
+      [[...new Set(deals.map(({ dto }) => dto.contact_id))]],
+    );
     for (const row of rows) companyOf.set(row.id, row.company_id);
   }
   return group(
@@ -55,9 +76,16 @@ export async function pendingDealsOfCompanies(m: EntityManager, accountId: strin
 }
 
 /** Notes of the contacts, newest date first. */
-export async function notesOfContacts(m: EntityManager, accountId: string, contactIds: readonly string[]): Promise<Map<string, Array<{ note: NoteDto }>>> {
+export async function notesOfContacts(
+  m: EntityManager,
+  accountId: string,
+  contactIds: readonly string[],
+): Promise<Map<string, Array<{ note: NoteDto }>>> {
   if (contactIds.length === 0) return new Map();
-  const rows: NoteRow[] = await m.query(`${NOTE_SELECT} WHERE n.account_id = $1 AND n.contact_id = ANY($2::varchar[]) ORDER BY n.date DESC, n.created_at DESC, n.id DESC`, [accountId, [...contactIds]]);
+  const rows: NoteRow[] = await m.query(
+    `${NOTE_SELECT} WHERE n.account_id = $1 AND n.contact_id = ANY($2::varchar[]) ORDER BY n.date DESC, n.created_at DESC, n.id DESC`,
+    [accountId, [...contactIds]],
+  );
   return group(
     contactIds,
     rows.map((row) => ({
@@ -68,9 +96,16 @@ export async function notesOfContacts(m: EntityManager, accountId: string, conta
 }
 
 /** Calls of the contacts, newest first. */
-export async function callsOfContacts(m: EntityManager, accountId: string, contactIds: readonly string[]): Promise<Map<string, Array<{ call: CallDto }>>> {
+export async function callsOfContacts(
+  m: EntityManager,
+  accountId: string,
+  contactIds: readonly string[],
+): Promise<Map<string, Array<{ call: CallDto }>>> {
   if (contactIds.length === 0) return new Map();
-  const rows: CallRow[] = await m.query(`${CALL_SELECT} WHERE l.account_id = $1 AND l.contact_id = ANY($2::varchar[]) ORDER BY l.call_time_int DESC, l.id DESC`, [accountId, [...contactIds]]);
+  const rows: CallRow[] = await m.query(
+    `${CALL_SELECT} WHERE l.account_id = $1 AND l.contact_id = ANY($2::varchar[]) ORDER BY l.call_time_int DESC, l.id DESC`,
+    [accountId, [...contactIds]],
+  );
   return group(
     contactIds,
     rows.map((row) => ({
@@ -81,9 +116,16 @@ export async function callsOfContacts(m: EntityManager, accountId: string, conta
 }
 
 /** Meetings of the contacts, newest first. */
-export async function meetingsOfContacts(m: EntityManager, accountId: string, contactIds: readonly string[]): Promise<Map<string, Array<{ meeting: MeetingDto }>>> {
+export async function meetingsOfContacts(
+  m: EntityManager,
+  accountId: string,
+  contactIds: readonly string[],
+): Promise<Map<string, Array<{ meeting: MeetingDto }>>> {
   if (contactIds.length === 0) return new Map();
-  const rows: MeetingRow[] = await m.query(`${MEETING_SELECT} WHERE g.account_id = $1 AND g.contact_id = ANY($2::varchar[]) ORDER BY g.meeting_time_int DESC, g.id DESC`, [accountId, [...contactIds]]);
+  const rows: MeetingRow[] = await m.query(
+    `${MEETING_SELECT} WHERE g.account_id = $1 AND g.contact_id = ANY($2::varchar[]) ORDER BY g.meeting_time_int DESC, g.id DESC`,
+    [accountId, [...contactIds]],
+  );
   return group(
     contactIds,
     rows.map((row) => ({
@@ -94,7 +136,11 @@ export async function meetingsOfContacts(m: EntityManager, accountId: string, co
 }
 
 /** Pinned attachments of the contacts' deals, notes, calls and meetings, most recently pinned first. */
-export async function pinnedAttachmentsOfContacts(m: EntityManager, accountId: string, contactIds: readonly string[]): Promise<Map<string, AttachmentDto[]>> {
+export async function pinnedAttachmentsOfContacts(
+  m: EntityManager,
+  accountId: string,
+  contactIds: readonly string[],
+): Promise<Map<string, AttachmentDto[]>> {
   if (contactIds.length === 0) return new Map();
   const rows: Array<{ contact_id: string; attachment: unknown }> = await m.query(
     `SELECT p.contact_id, ${attachmentsJson('p.record_id')} AS attachment FROM (SELECT DISTINCT contact_id, record_id FROM crm.attachments
@@ -118,7 +164,12 @@ const NEXT = new Set(['date', 'date_time', 'waiting']);
  * user's, by position) and `next_action_conflicts` (the user's queued actions dated before the
  * user's dated next action). Contacts without open actions get empty parts.
  */
-export async function contactActionsOf(m: EntityManager, accountId: string, userId: string, contactIds: readonly string[]): Promise<Map<string, ContactActionsDto>> {
+export async function contactActionsOf(
+  m: EntityManager,
+  accountId: string,
+  userId: string,
+  contactIds: readonly string[],
+): Promise<Map<string, ContactActionsDto>> {
   const out = new Map<string, ContactActionsDto>();
   for (const id of contactIds)
     out.set(id, {

@@ -67,7 +67,10 @@ describe('records (real PostgreSQL)', () => {
       scopes: ['crm'],
     };
     const memberId = newId();
-    await ds.query("INSERT INTO crm.users (id, account_id, first_name, last_name, email, role, bcc_email) VALUES ($1, $2, 'Uma', 'User', $3, 'user', $3)", [memberId, acme.account_id, `${memberId}@example.test`]);
+    await ds.query(
+      "INSERT INTO crm.users (id, account_id, first_name, last_name, email, role, bcc_email) VALUES ($1, $2, 'Uma', 'User', $3, 'user', $3)",
+      [memberId, acme.account_id, `${memberId}@example.test`],
+    );
     member = { ...acme, user_id: memberId, role: 'user' };
     deals = new DealsService(ds);
     notes = new NotesService(ds);
@@ -82,15 +85,10 @@ describe('records (real PostgreSQL)', () => {
   async function contact(caller: Caller, last = 'Lee', companyId: string | null = null): Promise<string> {
     const [lead] = await ds.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [caller.account_id]);
     const id = newId();
-    await ds.query("INSERT INTO crm.contacts (id, account_id, owner_id, first_name, last_name, status_id, sort_name, letter, company_id, company_name) VALUES ($1, $2, $3, 'Ann', $4::varchar, $5, lower($4::varchar), 'l', $6, $7)", [
-      id,
-      caller.account_id,
-      caller.user_id,
-      last,
-      lead.id,
-      companyId,
-      companyId ? 'Globex' : '',
-    ]);
+    await ds.query(
+      "INSERT INTO crm.contacts (id, account_id, owner_id, first_name, last_name, status_id, sort_name, letter, company_id, company_name) VALUES ($1, $2, $3, 'Ann', $4::varchar, $5, lower($4::varchar), 'l', $6, $7)",
+      [id, caller.account_id, caller.user_id, last, lead.id, companyId, companyId ? 'Globex' : ''],
+    );
     return id;
   }
 
@@ -115,7 +113,11 @@ describe('records (real PostgreSQL)', () => {
       position: number;
       date: string | null;
     }>
-  > => ds.query("SELECT id, assignee_id, status, position, date FROM crm.actions WHERE contact_id = $1 AND status <> 'done' ORDER BY assignee_id, position, id", [contactId]);
+  > =>
+    ds.query(
+      "SELECT id, assignee_id, status, position, date FROM crm.actions WHERE contact_id = $1 AND status <> 'done' ORDER BY assignee_id, position, id",
+      [contactId],
+    );
 
   describe('deals', () => {
     it('creates with the defaults and writes the created event', async () => {
@@ -157,7 +159,9 @@ describe('records (real PostgreSQL)', () => {
         contact_name: 'Ann Lee',
         company: '',
       });
-      const [pipeline] = await ds.query("SELECT id FROM crm.pipelines WHERE account_id = $1 AND kind = 'pipeline' AND is_default", [acme.account_id]);
+      const [pipeline] = await ds.query("SELECT id FROM crm.pipelines WHERE account_id = $1 AND kind = 'pipeline' AND is_default", [
+        acme.account_id,
+      ]);
       expect(deal.pipeline_id).toBe(pipeline.id);
       const [event] = await events(deal.id);
       expect(event).toMatchObject({
@@ -211,7 +215,13 @@ describe('records (real PostgreSQL)', () => {
         status: 'pending',
         stage: 40,
       });
-      expect((await events(deal.id)).map((e) => e.reason)).toEqual(['created', 'changed_to_won', 'changed_to_lost', 'changed_to_pending', 'updated']);
+      expect((await events(deal.id)).map((e) => e.reason)).toEqual([
+        'created',
+        'changed_to_won',
+        'changed_to_lost',
+        'changed_to_pending',
+        'updated',
+      ]);
       const [wonEvent] = (await events(deal.id)).filter((e) => e.reason === 'changed_to_won');
       expect(wonEvent.data.deal).toMatchObject({
         last_stage: 40,
@@ -239,13 +249,17 @@ describe('records (real PostgreSQL)', () => {
         });
         expect(Object.keys(error.errors)).toContain(key);
       }
-      await expect(deals.create(other, { contact_id: contactId, name: 'x' })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(deals.create(other, { contact_id: contactId, name: 'x' })).rejects.toMatchObject({
+        errorName: ErrorName.ResourceNotFound,
+      });
       const { deal } = await deals.create(acme, {
         contact_id: contactId,
         name: 'Mine',
       });
       await expect(deals.get(other, { deal_id: deal.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
-      await expect(deals.update(other, { deal_id: deal.id, name: 'x' }, 'put')).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
+      await expect(deals.update(other, { deal_id: deal.id, name: 'x' }, 'put')).rejects.toMatchObject({
+        errorName: ErrorName.ResourceNotFound,
+      });
       await expect(deals.delete(other, { deal_id: deal.id })).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
       await expect(deals.update(acme, { deal_id: deal.id, stage: 100 }, 'patch')).rejects.toMatchObject({
         errorName: ErrorName.InvalidRequestData,
@@ -254,7 +268,10 @@ describe('records (real PostgreSQL)', () => {
     });
 
     it('derives amounts from deal items, links contacts and lists them for contacts and companies', async () => {
-      const [company] = await ds.query("INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, 'Globex') RETURNING id", [newId(), acme.account_id]);
+      const [company] = await ds.query("INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, 'Globex') RETURNING id", [
+        newId(),
+        acme.account_id,
+      ]);
       const primary = await contact(acme, 'Primary', company.id);
       const linked = await contact(acme, 'Linked');
       const { deal } = await deals.create(acme, {
@@ -297,14 +314,21 @@ describe('records (real PostgreSQL)', () => {
       ).deal;
       expect(patched.deal_items).toEqual([expect.objectContaining({ id: kept.id, name: 'B2', amount: 1 })]);
       expect(patched.amount).toBe(1);
-      expect((await dealsOfContacts(ds.manager, acme.account_id, [primary, linked])).get(primary)?.map((e) => e.deal.id)).toEqual([deal.id]);
-      expect((await pendingDealsOfCompanies(ds.manager, acme.account_id, [company.id])).get(company.id)?.map((e) => e.deal.id)).toEqual([deal.id]);
+      expect((await dealsOfContacts(ds.manager, acme.account_id, [primary, linked])).get(primary)?.map((e) => e.deal.id)).toEqual([
+        deal.id,
+      ]);
+      expect((await pendingDealsOfCompanies(ds.manager, acme.account_id, [company.id])).get(company.id)?.map((e) => e.deal.id)).toEqual([
+        deal.id,
+      ]);
       await deals.update(acme, { deal_id: deal.id, status: 'won' }, 'patch');
       expect((await pendingDealsOfCompanies(ds.manager, acme.account_id, [company.id])).get(company.id)).toBeUndefined();
     });
 
     it('lets only admins change deal fields', async () => {
-      const [field] = await ds.query("INSERT INTO crm.fields (id, account_id, field_set, name, type, position) VALUES ($1, $2, 'deal_fields', 'Region', 'text', 1) RETURNING id", [newId(), acme.account_id]);
+      const [field] = await ds.query(
+        "INSERT INTO crm.fields (id, account_id, field_set, name, type, position) VALUES ($1, $2, 'deal_fields', 'Region', 'text', 1) RETURNING id",
+        [newId(), acme.account_id],
+      );
       const contactId = await contact(acme);
       const { deal } = await deals.create(acme, {
         contact_id: contactId,
@@ -364,8 +388,14 @@ describe('records (real PostgreSQL)', () => {
     });
 
     it('remembers the stage of the pipeline a deal leaves (include_history) and restores it on return', async () => {
-      const [enterprise] = await ds.query("INSERT INTO crm.pipelines (id, account_id, name, kind, stages) VALUES ($1, $2, 'Enterprise', 'pipeline', '[]') RETURNING id", [newId(), acme.account_id]);
-      const [sales] = await ds.query("INSERT INTO crm.pipelines (id, account_id, name, kind) VALUES ($1, $2, 'Other sales', 'sales') RETURNING id", [newId(), acme.account_id]);
+      const [enterprise] = await ds.query(
+        "INSERT INTO crm.pipelines (id, account_id, name, kind, stages) VALUES ($1, $2, 'Enterprise', 'pipeline', '[]') RETURNING id",
+        [newId(), acme.account_id],
+      );
+      const [sales] = await ds.query(
+        "INSERT INTO crm.pipelines (id, account_id, name, kind) VALUES ($1, $2, 'Other sales', 'sales') RETURNING id",
+        [newId(), acme.account_id],
+      );
       const contactId = await contact(acme);
       const { deal } = await deals.create(acme, {
         contact_id: contactId,
@@ -392,8 +422,12 @@ describe('records (real PostgreSQL)', () => {
         ).deals[0].deal.previous_pipeline_stages,
       ).toEqual({ [deal.pipeline_id]: 45, [enterprise.id]: 20 });
       // A sales pipeline is not a deal pipeline (and the reverse), and another account's is unknown.
-      await expect(deals.update(acme, { deal_id: deal.id, pipeline_id: sales.id }, 'patch')).rejects.toMatchObject({ errorName: ErrorName.ResourceNotFound });
-      await expect(deals.update(acme, { deal_id: deal.id, sales_pipeline_id: sales.id }, 'patch')).resolves.toMatchObject({ deal: { sales_pipeline_id: sales.id } });
+      await expect(deals.update(acme, { deal_id: deal.id, pipeline_id: sales.id }, 'patch')).rejects.toMatchObject({
+        errorName: ErrorName.ResourceNotFound,
+      });
+      await expect(deals.update(acme, { deal_id: deal.id, sales_pipeline_id: sales.id }, 'patch')).resolves.toMatchObject({
+        deal: { sales_pipeline_id: sales.id },
+      });
       await expect(
         deals.create(other, {
           contact_id: await contact(other),
@@ -411,7 +445,24 @@ describe('records (real PostgreSQL)', () => {
         stage: 30,
         amount: 50,
       });
-      const statuses = ['won', 'lost', 'pending', 'won', 'pending', 'lost', 'won', 'pending', 'lost', 'pending', 'won', 'lost', 'pending', 'won', 'pending', 'lost'];
+      const statuses = [
+        'won',
+        'lost',
+        'pending',
+        'won',
+        'pending',
+        'lost',
+        'won',
+        'pending',
+        'lost',
+        'pending',
+        'won',
+        'lost',
+        'pending',
+        'won',
+        'pending',
+        'lost',
+      ];
       await Promise.all(statuses.map((status, i) => deals.update(acme, { deal_id: deal.id, status, amount: 50 + i }, 'patch')));
       const log = await events(deal.id);
       // Every event saw the state the previous one left: a changed_to_ event names a real change, in order.
@@ -429,7 +480,10 @@ describe('records (real PostgreSQL)', () => {
       expect(row.status).toBe(previous);
       expect(row.status === 'pending' ? row.stage : row.last_stage).toBe(30);
       // The contact's aggregates follow the one row.
-      const [agg] = await ds.query("SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*)::int AS total FROM crm.deals WHERE contact_id = $1", [contactId]);
+      const [agg] = await ds.query(
+        "SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*)::int AS total FROM crm.deals WHERE contact_id = $1",
+        [contactId],
+      );
       expect(agg).toEqual({
         pending: previous === 'pending' ? 1 : 0,
         total: 1,
@@ -455,7 +509,9 @@ describe('records (real PostgreSQL)', () => {
       expect((await notes.get(acme, { note_id: note.id })).note).toEqual(note);
       const [c] = await ds.query('SELECT last_activity_at FROM crm.contacts WHERE id = $1', [contactId]);
       expect(c.last_activity_at).not.toBeNull();
-      expect(await ds.query('SELECT user_id FROM crm.notifications WHERE record_id = $1', [note.id])).toEqual([{ user_id: member.user_id }]);
+      expect(await ds.query('SELECT user_id FROM crm.notifications WHERE record_id = $1', [note.id])).toEqual([
+        { user_id: member.user_id },
+      ]);
       expect((await events(note.id))[0].data.note.linked_deal_id).toBe('');
       const { deal } = await deals.create(acme, {
         contact_id: contactId,
@@ -496,7 +552,8 @@ describe('records (real PostgreSQL)', () => {
   });
 
   describe('actions', () => {
-    const mine = (contactId: string, extra: Record<string, unknown>) => actions.create(acme, { contact_id: contactId, text: 'Call', ...extra });
+    const mine = (contactId: string, extra: Record<string, unknown>) =>
+      actions.create(acme, { contact_id: contactId, text: 'Call', ...extra });
 
     it('keeps one next action per assignee: a new one queues the former at the front', async () => {
       const contactId = await contact(acme);
@@ -719,7 +776,9 @@ describe('records (real PostgreSQL)', () => {
       expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
       const open = await openActions(contactId);
       expect(open.filter((a) => a.status !== 'queued_with_date')).toHaveLength(1);
-      expect(open.filter((a) => a.status === 'queued_with_date').map((a) => a.position)).toEqual(Array.from({ length: 23 }, (_, i) => i + 1));
+      expect(open.filter((a) => a.status === 'queued_with_date').map((a) => a.position)).toEqual(
+        Array.from({ length: 23 }, (_, i) => i + 1),
+      );
       // Concurrent completions, deletions and swaps keep it: at most one next action, queue 1..n.
       const ids = open.map((a) => a.id);
       await Promise.allSettled([
@@ -729,7 +788,9 @@ describe('records (real PostgreSQL)', () => {
       ]);
       const after = await openActions(contactId);
       expect(after.filter((a) => a.status !== 'queued_with_date')).toHaveLength(1);
-      expect(after.filter((a) => a.status === 'queued_with_date').map((a) => a.position)).toEqual(Array.from({ length: after.length - 1 }, (_, i) => i + 1));
+      expect(after.filter((a) => a.status === 'queued_with_date').map((a) => a.position)).toEqual(
+        Array.from({ length: after.length - 1 }, (_, i) => i + 1),
+      );
       expect(after).toHaveLength(ids.length - 14);
     });
   });

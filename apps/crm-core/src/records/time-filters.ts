@@ -34,7 +34,12 @@ function dayOf(bound: string): string {
  * of every list's time filters (records, fields, relationship types, predefined actions,
  * configuration lists, users).
  */
-export function timeFilterSql(input: TimeFilterInput, alias: string, dateColumns: ReadonlySet<string>, bind: (value: unknown) => string): string[] {
+export function timeFilterSql(
+  input: TimeFilterInput,
+  alias: string,
+  dateColumns: ReadonlySet<string>,
+  bind: (value: unknown) => string,
+): string[] {
   if (input.date_filter && (input.modified_since || input.unmodified_since)) {
     // The contracts refuse this first (TimeFilterRequest); callers outside the gateway get the same answer.
     const clash = (['modified_since', 'unmodified_since'] as const).filter((k) => input[k]);
@@ -57,7 +62,8 @@ export function timeFilterSql(input: TimeFilterInput, alias: string, dateColumns
     else add((p) => `${alias}.${column} <= ${p}::timestamptz`, instantOf(input.until, false).toISOString());
   }
   if (input.modified_since) add((p) => `${alias}.modified_at >= ${p}::timestamptz`, instantOf(input.modified_since, false).toISOString());
-  if (input.unmodified_since) add((p) => `${alias}.modified_at < ${p}::timestamptz`, instantOf(input.unmodified_since, false).toISOString());
+  if (input.unmodified_since)
+    add((p) => `${alias}.modified_at < ${p}::timestamptz`, instantOf(input.unmodified_since, false).toISOString());
   return out;
 }
 

@@ -13,7 +13,15 @@ import { RelationshipTypesService } from './relationship-types.service';
 function provisionMessage(name: string): ProvisionAccountMessage {
   return {
     account: { id: newId(), name, region: 'us' },
-    admin: { id: newId(), first_name: 'Ada', last_name: name, email: `${name.toLowerCase()}-${newId()}@example.test`, role: 'admin', account_rights: [], permissions: ['delete_contacts'] },
+    admin: {
+      id: newId(),
+      first_name: 'Ada',
+      last_name: name,
+      email: `${name.toLowerCase()}-${newId()}@example.test`,
+      role: 'admin',
+      account_rights: [],
+      permissions: ['delete_contacts'],
+    },
   };
 }
 
@@ -43,13 +51,18 @@ describe('relationship types (real PostgreSQL)', () => {
     await db?.drop();
   });
 
-  const relationships = async (typeId: string) => (await dataSource.query('SELECT count(*)::int AS n FROM crm.contact_relationships WHERE relationship_type_id = $1', [typeId]))[0].n as number;
+  const relationships = async (typeId: string) =>
+    (await dataSource.query('SELECT count(*)::int AS n FROM crm.contact_relationships WHERE relationship_type_id = $1', [typeId]))[0]
+      .n as number;
 
   it('deletes a type with every relationship using it, soft-deleted ones included, and nothing else', async () => {
     const { relationship_type: doomed } = await types.create(acme, { variants: [{ name: 'Manager' }, { name: 'Report' }] });
     const { relationship_type: kept } = await types.create(acme, { variants: [{ name: 'Sibling' }] });
     const insert = (typeId: string, variantId: string | null, deletedAt: Date | null) =>
-      dataSource.query('INSERT INTO crm.contact_relationships (id, account_id, relationship_type_id, contact_id, related_contact_id, variant_id, deleted_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [newId(), acme.account_id, typeId, newId(), newId(), variantId, deletedAt]);
+      dataSource.query(
+        'INSERT INTO crm.contact_relationships (id, account_id, relationship_type_id, contact_id, related_contact_id, variant_id, deleted_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [newId(), acme.account_id, typeId, newId(), newId(), variantId, deletedAt],
+      );
     await insert(doomed.id, doomed.relationship_variants[1].id, null);
     await insert(doomed.id, doomed.relationship_variants[0].id, new Date());
     await insert(kept.id, null, null);
@@ -61,18 +74,25 @@ describe('relationship types (real PostgreSQL)', () => {
     await expect(types.delete(acme, { relationship_type_id: doomed.id })).resolves.toEqual({});
     expect(await relationships(doomed.id)).toBe(0);
     expect(await relationships(kept.id)).toBe(1);
-    const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM crm.relationship_variants WHERE relationship_type_id = $1', [doomed.id]);
+    const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM crm.relationship_variants WHERE relationship_type_id = $1', [
+      doomed.id,
+    ]);
     expect(n).toBe(0);
   });
 
   it('lets exactly one of two concurrent creates with the same label win', async () => {
-    const results = await Promise.allSettled([types.create(acme, { variants: [{ name: 'Partner' }] }), types.create(acme, { variants: [{ name: 'partner' }] })]);
+    const results = await Promise.allSettled([
+      types.create(acme, { variants: [{ name: 'Partner' }] }),
+      types.create(acme, { variants: [{ name: 'partner' }] }),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(failed.reason).toMatchObject({ errorName: ErrorName.DuplicatedEntity });
   });
 
   it('refuses writes from non-admins', async () => {
-    await expect(types.create({ ...acme, role: 'user' }, { variants: [{ name: 'Cousin' }] })).rejects.toMatchObject({ errorName: ErrorName.NoPermission });
+    await expect(types.create({ ...acme, role: 'user' }, { variants: [{ name: 'Cousin' }] })).rejects.toMatchObject({
+      errorName: ErrorName.NoPermission,
+    });
   });
 });

@@ -40,7 +40,11 @@ export class RelationshipTypesService {
     const { where, params } = accountTimeWhere(caller.account_id, request, 't');
     const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.relationship_types t WHERE ${where}`, params);
     const n = params.length;
-    const rows = await this.select(this.dataSource.manager, `WHERE ${where} ORDER BY t.created_at, t.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, per_page, (page - 1) * per_page]);
+    const rows = await this.select(this.dataSource.manager, `WHERE ${where} ORDER BY t.created_at, t.id LIMIT $${n + 1} OFFSET $${n + 2}`, [
+      ...params,
+      per_page,
+      (page - 1) * per_page,
+    ]);
     return { relationship_types: rows.map((row) => ({ relationship_type: toDto(row) })), ...pageInfo(total, page, per_page) };
   }
 
@@ -58,9 +62,16 @@ export class RelationshipTypesService {
     const id = newId();
     await this.unique(() =>
       this.dataSource.transaction(async (m) => {
-        await m.query('INSERT INTO crm.relationship_types (id, account_id, symmetrical) VALUES ($1, $2, $3)', [id, caller.account_id, variants.length === 1]);
+        await m.query('INSERT INTO crm.relationship_types (id, account_id, symmetrical) VALUES ($1, $2, $3)', [
+          id,
+          caller.account_id,
+          variants.length === 1,
+        ]);
         for (const [position, variant] of variants.entries()) {
-          await m.query('INSERT INTO crm.relationship_variants (id, account_id, relationship_type_id, position, name) VALUES ($1, $2, $3, $4, $5)', [newId(), caller.account_id, id, position, variant.name]);
+          await m.query(
+            'INSERT INTO crm.relationship_variants (id, account_id, relationship_type_id, position, name) VALUES ($1, $2, $3, $4, $5)',
+            [newId(), caller.account_id, id, position, variant.name],
+          );
         }
       }),
     );
@@ -80,7 +91,11 @@ export class RelationshipTypesService {
         const unknown = sent.filter((id) => !existing.has(id));
         if (unknown.length > 0) throw ApiError.invalid({ variants: `unknown variant id(s) of this type: ${unknown.join(', ')}` });
         if (sent.length !== existing.size) {
-          throw ApiError.invalid({ variants: current.symmetrical ? 'a symmetrical type has exactly one variant; it cannot become directional' : 'a directional type has exactly two variants; list both, none can be removed' });
+          throw ApiError.invalid({
+            variants: current.symmetrical
+              ? 'a symmetrical type has exactly one variant; it cannot become directional'
+              : 'a directional type has exactly two variants; list both, none can be removed',
+          });
         }
         if (sent.length === 2 && request.variants[0].name.toLowerCase() === request.variants[1].name.toLowerCase()) {
           throw ApiError.invalid({ variants: 'the two labels of a directional type must differ' });
@@ -90,7 +105,11 @@ export class RelationshipTypesService {
           // Free the old names first, so two variants can swap labels.
           await m.query('UPDATE crm.relationship_variants SET name = id WHERE relationship_type_id = $1', [current.id]);
           for (const variant of request.variants) {
-            await m.query('UPDATE crm.relationship_variants SET name = $1 WHERE id = $2 AND relationship_type_id = $3', [variant.name, variant.id.toLowerCase(), current.id]);
+            await m.query('UPDATE crm.relationship_variants SET name = $1 WHERE id = $2 AND relationship_type_id = $3', [
+              variant.name,
+              variant.id.toLowerCase(),
+              current.id,
+            ]);
           }
           await m.query('UPDATE crm.relationship_types SET modified_at = now() WHERE id = $1', [current.id]);
         }
@@ -105,7 +124,12 @@ export class RelationshipTypesService {
     const { relationship_type_id: id } = parseContract(RelationshipTypeIdRequest, payload);
     const normalized = id.toLowerCase();
     // A CTE, so the driver returns the deleted rows (a bare DELETE ... RETURNING answers [rows, count]).
-    const result: unknown[] = isId(normalized) ? await this.dataSource.query('WITH gone AS (DELETE FROM crm.relationship_types WHERE id = $1 AND account_id = $2 RETURNING id) SELECT id FROM gone', [normalized, caller.account_id]) : [];
+    const result: unknown[] = isId(normalized)
+      ? await this.dataSource.query(
+          'WITH gone AS (DELETE FROM crm.relationship_types WHERE id = $1 AND account_id = $2 RETURNING id) SELECT id FROM gone',
+          [normalized, caller.account_id],
+        )
+      : [];
     if (result.length === 0) throw ApiError.notFound('Relationship type not found');
     return {};
   }
@@ -133,7 +157,10 @@ export class RelationshipTypesService {
     try {
       return await fn();
     } catch (error) {
-      if (isUniqueViolation(error, VARIANT_NAME_INDEX)) throw new ApiError(ErrorName.DuplicatedEntity, 'A relationship type with this label already exists', { variants: 'a label is already used by a relationship type of the account' });
+      if (isUniqueViolation(error, VARIANT_NAME_INDEX))
+        throw new ApiError(ErrorName.DuplicatedEntity, 'A relationship type with this label already exists', {
+          variants: 'a label is already used by a relationship type of the account',
+        });
       throw error;
     }
   }

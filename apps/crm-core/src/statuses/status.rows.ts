@@ -15,7 +15,13 @@ export interface StatusRow {
 const COLUMNS = 'id, status, text, description, color, is_lead';
 
 /** Statuses in their display order: position (the lead status first), then creation. */
-export function statusRows(m: EntityManager, accountId: string, limit?: number, offset = 0, time: TimeFilterInput = {}): Promise<StatusRow[]> {
+export function statusRows(
+  m: EntityManager,
+  accountId: string,
+  limit?: number,
+  offset = 0,
+  time: TimeFilterInput = {},
+): Promise<StatusRow[]> {
   const page = limit === undefined ? '' : ` LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
   const { where, params } = accountTimeWhere(accountId, time, 's');
   return m.query(`SELECT ${COLUMNS} FROM crm.statuses s WHERE ${where} ORDER BY position, created_at, id${page}`, params);
@@ -29,7 +35,10 @@ export async function statusCount(m: EntityManager, accountId: string, time: Tim
 }
 
 export async function statusRow(m: EntityManager, accountId: string, id: string, lock = false): Promise<StatusRow | undefined> {
-  const [row] = await m.query(`SELECT ${COLUMNS} FROM crm.statuses WHERE account_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [accountId, id]);
+  const [row] = await m.query(`SELECT ${COLUMNS} FROM crm.statuses WHERE account_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    accountId,
+    id,
+  ]);
   return row;
 }
 

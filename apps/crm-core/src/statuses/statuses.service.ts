@@ -72,7 +72,14 @@ export class StatusesService {
         await m.query(
           `INSERT INTO crm.statuses (id, account_id, status, text, description, color, position)
            VALUES ($1, $2::varchar, $3, $4, $5, $6, (SELECT coalesce(max(position), -1) + 1 FROM crm.statuses WHERE account_id = $2::varchar))`,
-          [id, caller.account_id, request.status, request.text ?? defaultText(request.status), request.description ?? '', request.color ?? DEFAULT_STATUS_COLOR],
+          [
+            id,
+            caller.account_id,
+            request.status,
+            request.text ?? defaultText(request.status),
+            request.description ?? '',
+            request.color ?? DEFAULT_STATUS_COLOR,
+          ],
         );
         const [reply] = await this.withCounts(m, caller, [await this.find(m, caller.account_id, id)]);
         return reply;
@@ -86,7 +93,12 @@ export class StatusesService {
     const request = parseContract(UpdateStatusRequest, payload);
     const { status_id, partial, ...fields } = request;
     if (partial) return this.change(caller, status_id, fields);
-    return this.change(caller, status_id, { status: fields.status, text: fields.text ?? null, description: fields.description ?? null, color: fields.color ?? null });
+    return this.change(caller, status_id, {
+      status: fields.status,
+      text: fields.text ?? null,
+      description: fields.description ?? null,
+      color: fields.color ?? null,
+    });
   }
 
   async patch(caller: Caller, payload: unknown): Promise<StatusReply> {
@@ -106,12 +118,27 @@ export class StatusesService {
     await this.dataSource.transaction(async (m) => {
       // The lock makes contacts created with this status meanwhile either commit first (and move) or fail their key check.
       const status = await this.find(m, caller.account_id, status_id, true);
-      if (status.is_lead) throw ApiError.invalid({ status_id: 'the built-in lead status cannot be deleted' }, 'The lead status cannot be deleted');
+      if (status.is_lead)
+        throw ApiError.invalid({ status_id: 'the built-in lead status cannot be deleted' }, 'The lead status cannot be deleted');
       const [lead] = await m.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [caller.account_id]);
-      await m.query('UPDATE crm.contacts SET status_id = $1, modified_at = now() WHERE account_id = $2 AND status_id = $3', [lead.id, caller.account_id, status.id]);
-      await m.query('UPDATE crm.companies SET synced_status_id = $1, modified_at = now() WHERE account_id = $2 AND synced_status_id = $3', [lead.id, caller.account_id, status.id]);
+      await m.query('UPDATE crm.contacts SET status_id = $1, modified_at = now() WHERE account_id = $2 AND status_id = $3', [
+        lead.id,
+        caller.account_id,
+        status.id,
+      ]);
+      await m.query('UPDATE crm.companies SET synced_status_id = $1, modified_at = now() WHERE account_id = $2 AND synced_status_id = $3', [
+        lead.id,
+        caller.account_id,
+        status.id,
+      ]);
       await m.query('DELETE FROM crm.statuses WHERE id = $1', [status.id]);
-      await writeEvent(m, { account_id: caller.account_id, type: 'status', reason: 'deleted', record_id: status.id, data: { status: { id: status.id }, lead_status_id: lead.id } });
+      await writeEvent(m, {
+        account_id: caller.account_id,
+        type: 'status',
+        reason: 'deleted',
+        record_id: status.id,
+        data: { status: { id: status.id }, lead_status_id: lead.id },
+      });
     });
     return {};
   }
@@ -127,8 +154,19 @@ export class StatusesService {
           description: changes.description === undefined ? current.description : (changes.description ?? ''),
           color: changes.color === undefined ? current.color : (changes.color ?? DEFAULT_STATUS_COLOR),
         };
-        if (next.status !== current.status || next.text !== current.text || next.description !== current.description || next.color !== current.color) {
-          await m.query('UPDATE crm.statuses SET status = $1, text = $2, description = $3, color = $4, modified_at = now() WHERE id = $5', [next.status, next.text, next.description, next.color, current.id]);
+        if (
+          next.status !== current.status ||
+          next.text !== current.text ||
+          next.description !== current.description ||
+          next.color !== current.color
+        ) {
+          await m.query('UPDATE crm.statuses SET status = $1, text = $2, description = $3, color = $4, modified_at = now() WHERE id = $5', [
+            next.status,
+            next.text,
+            next.description,
+            next.color,
+            current.id,
+          ]);
         }
         const [reply] = await this.withCounts(m, caller, [{ ...current, ...next }]);
         return reply;
@@ -154,7 +192,10 @@ export class StatusesService {
     try {
       return await fn();
     } catch (error) {
-      if (isUniqueViolation(error, NAME_INDEX)) throw new ApiError(ErrorName.DuplicatedEntity, 'A status with this name already exists', { status: 'is already the name of a status of the account' });
+      if (isUniqueViolation(error, NAME_INDEX))
+        throw new ApiError(ErrorName.DuplicatedEntity, 'A status with this name already exists', {
+          status: 'is already the name of a status of the account',
+        });
       throw error;
     }
   }

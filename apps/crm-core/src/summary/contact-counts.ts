@@ -89,7 +89,13 @@ export async function accountCounts(m: EntityManager, accountId: string, callerI
      GROUP BY GROUPING SETS ((c.status_id, c.owner_id, c.letter), (c.lead_source_id, c.owner_id, c.letter), (c.owner_id, c.letter))`,
     [accountId, callerId],
   );
-  const result: AccountCounts = { byStatus: new Map(), byLeadSource: new Map(), all: emptyGroup(), starred: emptyGroup(), pendingDeal: emptyGroup() };
+  const result: AccountCounts = {
+    byStatus: new Map(),
+    byLeadSource: new Map(),
+    all: emptyGroup(),
+    starred: emptyGroup(),
+    pendingDeal: emptyGroup(),
+  };
   for (const row of rows) {
     const letter = letterOf(row.letter);
     if (row.g_status === 0 && row.status_id) {
@@ -150,7 +156,9 @@ export async function streamCounts(m: EntityManager, accountId: string): Promise
 
 /** The account's user ids in the order of GET /users. */
 export async function accountUserIds(m: EntityManager, accountId: string): Promise<string[]> {
-  const rows: Array<{ id: string }> = await m.query('SELECT id FROM crm.users WHERE account_id = $1 ORDER BY last_name, first_name, id', [accountId]);
+  const rows: Array<{ id: string }> = await m.query('SELECT id FROM crm.users WHERE account_id = $1 ORDER BY last_name, first_name, id', [
+    accountId,
+  ]);
   return rows.map((r) => r.id);
 }
 
@@ -160,7 +168,10 @@ export function teamCounts(userIds: readonly string[], team: Map<string, LetterC
 }
 
 /** The record fields every counted configuration item shows. */
-export function countFields(group: GroupCounts | undefined, userIds: readonly string[]): { counts: LetterCounts; total_count: number; action_stream_count: number; team_counts: TeamCount[] } {
+export function countFields(
+  group: GroupCounts | undefined,
+  userIds: readonly string[],
+): { counts: LetterCounts; total_count: number; action_stream_count: number; team_counts: TeamCount[] } {
   const g = group ?? emptyGroup();
   return { counts: g.counts, total_count: g.counts.total_count, action_stream_count: g.stream, team_counts: teamCounts(userIds, g.team) };
 }

@@ -21,7 +21,11 @@ export class TagsService {
       const rows = await tagRows(m, caller.account_id, per_page, (page - 1) * per_page, request);
       const byTag = await tagCounts(m, caller.account_id, caller.user_id);
       const counts = await accountCounts(m, caller.account_id, caller.user_id);
-      return { tags: rows.map((row) => toTagDto(row.name, byTag.get(row.id))), system_tags: systemTags(counts), ...pageInfo(total, page, per_page) };
+      return {
+        tags: rows.map((row) => toTagDto(row.name, byTag.get(row.id))),
+        system_tags: systemTags(counts),
+        ...pageInfo(total, page, per_page),
+      };
     });
   }
 
@@ -30,9 +34,15 @@ export class TagsService {
     assertAdmin(caller);
     const { tag_name } = parseContract(TagNameRequest, payload);
     await this.dataSource.transaction(async (m) => {
-      const [tag]: Array<{ id: string; name: string }> = await m.query('SELECT id, name FROM crm.tags WHERE account_id = $1 AND lower(name) = lower($2) FOR UPDATE', [caller.account_id, tag_name.trim()]);
+      const [tag]: Array<{ id: string; name: string }> = await m.query(
+        'SELECT id, name FROM crm.tags WHERE account_id = $1 AND lower(name) = lower($2) FOR UPDATE',
+        [caller.account_id, tag_name.trim()],
+      );
       if (!tag) throw ApiError.notFound('Tag not found');
-      await m.query('UPDATE crm.contacts SET modified_at = now() WHERE id IN (SELECT contact_id FROM crm.contact_tags WHERE tag_id = $1) AND account_id = $2', [tag.id, caller.account_id]);
+      await m.query(
+        'UPDATE crm.contacts SET modified_at = now() WHERE id IN (SELECT contact_id FROM crm.contact_tags WHERE tag_id = $1) AND account_id = $2',
+        [tag.id, caller.account_id],
+      );
       await m.query(
         'UPDATE crm.companies SET synced_tags = ARRAY(SELECT t FROM unnest(synced_tags) t WHERE lower(t) <> lower($2)), modified_at = now() WHERE account_id = $1 AND EXISTS (SELECT 1 FROM unnest(synced_tags) t WHERE lower(t) = lower($2))',
         [caller.account_id, tag.name],

@@ -14,11 +14,25 @@ import { UsersService } from './users.service';
 function provisionMessage(name: string): ProvisionAccountMessage {
   return {
     account: { id: newId(), name, region: 'us' },
-    admin: { id: newId(), first_name: 'Ada', last_name: name, email: `${name.toLowerCase()}@example.test`, role: 'admin', account_rights: ['pipeline'], permissions: ['delete_contacts'] },
+    admin: {
+      id: newId(),
+      first_name: 'Ada',
+      last_name: name,
+      email: `${name.toLowerCase()}@example.test`,
+      role: 'admin',
+      account_rights: ['pipeline'],
+      permissions: ['delete_contacts'],
+    },
   };
 }
 
-const callerOf = (m: ProvisionAccountMessage): Caller => ({ account_id: m.account.id, user_id: m.admin.id, role: 'admin', auth_method: 'api_key', scopes: ['crm'] });
+const callerOf = (m: ProvisionAccountMessage): Caller => ({
+  account_id: m.account.id,
+  user_id: m.admin.id,
+  role: 'admin',
+  auth_method: 'api_key',
+  scopes: ['crm'],
+});
 
 describe('crm-core users and account provisioning (real PostgreSQL)', () => {
   let db: TestDatabase;
@@ -51,7 +65,14 @@ describe('crm-core users and account provisioning (real PostgreSQL)', () => {
     const [{ count }] = await dataSource.query('SELECT count(*)::int AS count FROM crm.users WHERE account_id = $1', [message.account.id]);
     expect(count).toBe(1);
     const { user } = await users.get(callerOf(message), { user_id: message.admin.id });
-    expect(user).toMatchObject({ id: message.admin.id, first_name: 'Ada', last_name: 'Acme', company_name: 'Acme', role: 'admin', account_rights: ['pipeline'] });
+    expect(user).toMatchObject({
+      id: message.admin.id,
+      first_name: 'Ada',
+      last_name: 'Acme',
+      company_name: 'Acme',
+      role: 'admin',
+      account_rights: ['pipeline'],
+    });
     expect(user.bcc_email).toMatch(new RegExp(`^${message.admin.id}@`));
     expect(user.google_contacts_email).toBe('');
   });
@@ -59,7 +80,10 @@ describe('crm-core users and account provisioning (real PostgreSQL)', () => {
   it('rejects an invalid provisioning message with field errors', async () => {
     const message = provisionMessage('Broken');
     (message.admin as { email: string }).email = 'not-an-email';
-    await expect(accounts.provision(message)).rejects.toMatchObject({ errorName: 'invalid_request_data', errors: { 'admin.email': expect.any(String) } });
+    await expect(accounts.provision(message)).rejects.toMatchObject({
+      errorName: 'invalid_request_data',
+      errors: { 'admin.email': expect.any(String) },
+    });
   });
 
   it("never shows another account's user, and hides private fields of other users", async () => {

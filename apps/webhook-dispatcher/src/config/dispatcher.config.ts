@@ -4,22 +4,33 @@ import { IsBoolean, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class
 
 export class DispatcherConfig extends DatabaseBackedConfig {
   /** Health and metrics only; 0 picks a free port (replicas on one host). */
-  @IntEnv() @IsInt() @Min(0) @Max(65535)
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   HTTP_PORT = 3003;
 
-  @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'WEBHOOKS_DATABASE_URL must look like postgres://user@host:5432/db' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'WEBHOOKS_DATABASE_URL must look like postgres://user@host:5432/db' })
   WEBHOOKS_DATABASE_URL?: string;
 
   /** Development only: allow receivers on private, loopback and link-local addresses. */
-  @BoolEnv() @IsBoolean()
+  @BoolEnv()
+  @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE = false;
 
   /** One attempt may take this long (connect, send, answer) before it counts as a timeout. */
-  @IntEnv() @IsInt() @Min(100) @Max(60000)
+  @IntEnv()
+  @IsInt()
+  @Min(100)
+  @Max(60000)
   WEBHOOK_TIMEOUT_MS = 10000;
 
   /** Attempts in flight to one webhook per dispatcher replica: a hanging receiver holds at most these. */
-  @IntEnv() @IsInt() @Min(1) @Max(1000)
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   WEBHOOK_RECEIVER_CONCURRENCY = 32;
 
   /**
@@ -28,11 +39,15 @@ export class DispatcherConfig extends DatabaseBackedConfig {
    */
   @Transform(({ value }) => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value))
   @IsNumber({}, { message: 'WEBHOOK_RETRY_SCALE must be a number' })
-  @Min(0.0001) @Max(100)
+  @Min(0.0001)
+  @Max(100)
   WEBHOOK_RETRY_SCALE = 1;
 
   /** Finished deliveries (and their attempts) are kept this long for GET /webhooks/{id}/deliveries. */
-  @IntEnv() @IsInt() @Min(1) @Max(3650)
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
   WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
 
   get databaseUrl(): string {

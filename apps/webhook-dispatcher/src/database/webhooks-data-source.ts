@@ -16,7 +16,14 @@ export function webhooksDataSource(config: DispatcherConfig): DataSource {
     url: config.databaseUrl,
     schema: WEBHOOKS_SCHEMA,
     entities: [WebhookEntity],
-    migrations: [InitWebhooks1763800000000, WebhookSigning1764000300000, WebhookDeliveries1764200000000, DeliveryLastAttempt1764200100000, WebhookChangeNotify1764200200000, DeliveriesDueByWebhook1764200300000],
+    migrations: [
+      InitWebhooks1763800000000,
+      WebhookSigning1764000300000,
+      WebhookDeliveries1764200000000,
+      DeliveryLastAttempt1764200100000,
+      WebhookChangeNotify1764200200000,
+      DeliveriesDueByWebhook1764200300000,
+    ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'webhook-dispatcher',
   });

@@ -120,12 +120,18 @@ export class DeliveriesRepository {
   /** Active webhooks of these accounts. */
   async activeWebhooksOf(accountIds: string[]): Promise<WebhookTarget[]> {
     if (accountIds.length === 0) return [];
-    return this.dataSource.query(`SELECT w.id, w.account_id, w.hook_url, w.secretkey, w.types, w.status_id, w.active, ${SECRETS} AS secrets FROM webhooks.webhooks w WHERE w.account_id = ANY($1::varchar[]) AND w.active ORDER BY w.created_at, w.id`, [accountIds]);
+    return this.dataSource.query(
+      `SELECT w.id, w.account_id, w.hook_url, w.secretkey, w.types, w.status_id, w.active, ${SECRETS} AS secrets FROM webhooks.webhooks w WHERE w.account_id = ANY($1::varchar[]) AND w.active ORDER BY w.created_at, w.id`,
+      [accountIds],
+    );
   }
 
   /** A deleted status: webhooks filtering on it fall back to the account's lead status. */
   async fallBackStatus(accountId: string, statusId: string, leadStatusId: string): Promise<void> {
-    await this.dataSource.query('UPDATE webhooks.webhooks SET status_id = $3, modified_at = now() WHERE account_id = $1 AND status_id = $2', [accountId, statusId.toLowerCase(), leadStatusId.toLowerCase()]);
+    await this.dataSource.query(
+      'UPDATE webhooks.webhooks SET status_id = $3, modified_at = now() WHERE account_id = $1 AND status_id = $2',
+      [accountId, statusId.toLowerCase(), leadStatusId.toLowerCase()],
+    );
   }
 
   /**
@@ -177,7 +183,15 @@ export class DeliveriesRepository {
    */
   async claimDue(claimKey: number, limit: number, perWebhook: number, skipWebhookIds: string[]): Promise<ClaimedDelivery[]> {
     // TypeORM answers an UPDATE with [rows, count].
-    const [rows]: [Array<Omit<ClaimedDelivery, 'claim_key' | 'event_seq' | 'timestamp' | 'published_at_ms'> & { event_seq: string; timestamp: string; published_at: Date }>] = await this.dataSource.query(
+    const [rows]: [
+      Array<
+        Omit<ClaimedDelivery, 'claim_key' | 'event_seq' | 'timestamp' | 'published_at_ms'> & {
+          event_seq: string;
+          timestamp: string;
+          published_at: Date;
+        }
+      >,
+    ] = await this.dataSource.query(
       `WITH RECURSIVE waiting(webhook_id) AS (
          (SELECT webhook_id FROM webhooks.deliveries WHERE status = 'pending' AND locked_by IS NULL ORDER BY webhook_id LIMIT 1)
          UNION ALL
@@ -205,7 +219,13 @@ export class DeliveriesRepository {
       [claimKey, limit, perWebhook, skipWebhookIds],
     );
     return rows
-      .map(({ published_at, ...r }) => ({ ...r, event_seq: Number(r.event_seq), timestamp: Number(r.timestamp), published_at_ms: new Date(published_at).getTime(), claim_key: claimKey }))
+      .map(({ published_at, ...r }) => ({
+        ...r,
+        event_seq: Number(r.event_seq),
+        timestamp: Number(r.timestamp),
+        published_at_ms: new Date(published_at).getTime(),
+        claim_key: claimKey,
+      }))
       .sort((a, b) => a.event_seq - b.event_seq);
   }
 
@@ -253,7 +273,11 @@ export class DeliveriesRepository {
 
   /** Gives claimed deliveries back untouched (a replica stopping before it sent them). */
   async release(claimKey: number, ids: string[]): Promise<void> {
-    if (ids.length > 0) await this.dataSource.query('UPDATE webhooks.deliveries SET locked_by = NULL WHERE id = ANY($1::varchar[]) AND locked_by = $2', [ids, claimKey]);
+    if (ids.length > 0)
+      await this.dataSource.query('UPDATE webhooks.deliveries SET locked_by = NULL WHERE id = ANY($1::varchar[]) AND locked_by = $2', [
+        ids,
+        claimKey,
+      ]);
   }
 
   /** Switches a webhook off (its receiver answered 410 Gone) and fails what still waits for it. */
@@ -264,12 +288,18 @@ export class DeliveriesRepository {
 
   /** Fails the pending deliveries of a webhook that was switched off (not those being attempted right now). */
   async failPending(webhookId: string, reason: string): Promise<void> {
-    await this.dataSource.query(`UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), last_error = $2 WHERE webhook_id = $1 AND status = 'pending' AND locked_by IS NULL`, [webhookId, reason]);
+    await this.dataSource.query(
+      `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), last_error = $2 WHERE webhook_id = $1 AND status = 'pending' AND locked_by IS NULL`,
+      [webhookId, reason],
+    );
   }
 
   /** Replica keys holding claims, other than ours (to find those of replicas that died). */
   async claimHolders(ownKey: number): Promise<number[]> {
-    const rows: Array<{ locked_by: number }> = await this.dataSource.query('SELECT DISTINCT locked_by FROM webhooks.deliveries WHERE locked_by IS NOT NULL AND locked_by <> $1', [ownKey]);
+    const rows: Array<{ locked_by: number }> = await this.dataSource.query(
+      'SELECT DISTINCT locked_by FROM webhooks.deliveries WHERE locked_by IS NOT NULL AND locked_by <> $1',
+      [ownKey],
+    );
     return rows.map((r) => r.locked_by);
   }
 
@@ -297,11 +327,19 @@ export class DeliveriesRepository {
   // --- the delivery log (GET /webhooks/{id}/deliveries, redeliver) ---
 
   async countDeliveries(webhookId: string, status?: WebhookDeliveryStatus): Promise<number> {
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM webhooks.deliveries d WHERE d.webhook_id = $1 AND ($2::varchar IS NULL OR d.status = $2)`, [webhookId, status ?? null]);
+    const [{ total }] = await this.dataSource.query(
+      `SELECT count(*)::int AS total FROM webhooks.deliveries d WHERE d.webhook_id = $1 AND ($2::varchar IS NULL OR d.status = $2)`,
+      [webhookId, status ?? null],
+    );
     return total;
   }
 
-  async listDeliveries(webhookId: string, status: WebhookDeliveryStatus | undefined, limit: number, offset: number): Promise<DeliveryRow[]> {
+  async listDeliveries(
+    webhookId: string,
+    status: WebhookDeliveryStatus | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<DeliveryRow[]> {
     return this.dataSource.query(
       `SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries d JOIN webhooks.events e ON e.event_id = d.event_id
        WHERE d.webhook_id = $1 AND ($2::varchar IS NULL OR d.status = $2) ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
@@ -310,13 +348,19 @@ export class DeliveriesRepository {
   }
 
   async findDelivery(webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
-    const rows: DeliveryRow[] = await this.dataSource.query(`SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries d JOIN webhooks.events e ON e.event_id = d.event_id WHERE d.webhook_id = $1 AND d.id = $2`, [webhookId, deliveryId]);
+    const rows: DeliveryRow[] = await this.dataSource.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries d JOIN webhooks.events e ON e.event_id = d.event_id WHERE d.webhook_id = $1 AND d.id = $2`,
+      [webhookId, deliveryId],
+    );
     return rows[0];
   }
 
   async attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]> {
     if (deliveryIds.length === 0) return [];
-    return this.dataSource.query('SELECT delivery_id, attempted_at, duration_ms, response_code, error FROM webhooks.delivery_attempts WHERE delivery_id = ANY($1::varchar[]) ORDER BY delivery_id, id', [deliveryIds]);
+    return this.dataSource.query(
+      'SELECT delivery_id, attempted_at, duration_ms, response_code, error FROM webhooks.delivery_attempts WHERE delivery_id = ANY($1::varchar[]) ORDER BY delivery_id, id',
+      [deliveryIds],
+    );
   }
 
   /**

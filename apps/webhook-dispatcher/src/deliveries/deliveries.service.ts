@@ -57,7 +57,12 @@ export class DeliveriesService {
 
   private async webhookOf(caller: Caller, id: string): Promise<{ id: string; active: boolean }> {
     const normalized = id.toLowerCase();
-    const rows: Array<{ id: string; active: boolean }> = isId(normalized) ? await this.dataSource.query('SELECT id, active FROM webhooks.webhooks WHERE id = $1 AND account_id = $2', [normalized, caller.account_id]) : [];
+    const rows: Array<{ id: string; active: boolean }> = isId(normalized)
+      ? await this.dataSource.query('SELECT id, active FROM webhooks.webhooks WHERE id = $1 AND account_id = $2', [
+          normalized,
+          caller.account_id,
+        ])
+      : [];
     if (!rows[0]) throw ApiError.notFound('Webhook not found');
     return rows[0];
   }
@@ -78,8 +83,23 @@ function toDto(row: DeliveryRow, attempts: AttemptRow[]): WebhookDeliveryDto {
     status: row.status,
     attempts: [
       ...attempts.filter((a) => a.delivery_id === row.id),
-      ...(row.last_attempted_at ? [{ delivery_id: row.id, attempted_at: row.last_attempted_at, response_code: row.last_response_code, duration_ms: row.last_duration_ms ?? 0, error: row.last_error }] : []),
-    ].map((a) => ({ attempted_at: new Date(a.attempted_at).toISOString(), response_code: a.response_code, duration_ms: a.duration_ms, error: a.error })),
+      ...(row.last_attempted_at
+        ? [
+            {
+              delivery_id: row.id,
+              attempted_at: row.last_attempted_at,
+              response_code: row.last_response_code,
+              duration_ms: row.last_duration_ms ?? 0,
+              error: row.last_error,
+            },
+          ]
+        : []),
+    ].map((a) => ({
+      attempted_at: new Date(a.attempted_at).toISOString(),
+      response_code: a.response_code,
+      duration_ms: a.duration_ms,
+      error: a.error,
+    })),
     response_code: row.last_response_code,
     duration_ms: row.last_duration_ms,
     error: row.last_error,

@@ -48,14 +48,25 @@ export class DeliveryDispatcher {
     const metrics = new DeliveryMetrics(options.registry);
     this.repository = new DeliveriesRepository(options.dataSource);
     this.webhooks = new WebhookCache(this.repository);
-    this.client = new ReceiverClient({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: 'crm-webhooks/1' });
+    this.client = new ReceiverClient({
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      userAgent: 'crm-webhooks/1',
+    });
     this.coordinator = new ReplicaCoordinator(config.databaseUrl, this.repository, logger, {
       onIngest: () => this.ingestor?.start(),
       onIngestLost: () => void this.ingestor?.stop(),
       onDue: () => this.poller.wake(),
       onWebhooksChanged: (accountId) => (accountId === null ? this.webhooks.clear() : this.webhooks.invalidate(accountId)),
     });
-    this.sender = new DeliverySender(this.repository, this.client, metrics, logger, { perWebhook: config.WEBHOOK_RECEIVER_CONCURRENCY, maxHeld: MAX_HELD, retryScale: config.WEBHOOK_RETRY_SCALE }, () => this.poller.wake());
+    this.sender = new DeliverySender(
+      this.repository,
+      this.client,
+      metrics,
+      logger,
+      { perWebhook: config.WEBHOOK_RECEIVER_CONCURRENCY, maxHeld: MAX_HELD, retryScale: config.WEBHOOK_RETRY_SCALE },
+      () => this.poller.wake(),
+    );
     this.poller = new DuePoller(this.repository, this.sender, () => this.coordinator.claimKey, logger);
     this.metrics = metrics;
   }
@@ -64,9 +75,23 @@ export class DeliveryDispatcher {
     const { config, logger } = this.options;
     this.nc = await connectNats({ url: config.NATS_URL, name: `webhook-dispatcher-deliveries-${process.pid}`, logger });
     await ensureDispatcherConsumer(this.nc, config.CRM_NAMESPACE);
-    const ingestor = new EventIngestor(this.nc, config.CRM_NAMESPACE, this.repository, this.webhooks, this.sender, this.metrics, logger, () => this.coordinator.claimKey, () => this.coordinator.notifyDue());
+    const ingestor = new EventIngestor(
+      this.nc,
+      config.CRM_NAMESPACE,
+      this.repository,
+      this.webhooks,
+      this.sender,
+      this.metrics,
+      logger,
+      () => this.coordinator.claimKey,
+      () => this.coordinator.notifyDue(),
+    );
     this.ingestor = ingestor;
-    this.metrics.watch({ stream: () => ingestor.streamDepth(), backlog: () => this.repository.backlog(), local: () => this.sender.heldCount });
+    this.metrics.watch({
+      stream: () => ingestor.streamDepth(),
+      backlog: () => this.repository.backlog(),
+      local: () => this.sender.heldCount,
+    });
     await this.coordinator.start();
     this.poller.start(this.options.pollIntervalMs ?? 250);
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
@@ -92,8 +117,14 @@ export class DeliveryDispatcher {
     if (!this.coordinator.isIngesting) return;
     try {
       let removed = 0;
-      for (let n = await this.repository.purge(this.options.config.WEBHOOK_DELIVERY_RETENTION_DAYS); n > 0; n = await this.repository.purge(this.options.config.WEBHOOK_DELIVERY_RETENTION_DAYS)) removed += n;
-      if (removed > 0) this.options.logger.info({ deliveries: removed }, 'webhook dispatcher: removed finished deliveries past their retention');
+      for (
+        let n = await this.repository.purge(this.options.config.WEBHOOK_DELIVERY_RETENTION_DAYS);
+        n > 0;
+        n = await this.repository.purge(this.options.config.WEBHOOK_DELIVERY_RETENTION_DAYS)
+      )
+        removed += n;
+      if (removed > 0)
+        this.options.logger.info({ deliveries: removed }, 'webhook dispatcher: removed finished deliveries past their retention');
     } catch (error) {
       this.options.logger.warn({ detail: (error as Error).message }, 'webhook dispatcher: purging old deliveries failed');
     }

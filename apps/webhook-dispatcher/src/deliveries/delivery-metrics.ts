@@ -25,8 +25,18 @@ export class DeliveryMetrics {
   private source: QueueDepthSource | undefined;
 
   constructor(registry: Registry) {
-    this.attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome: delivered, retry (another try scheduled), failed (given up)', labelNames: ['outcome'], registers: [registry] });
-    this.failures = new Counter({ name: 'webhook_delivery_failures_total', help: 'Attempts without a 2xx by kind: timeout, network, refused_address, http_status', labelNames: ['kind'], registers: [registry] });
+    this.attempts = new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Delivery attempts by outcome: delivered, retry (another try scheduled), failed (given up)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.failures = new Counter({
+      name: 'webhook_delivery_failures_total',
+      help: 'Attempts without a 2xx by kind: timeout, network, refused_address, http_status',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
     this.attemptDuration = new Histogram({
       name: 'webhook_delivery_attempt_duration_seconds',
       help: 'Duration of one HTTP attempt (until the status line or the deadline)',
@@ -41,8 +51,16 @@ export class DeliveryMetrics {
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600, 36000, 172800],
       registers: [registry],
     });
-    this.ingested = new Counter({ name: 'webhook_events_ingested_total', help: 'Events taken from the stream by this replica', registers: [registry] });
-    this.leader = new Gauge({ name: 'webhook_dispatcher_ingesting', help: '1 while this replica is the one taking events from the stream', registers: [registry] });
+    this.ingested = new Counter({
+      name: 'webhook_events_ingested_total',
+      help: 'Events taken from the stream by this replica',
+      registers: [registry],
+    });
+    this.leader = new Gauge({
+      name: 'webhook_dispatcher_ingesting',
+      help: '1 while this replica is the one taking events from the stream',
+      registers: [registry],
+    });
     const sourceOf = () => this.source;
     new Gauge({
       name: 'webhook_queue_depth',

@@ -30,7 +30,9 @@ interface Received {
 }
 
 /** A local receiver: records every request; `answer` decides the status (or never answers). */
-async function startReceiver(answer: (req: Received, count: number) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang') {
+async function startReceiver(
+  answer: (req: Received, count: number) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang',
+) {
   const received: Received[] = [];
   const counts = new Map<string, number>();
   const server = http.createServer((req, res) => {
@@ -49,7 +51,15 @@ async function startReceiver(answer: (req: Received, count: number) => { status:
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, received, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url,
+    received,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
@@ -83,33 +93,59 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
   }
 
   async function startDispatcher(overrides: Partial<DispatcherConfig> = {}): Promise<DeliveryDispatcher> {
-    const dispatcher = new DeliveryDispatcher({ dataSource, config: config(overrides), logger, registry: new Registry(), pollIntervalMs: 50 });
+    const dispatcher = new DeliveryDispatcher({
+      dataSource,
+      config: config(overrides),
+      logger,
+      registry: new Registry(),
+      pollIntervalMs: 50,
+    });
     await dispatcher.start();
     dispatchers.push(dispatcher);
     return dispatcher;
   }
 
-  async function addWebhook(fields: { hook_url: string; account_id?: string; types?: string[]; status_id?: string | null; active?: boolean; secretkey?: string }): Promise<{ id: string; secret: string }> {
+  async function addWebhook(fields: {
+    hook_url: string;
+    account_id?: string;
+    types?: string[];
+    status_id?: string | null;
+    active?: boolean;
+    secretkey?: string;
+  }): Promise<{ id: string; secret: string }> {
     const id = newId();
     const secret = newSigningSecret();
-    await dataSource.query('INSERT INTO webhooks.webhooks (id, account_id, name, hook_url, secretkey, types, status_id, active, signing_secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-      id,
-      fields.account_id ?? ACCOUNT,
-      'test',
-      fields.hook_url,
-      fields.secretkey ?? '',
-      fields.types ?? [],
-      fields.status_id ?? null,
-      fields.active ?? true,
-      secret,
-    ]);
+    await dataSource.query(
+      'INSERT INTO webhooks.webhooks (id, account_id, name, hook_url, secretkey, types, status_id, active, signing_secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+      [
+        id,
+        fields.account_id ?? ACCOUNT,
+        'test',
+        fields.hook_url,
+        fields.secretkey ?? '',
+        fields.types ?? [],
+        fields.status_id ?? null,
+        fields.active ?? true,
+        secret,
+      ],
+    );
     return { id, secret };
   }
 
   let recordCounter = 0;
   function event(overrides: Partial<DomainEvent> = {}): DomainEvent {
     const record = overrides.record_id ?? String((recordCounter += 1)).padStart(24, '0');
-    return { event_id: newId(), account_id: ACCOUNT, type: 'contact', reason: 'created', record_id: record, contact_status_id: LEAD, timestamp: Math.floor(Date.now() / 1000), data: { contact: { id: record } }, ...overrides };
+    return {
+      event_id: newId(),
+      account_id: ACCOUNT,
+      type: 'contact',
+      reason: 'created',
+      record_id: record,
+      contact_status_id: LEAD,
+      timestamp: Math.floor(Date.now() / 1000),
+      data: { contact: { id: record } },
+      ...overrides,
+    };
   }
 
   async function publish(...events: DomainEvent[]): Promise<void> {
@@ -153,15 +189,27 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     await startDispatcher();
 
     const contact = event();
-    const deal = event({ type: 'deal', reason: 'changed_to_won', contact_status_id: STATUS, data: { deal: { id: 'x', last_stage: 50, close_date: '2026-01-02' } } });
+    const deal = event({
+      type: 'deal',
+      reason: 'changed_to_won',
+      contact_status_id: STATUS,
+      data: { deal: { id: 'x', last_stage: 50, close_date: '2026-01-02' } },
+    });
     const deleted = event({ reason: 'deleted', data: { id: 'y' } });
     await publish(contact, deal, deleted);
 
     await until('five deliveries', () => receiver.received.length >= 5 && receiver.received);
     await new Promise((r) => setTimeout(r, 200));
-    const byPath = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as Record<string, unknown>);
-    expect(byPath('/all').map((b) => b.reason).sort()).toEqual(['changed_to_won', 'created', 'deleted']);
-    expect(byPath('/deals')).toEqual([{ type: 'deal', reason: 'changed_to_won', timestamp: deal.timestamp, secretkey: '', data: deal.data }]);
+    const byPath = (path: string) =>
+      receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(
+      byPath('/all')
+        .map((b) => b.reason)
+        .sort(),
+    ).toEqual(['changed_to_won', 'created', 'deleted']);
+    expect(byPath('/deals')).toEqual([
+      { type: 'deal', reason: 'changed_to_won', timestamp: deal.timestamp, secretkey: '', data: deal.data },
+    ]);
     expect(byPath('/status').map((b) => b.type)).toEqual(['deal']);
     expect(byPath('/off')).toEqual([]);
     expect(byPath('/other')).toEqual([]);
@@ -185,8 +233,20 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     const receiver = await startReceiver(() => ({ status: 204 }));
     const gone = 'e'.repeat(24);
     const hook = await addWebhook({ hook_url: receiver.url, status_id: gone });
-    await publish(event({ type: 'status' as never, reason: 'deleted', record_id: gone, contact_status_id: null, data: { status: { id: gone }, lead_status_id: LEAD } }), event({ contact_status_id: LEAD }));
-    await until('the event of a lead contact reaches the webhook that filtered on the deleted status', () => receiver.received.length === 1);
+    await publish(
+      event({
+        type: 'status' as never,
+        reason: 'deleted',
+        record_id: gone,
+        contact_status_id: null,
+        data: { status: { id: gone }, lead_status_id: LEAD },
+      }),
+      event({ contact_status_id: LEAD }),
+    );
+    await until(
+      'the event of a lead contact reaches the webhook that filtered on the deleted status',
+      () => receiver.received.length === 1,
+    );
     const [{ status_id }] = await dataSource.query('SELECT status_id FROM webhooks.webhooks WHERE id = $1', [hook.id]);
     expect(status_id).toBe(LEAD);
     expect(JSON.parse(receiver.received[0].body).type).toBe('contact');
@@ -211,7 +271,10 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     const busy = await startReceiver((_r, n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
     const busyHook = await addWebhook({ hook_url: busy.url, types: ['note'] });
     await publish(event({ type: 'note', data: { note: { id: 'n', linked_deal_id: '' } } }));
-    await until('410 switches the webhook off', async () => (await dataSource.query('SELECT active FROM webhooks.webhooks WHERE id = $1', [goneHook.id]))[0].active === false);
+    await until(
+      '410 switches the webhook off',
+      async () => (await dataSource.query('SELECT active FROM webhooks.webhooks WHERE id = $1', [goneHook.id]))[0].active === false,
+    );
     expect((await attemptsOf(goneHook.id))[0]).toMatchObject({ status: 'failed', codes: [410] });
 
     await until('the 429 is retried', () => busy.received.length >= 2, 10_000);
@@ -233,7 +296,11 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     });
     await addWebhook({ hook_url: receiver.url, types: ['contact'], account_id: 'f'.repeat(24) });
     const events: DomainEvent[] = [];
-    for (let n = 0; n < 15; n += 1) for (let r = 0; r < 20; r += 1) events.push(event({ account_id: 'f'.repeat(24), record_id: `r${String(r).padStart(23, '0')}`, data: { contact: { id: `r${r}`, n } } }));
+    for (let n = 0; n < 15; n += 1)
+      for (let r = 0; r < 20; r += 1)
+        events.push(
+          event({ account_id: 'f'.repeat(24), record_id: `r${String(r).padStart(23, '0')}`, data: { contact: { id: `r${r}`, n } } }),
+        );
     await publish(...events);
     await until('300 deliveries', () => receiver.received.length >= 300, 30_000);
     for (const [, order] of seen) expect(order).toEqual([...order].sort((a, b) => a - b));
@@ -251,7 +318,11 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     await publish(...Array.from({ length: 60 }, () => event({ account_id: account })));
     await until('every event reaches the healthy receiver', () => healthy.received.length >= 60, 10_000);
     expect(Date.now() - started).toBeLessThan(3000); // well before the hanging receiver's attempts time out in bulk
-    await until('the hanging receiver times out and is scheduled for retry', async () => (await attemptsOf(stuck.id)).some((d) => d.codes.length > 0 && d.codes[0] === null), 10_000);
+    await until(
+      'the hanging receiver times out and is scheduled for retry',
+      async () => (await attemptsOf(stuck.id)).some((d) => d.codes.length > 0 && d.codes[0] === null),
+      10_000,
+    );
     await hanging.close();
     await healthy.close();
   });
@@ -277,15 +348,27 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     const hook = await addWebhook({ hook_url: receiver.url, account_id: account });
     const e = event({ account_id: account });
     // A delivery claimed by a replica key no live session holds (the replica was killed mid-attempt).
-    await dataSource.query(`INSERT INTO webhooks.events (event_id, account_id, type, reason, record_id, occurred_at, published_at, stream_seq, data) VALUES ($1, $2, 'contact', 'created', $3, 1, now(), 1, '{}')`, [e.event_id, account, e.record_id]);
-    await dataSource.query(`INSERT INTO webhooks.deliveries (id, event_id, webhook_id, record_id, event_seq, next_attempt_at, locked_by) VALUES ($1, $2, $3, $4, 1, now(), 12345)`, [newId(), e.event_id, hook.id, e.record_id]);
+    await dataSource.query(
+      `INSERT INTO webhooks.events (event_id, account_id, type, reason, record_id, occurred_at, published_at, stream_seq, data) VALUES ($1, $2, 'contact', 'created', $3, 1, now(), 1, '{}')`,
+      [e.event_id, account, e.record_id],
+    );
+    await dataSource.query(
+      `INSERT INTO webhooks.deliveries (id, event_id, webhook_id, record_id, event_seq, next_attempt_at, locked_by) VALUES ($1, $2, $3, $4, 1, now(), 12345)`,
+      [newId(), e.event_id, hook.id, e.record_id],
+    );
     await until('the orphaned delivery is sent', () => receiver.received.length === 1, 10_000);
     await until('and recorded', async () => (await attemptsOf(hook.id))[0]?.status === 'delivered');
     await receiver.close();
   });
 
   it('refuses receivers on private addresses at delivery unless allowed', async () => {
-    const strict = new DeliveryDispatcher({ dataSource, config: config({ WEBHOOK_ALLOW_PRIVATE: false }), logger, registry: new Registry(), pollIntervalMs: 50 });
+    const strict = new DeliveryDispatcher({
+      dataSource,
+      config: config({ WEBHOOK_ALLOW_PRIVATE: false }),
+      logger,
+      registry: new Registry(),
+      pollIntervalMs: 50,
+    });
     // Only the strict replica runs for this test.
     await Promise.all(dispatchers.splice(0).map((d) => d.stop(2000)));
     await strict.start();

@@ -19,7 +19,12 @@ export class DeliveryPipelineRunner implements OnApplicationBootstrap, BeforeApp
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.dispatcher = new DeliveryDispatcher({ dataSource: this.dataSource, config: this.config, logger: this.logger, registry: this.registry });
+    this.dispatcher = new DeliveryDispatcher({
+      dataSource: this.dataSource,
+      config: this.config,
+      logger: this.logger,
+      registry: this.registry,
+    });
     await this.dispatcher.start();
   }
 

@@ -129,7 +129,21 @@ export class DeliverySender {
     const queued = [...this.queues.values()].flat();
     this.queues.clear();
     this.held -= queued.length;
-    await Promise.all(Object.entries(groupBy(queued, (d) => String(d.claim_key))).map(([key, list]) => this.repository.release(Number(key), list.map((d) => d.id)).catch((error) => this.logger.warn({ detail: (error as Error).message }, 'webhook deliveries: could not give back queued deliveries; another replica takes them once this one is gone'))));
+    await Promise.all(
+      Object.entries(groupBy(queued, (d) => String(d.claim_key))).map(([key, list]) =>
+        this.repository
+          .release(
+            Number(key),
+            list.map((d) => d.id),
+          )
+          .catch((error) =>
+            this.logger.warn(
+              { detail: (error as Error).message },
+              'webhook deliveries: could not give back queued deliveries; another replica takes them once this one is gone',
+            ),
+          ),
+      ),
+    );
     if (this.held > 0) await Promise.race([new Promise<void>((r) => this.idleWaiters.push(r)), sleep(timeoutMs)]);
     await this.flushNow(Math.min(timeoutMs, 5000));
   }
@@ -151,19 +165,41 @@ export class DeliverySender {
     const attemptedAt = new Date();
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const body = deliveryBody(d);
-    const result = await this.client.post(d.hook_url, { 'webhook-id': d.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(d.id, timestamp, body, d.secrets) }, body);
+    const result = await this.client.post(
+      d.hook_url,
+      { 'webhook-id': d.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(d.id, timestamp, body, d.secrets) },
+      body,
+    );
     const decision = decideAttempt(result, d.tries + 1, this.options.retryScale);
     const outcome = decision.status === 'pending' ? 'retry' : decision.status;
     this.metrics.attempts.inc({ outcome });
     this.metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
     if (result.failure) this.metrics.failures.inc({ kind: result.failure });
-    if (decision.status === 'delivered') this.metrics.latency.observe({ attempt: d.attempt_count === 0 ? 'first' : 'retry' }, Math.max(0, Date.now() - d.published_at_ms) / 1000);
-    if (decision.status !== 'delivered') this.logger.debug({ delivery_id: d.id, webhook_id: d.webhook_id, code: result.responseCode, error: result.error, next_in_ms: decision.delayMs }, 'webhook attempt without 2xx');
-    this.pendingRecords.push({ delivery_id: d.id, claim_key: d.claim_key, status: decision.status, attempted_at: attemptedAt, duration_ms: result.durationMs, response_code: result.responseCode, error: result.error, delay_ms: decision.delayMs });
+    if (decision.status === 'delivered')
+      this.metrics.latency.observe(
+        { attempt: d.attempt_count === 0 ? 'first' : 'retry' },
+        Math.max(0, Date.now() - d.published_at_ms) / 1000,
+      );
+    if (decision.status !== 'delivered')
+      this.logger.debug(
+        { delivery_id: d.id, webhook_id: d.webhook_id, code: result.responseCode, error: result.error, next_in_ms: decision.delayMs },
+        'webhook attempt without 2xx',
+      );
+    this.pendingRecords.push({
+      delivery_id: d.id,
+      claim_key: d.claim_key,
+      status: decision.status,
+      attempted_at: attemptedAt,
+      duration_ms: result.durationMs,
+      response_code: result.responseCode,
+      error: result.error,
+      delay_ms: decision.delayMs,
+    });
     if (decision.disableWebhook) {
       this.repository.disableWebhook(d.webhook_id, 'webhook disabled: the receiver answered 410 Gone').then(
         () => this.logger.warn({ webhook_id: d.webhook_id }, 'webhook disabled: its receiver answered 410 Gone'),
-        (error) => this.logger.error({ webhook_id: d.webhook_id, detail: (error as Error).message }, 'could not disable a webhook after 410'),
+        (error) =>
+          this.logger.error({ webhook_id: d.webhook_id, detail: (error as Error).message }, 'could not disable a webhook after 410'),
       );
     }
     this.held -= 1;
@@ -191,7 +227,10 @@ export class DeliverySender {
           // PostgreSQL unavailable: keep the outcomes and try again (the claims stay ours meanwhile).
           this.pendingRecords = batch.concat(this.pendingRecords);
           this.flushDelayMs = Math.min(5000, Math.max(100, this.flushDelayMs * 2));
-          this.logger.warn({ detail: (error as Error).message, outcomes: this.pendingRecords.length }, 'webhook deliveries: could not record outcomes; retrying');
+          this.logger.warn(
+            { detail: (error as Error).message, outcomes: this.pendingRecords.length },
+            'webhook deliveries: could not record outcomes; retrying',
+          );
           if (this.stopping) break;
         }
       }

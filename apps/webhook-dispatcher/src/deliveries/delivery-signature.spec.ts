@@ -17,7 +17,11 @@ describe('Standard Webhooks signature', () => {
 
   it('fails verification when the body, id or key differ', () => {
     const ts = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': 'msg1', 'webhook-timestamp': String(ts), 'webhook-signature': signDelivery('msg1', ts, body, [current]) };
+    const headers = {
+      'webhook-id': 'msg1',
+      'webhook-timestamp': String(ts),
+      'webhook-signature': signDelivery('msg1', ts, body, [current]),
+    };
     expect(() => new Webhook(current).verify(`${body} `, headers)).toThrow();
     expect(() => new Webhook(current).verify(body, { ...headers, 'webhook-id': 'msg2' })).toThrow();
     expect(() => new Webhook(previous).verify(body, headers)).toThrow();

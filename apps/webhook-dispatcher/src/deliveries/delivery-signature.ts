@@ -19,5 +19,7 @@ export function signingKey(secret: string): Buffer {
  * one while a rotation overlaps).
  */
 export function signDelivery(id: string, timestampSeconds: number, body: string, secrets: readonly string[]): string {
-  return secrets.map((secret) => `v1,${createHmac('sha256', signingKey(secret)).update(`${id}.${timestampSeconds}.`).update(body).digest('base64')}`).join(' ');
+  return secrets
+    .map((secret) => `v1,${createHmac('sha256', signingKey(secret)).update(`${id}.${timestampSeconds}.`).update(body).digest('base64')}`)
+    .join(' ');
 }

@@ -52,7 +52,8 @@ export class DuePoller {
         if (claimed.length > 0) this.sender.submit(claimed);
         if (claimed.length === limit) this.wanted = true;
       } catch (error) {
-        if (Date.now() - this.lastError > 10_000) this.logger.warn({ detail: (error as Error).message }, 'webhook dispatcher: claiming due deliveries failed; retrying');
+        if (Date.now() - this.lastError > 10_000)
+          this.logger.warn({ detail: (error as Error).message }, 'webhook dispatcher: claiming due deliveries failed; retrying');
         this.lastError = Date.now();
         return;
       }

@@ -1,5 +1,12 @@
 import { newId } from '@crm/common';
-import { eventsStreamConfig, STATUS_DELETED_EVENT, WEBHOOK_DISPATCHER_CONSUMER, WEBHOOK_EVENT_TYPES, type DomainEvent, type StatusDeletedData } from '@crm/contracts';
+import {
+  eventsStreamConfig,
+  STATUS_DELETED_EVENT,
+  WEBHOOK_DISPATCHER_CONSUMER,
+  WEBHOOK_EVENT_TYPES,
+  type DomainEvent,
+  type StatusDeletedData,
+} from '@crm/contracts';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -23,19 +30,35 @@ export async function ensureDispatcherConsumer(nc: NatsConnection, namespace: st
   try {
     await jsm.streams.info(stream.name);
   } catch {
-    await jsm.streams.add({ name: stream.name, subjects: stream.subjects, duplicate_window: nanos(stream.duplicateWindowMs) }).catch(() => jsm.streams.info(stream.name));
+    await jsm.streams
+      .add({ name: stream.name, subjects: stream.subjects, duplicate_window: nanos(stream.duplicateWindowMs) })
+      .catch(() => jsm.streams.info(stream.name));
   }
-  const config = { durable_name: WEBHOOK_DISPATCHER_CONSUMER, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: nanos(CONSUMER_ACK_WAIT_MS), max_ack_pending: 20_000, max_deliver: -1 };
+  const config = {
+    durable_name: WEBHOOK_DISPATCHER_CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(CONSUMER_ACK_WAIT_MS),
+    max_ack_pending: 20_000,
+    max_deliver: -1,
+  };
   try {
     await jsm.consumers.info(stream.name, WEBHOOK_DISPATCHER_CONSUMER);
-    await jsm.consumers.update(stream.name, WEBHOOK_DISPATCHER_CONSUMER, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending, max_deliver: config.max_deliver });
+    await jsm.consumers.update(stream.name, WEBHOOK_DISPATCHER_CONSUMER, {
+      ack_wait: config.ack_wait,
+      max_ack_pending: config.max_ack_pending,
+      max_deliver: config.max_deliver,
+    });
   } catch {
     await jsm.consumers.add(stream.name, config).catch(() => jsm.consumers.info(stream.name, WEBHOOK_DISPATCHER_CONSUMER));
   }
 }
 
 /** Whether a webhook gets an event: its `types` filter (empty = all) and its `status_id` filter. */
-export function webhookWants(webhook: Pick<WebhookTarget, 'types' | 'status_id' | 'active'>, event: Pick<DomainEvent, 'type' | 'contact_status_id'>): boolean {
+export function webhookWants(
+  webhook: Pick<WebhookTarget, 'types' | 'status_id' | 'active'>,
+  event: Pick<DomainEvent, 'type' | 'contact_status_id'>,
+): boolean {
   if (!webhook.active) return false;
   if (webhook.types.length > 0 && !webhook.types.includes(event.type)) return false;
   if (webhook.status_id && (event.contact_status_id ?? '').toLowerCase() !== webhook.status_id) return false;
@@ -45,7 +68,14 @@ export function webhookWants(webhook: Pick<WebhookTarget, 'types' | 'status_id' 
 function parseEvent(msg: JsMsg): DomainEvent | null {
   try {
     const event = msg.json<DomainEvent>();
-    const ok = event && typeof event.event_id === 'string' && typeof event.account_id === 'string' && typeof event.type === 'string' && typeof event.reason === 'string' && typeof event.record_id === 'string' && typeof event.timestamp === 'number';
+    const ok =
+      event &&
+      typeof event.event_id === 'string' &&
+      typeof event.account_id === 'string' &&
+      typeof event.type === 'string' &&
+      typeof event.reason === 'string' &&
+      typeof event.record_id === 'string' &&
+      typeof event.timestamp === 'number';
     return ok ? event : null;
   } catch {
     return null;
@@ -152,7 +182,10 @@ export class EventIngestor {
       const event = parseEvent(msg);
       if (event) taken.push({ msg, event });
       else {
-        this.logger.error({ stream_seq: msg.seq, subject: msg.subject }, 'webhook dispatcher: dropped a message that is not a domain event');
+        this.logger.error(
+          { stream_seq: msg.seq, subject: msg.subject },
+          'webhook dispatcher: dropped a message that is not a domain event',
+        );
         msg.term('not a domain event');
       }
     }
@@ -164,7 +197,10 @@ export class EventIngestor {
         break;
       } catch (error) {
         if (!this.active) return; // not acknowledged: the next replica to ingest gets them again
-        this.logger.warn({ detail: (error as Error).message, events: taken.length }, 'webhook dispatcher: could not store deliveries; retrying (events stay unacknowledged)');
+        this.logger.warn(
+          { detail: (error as Error).message, events: taken.length },
+          'webhook dispatcher: could not store deliveries; retrying (events stay unacknowledged)',
+        );
         await sleep(delayMs);
         delayMs = Math.min(delayMs * 2, 5000);
         if (Date.now() - lastWorking > CONSUMER_ACK_WAIT_MS / 3) {
@@ -207,7 +243,17 @@ export class EventIngestor {
     const planned = new Map<string, number>();
     for (const { msg, event, targets } of matched) {
       const published = msg.time.getTime();
-      const ingested: IngestedEvent = { event_id: event.event_id, account_id: event.account_id, type: event.type, reason: event.reason, record_id: event.record_id, timestamp: event.timestamp, published_at_ms: published, stream_seq: msg.seq, data_json: JSON.stringify(event.data ?? {}) };
+      const ingested: IngestedEvent = {
+        event_id: event.event_id,
+        account_id: event.account_id,
+        type: event.type,
+        reason: event.reason,
+        record_id: event.record_id,
+        timestamp: event.timestamp,
+        published_at_ms: published,
+        stream_seq: msg.seq,
+        data_json: JSON.stringify(event.data ?? {}),
+      };
       events.push(ingested);
       for (const w of targets) {
         const id = newId();
@@ -217,7 +263,23 @@ export class EventIngestor {
         seenRecord.add(recordKey);
         if (claim) planned.set(w.id, (planned.get(w.id) ?? 0) + 1);
         deliveries.push({ id, event_id: event.event_id, webhook_id: w.id, record_id: event.record_id, event_seq: msg.seq, claim });
-        ready.set(id, { id, webhook_id: w.id, event_id: event.event_id, record_id: event.record_id, event_seq: msg.seq, tries: 0, attempt_count: 0, type: event.type, reason: event.reason, timestamp: event.timestamp, published_at_ms: published, data_json: ingested.data_json, hook_url: w.hook_url, secretkey: w.secretkey, secrets: w.secrets });
+        ready.set(id, {
+          id,
+          webhook_id: w.id,
+          event_id: event.event_id,
+          record_id: event.record_id,
+          event_seq: msg.seq,
+          tries: 0,
+          attempt_count: 0,
+          type: event.type,
+          reason: event.reason,
+          timestamp: event.timestamp,
+          published_at_ms: published,
+          data_json: ingested.data_json,
+          hook_url: w.hook_url,
+          secretkey: w.secretkey,
+          secrets: w.secrets,
+        });
       }
     }
     const inserted = await this.repository.ingest(events, deliveries, claimKey);

@@ -49,7 +49,12 @@ export class ReceiverClient {
     if ('error' in target) return { responseCode: null, retryAfterMs: null, durationMs: 0, error: target.error, failure: target.failure };
     let result = await this.once(target, headers, body, started);
     // A pooled connection the receiver closed just as we reused it: one immediate retry on a new one.
-    if (result.reused && result.failure === 'network' && result.errorCode === 'ECONNRESET' && performance.now() - started < this.options.timeoutMs / 2) {
+    if (
+      result.reused &&
+      result.failure === 'network' &&
+      result.errorCode === 'ECONNRESET' &&
+      performance.now() - started < this.options.timeoutMs / 2
+    ) {
       result = await this.once(target, headers, body, started);
     }
     const { reused: _reused, errorCode: _code, ...post } = result;
@@ -78,14 +83,28 @@ export class ReceiverClient {
     const secure = url.protocol === 'https:';
     const target: Target = {
       secure,
-      options: { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (secure ? 443 : 80), path: `${url.pathname}${url.search}`, method: 'POST', agent: this.pool(url, secure), lookup: this.lookup as never, servername: secure ? url.hostname : undefined },
+      options: {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || (secure ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        agent: this.pool(url, secure),
+        lookup: this.lookup as never,
+        servername: secure ? url.hostname : undefined,
+      },
     };
     if (this.targets.size >= MAX_POOLS * 4) this.targets.clear();
     this.targets.set(hookUrl, target);
     return target;
   }
 
-  private once(target: Target, headers: Record<string, string>, body: string, started: number): Promise<PostResult & { reused: boolean; errorCode?: string }> {
+  private once(
+    target: Target,
+    headers: Record<string, string>,
+    body: string,
+    started: number,
+  ): Promise<PostResult & { reused: boolean; errorCode?: string }> {
     return new Promise((resolve) => {
       let settled = false;
       let reused = false;
@@ -116,7 +135,8 @@ export class ReceiverClient {
       }, this.options.timeoutMs);
       request.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(deadline);
-        if (error instanceof PrivateAddressError) finish({ responseCode: null, retryAfterMs: null, error: error.message, failure: 'refused_address' });
+        if (error instanceof PrivateAddressError)
+          finish({ responseCode: null, retryAfterMs: null, error: error.message, failure: 'refused_address' });
         else finish({ responseCode: null, retryAfterMs: null, error: describe(error), failure: 'network', errorCode: error.code });
       });
       request.end(body);

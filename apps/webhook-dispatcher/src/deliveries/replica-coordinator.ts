@@ -58,7 +58,9 @@ export class ReplicaCoordinator {
   }
 
   async start(): Promise<void> {
-    await this.connect().catch((error) => this.logger.warn({ detail: (error as Error).message }, 'webhook dispatcher: no PostgreSQL session yet; retrying'));
+    await this.connect().catch((error) =>
+      this.logger.warn({ detail: (error as Error).message }, 'webhook dispatcher: no PostgreSQL session yet; retrying'),
+    );
     this.timer = setInterval(() => void this.tick(), this.options.tickMs);
     this.timer.unref();
   }
@@ -80,7 +82,12 @@ export class ReplicaCoordinator {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'webhook-dispatcher-replica', connectionTimeoutMillis: 5000, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      application_name: 'webhook-dispatcher-replica',
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+    });
     const lost = (reason: string) => {
       if (this.client !== client) return;
       this.logger.warn({ reason }, 'webhook dispatcher: replica session to PostgreSQL lost; reconnecting');
@@ -126,7 +133,10 @@ export class ReplicaCoordinator {
       const client = this.client;
       if (!client) return;
       if (!this.ingesting) {
-        const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS got', [LOCK_CLASS, INGEST_KEY]);
+        const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS got', [
+          LOCK_CLASS,
+          INGEST_KEY,
+        ]);
         if (rows[0].got && this.client === client && !this.stopped) {
           this.ingesting = true;
           this.logger.info('webhook dispatcher: this replica takes events from the stream');

@@ -54,6 +54,7 @@ export function decideAttempt(result: AttemptResult, tries: number, scale = 1, r
   if (code === 410) return { status: 'failed', delayMs: null, disableWebhook: true };
   const scheduled = retryDelayMs(tries, scale, random);
   if (scheduled === null) return { status: 'failed', delayMs: null, disableWebhook: false };
-  const honoured = (code === 429 || code === 503) && result.retryAfterMs != null ? Math.max(result.retryAfterMs, 1000 * Math.min(1, scale)) : null;
+  const honoured =
+    (code === 429 || code === 503) && result.retryAfterMs != null ? Math.max(result.retryAfterMs, 1000 * Math.min(1, scale)) : null;
   return { status: 'pending', delayMs: honoured ?? scheduled, disableWebhook: false };
 }

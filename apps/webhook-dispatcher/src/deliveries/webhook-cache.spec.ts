@@ -15,7 +15,16 @@ function repository() {
   return { repo, state };
 }
 
-const hook = (id: string, account: string): WebhookTarget => ({ id, account_id: account, hook_url: 'https://x.example', secretkey: '', types: [], status_id: null, active: true, secrets: ['whsec_x'] });
+const hook = (id: string, account: string): WebhookTarget => ({
+  id,
+  account_id: account,
+  hook_url: 'https://x.example',
+  secretkey: '',
+  types: [],
+  status_id: null,
+  active: true,
+  secrets: ['whsec_x'],
+});
 
 describe('webhook cache of the ingesting replica', () => {
   it('loads an account once, then serves it from memory until a change of it is notified', async () => {

@@ -40,7 +40,8 @@ export class WebhookCache {
     if (this.entries.size + missing.length > MAX_ACCOUNTS) this.entries.clear();
     for (const [id, webhooks] of byAccount) {
       result.set(id, webhooks);
-      if (epoch === this.epoch && generations.get(id) === (this.generations.get(id) ?? 0)) this.entries.set(id, { webhooks, loadedAt: now });
+      if (epoch === this.epoch && generations.get(id) === (this.generations.get(id) ?? 0))
+        this.entries.set(id, { webhooks, loadedAt: now });
     }
     return result;
   }

@@ -16,6 +16,8 @@ export class WebhookSigning1764000300000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX webhooks.webhooks_order_idx`);
-    await q.query(`ALTER TABLE webhooks.webhooks DROP COLUMN previous_secret_expires_at, DROP COLUMN previous_signing_secret, DROP COLUMN signing_secret`);
+    await q.query(
+      `ALTER TABLE webhooks.webhooks DROP COLUMN previous_secret_expires_at, DROP COLUMN previous_signing_secret, DROP COLUMN signing_secret`,
+    );
   }
 }

@@ -44,9 +44,13 @@ export class WebhookDeliveries1764200000000 implements MigrationInterface {
         CONSTRAINT deliveries_status_check CHECK (status IN ('pending', 'delivered', 'failed'))
       )`);
     // What is due and not claimed by a replica: the retry schedule.
-    await q.query(`CREATE INDEX deliveries_due_idx ON webhooks.deliveries (next_attempt_at) WHERE status = 'pending' AND locked_by IS NULL`);
+    await q.query(
+      `CREATE INDEX deliveries_due_idx ON webhooks.deliveries (next_attempt_at) WHERE status = 'pending' AND locked_by IS NULL`,
+    );
     // First attempts of one record to one webhook go out in stream order.
-    await q.query(`CREATE INDEX deliveries_first_attempt_idx ON webhooks.deliveries (webhook_id, record_id, event_seq) WHERE status = 'pending' AND attempt_count = 0`);
+    await q.query(
+      `CREATE INDEX deliveries_first_attempt_idx ON webhooks.deliveries (webhook_id, record_id, event_seq) WHERE status = 'pending' AND attempt_count = 0`,
+    );
     await q.query(`CREATE INDEX deliveries_claimed_idx ON webhooks.deliveries (locked_by) WHERE locked_by IS NOT NULL`);
     await q.query(`CREATE INDEX deliveries_log_idx ON webhooks.deliveries (webhook_id, created_at DESC, id DESC)`);
     await q.query(`CREATE INDEX deliveries_finished_idx ON webhooks.deliveries (completed_at) WHERE status <> 'pending'`);

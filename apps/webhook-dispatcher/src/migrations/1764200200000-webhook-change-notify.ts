@@ -15,7 +15,9 @@ export class WebhookChangeNotify1764200200000 implements MigrationInterface {
         PERFORM pg_notify('webhooks_changed', COALESCE(NEW.account_id, OLD.account_id));
         RETURN NULL;
       END $$`);
-    await q.query(`CREATE TRIGGER webhooks_change_notify AFTER INSERT OR UPDATE OR DELETE ON webhooks.webhooks FOR EACH ROW EXECUTE FUNCTION webhooks.notify_webhook_change()`);
+    await q.query(
+      `CREATE TRIGGER webhooks_change_notify AFTER INSERT OR UPDATE OR DELETE ON webhooks.webhooks FOR EACH ROW EXECUTE FUNCTION webhooks.notify_webhook_change()`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

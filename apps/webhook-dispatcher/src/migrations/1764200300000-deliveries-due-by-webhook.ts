@@ -9,12 +9,16 @@ export class DeliveriesDueByWebhook1764200300000 implements MigrationInterface {
   name = 'DeliveriesDueByWebhook1764200300000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX deliveries_due_by_webhook_idx ON webhooks.deliveries (webhook_id, next_attempt_at) WHERE status = 'pending' AND locked_by IS NULL`);
+    await q.query(
+      `CREATE INDEX deliveries_due_by_webhook_idx ON webhooks.deliveries (webhook_id, next_attempt_at) WHERE status = 'pending' AND locked_by IS NULL`,
+    );
     await q.query(`DROP INDEX webhooks.deliveries_due_idx`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX deliveries_due_idx ON webhooks.deliveries (next_attempt_at) WHERE status = 'pending' AND locked_by IS NULL`);
+    await q.query(
+      `CREATE INDEX deliveries_due_idx ON webhooks.deliveries (next_attempt_at) WHERE status = 'pending' AND locked_by IS NULL`,
+    );
     await q.query(`DROP INDEX webhooks.deliveries_due_by_webhook_idx`);
   }
 }

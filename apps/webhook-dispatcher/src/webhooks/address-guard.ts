@@ -72,7 +72,11 @@ export class PrivateAddressError extends Error {
 
 type LookupAddress = { address: string; family: number };
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-type Resolver = (hostname: string, options: { all: true; family?: number }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolver = (
+  hostname: string,
+  options: { all: true; family?: number },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /**
  * A `lookup` for http(s).request that resolves the name once, refuses it when any address it
@@ -86,7 +90,8 @@ export function guardedLookup(allowPrivate: boolean, resolve: Resolver = dnsLook
     const all = typeof options === 'object' && options?.all === true;
     resolve(hostname, { all: true, ...(family ? { family } : {}) }, (error, addresses) => {
       if (error) return callback(error, all ? [] : '', undefined);
-      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), all ? [] : '', undefined);
+      if (addresses.length === 0)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), all ? [] : '', undefined);
       if (!allowPrivate) {
         const refused = addresses.find((a) => isPrivateAddress(a.address));
         if (refused) return callback(new PrivateAddressError(hostname, refused.address), all ? [] : '', undefined);
@@ -97,7 +102,11 @@ export function guardedLookup(allowPrivate: boolean, resolve: Resolver = dnsLook
   };
 }
 
-function dnsLookup(hostname: string, options: { all: true; family?: number }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void): void {
+function dnsLookup(
+  hostname: string,
+  options: { all: true; family?: number },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+): void {
   lookup(hostname, options, callback);
 }
 

@@ -53,8 +53,13 @@ export class WebhooksService {
   async list(caller: Caller, payload: unknown): Promise<ListWebhooksReply> {
     assertAdmin(caller, ADMIN_ONLY);
     const { page, per_page } = parseContract(ListWebhooksRequest, payload);
-    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM webhooks.webhooks WHERE account_id = $1', [caller.account_id]);
-    const rows: WebhookRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM webhooks.webhooks WHERE account_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`, [caller.account_id, per_page, (page - 1) * per_page]);
+    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM webhooks.webhooks WHERE account_id = $1', [
+      caller.account_id,
+    ]);
+    const rows: WebhookRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM webhooks.webhooks WHERE account_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+      [caller.account_id, per_page, (page - 1) * per_page],
+    );
     return { webhooks: rows.map((row) => ({ webhook: toDto(row) })), ...pageInfo(total, page, per_page) };
   }
 
@@ -68,12 +73,10 @@ export class WebhooksService {
     assertAdmin(caller, ADMIN_ONLY);
     const request = this.validated(parseContract(CreateWebhookRequest, payload));
     const id = newId();
-    await this.dataSource.query('INSERT INTO webhooks.webhooks (name, hook_url, secretkey, types, status_id, active, id, account_id, signing_secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-      ...writableValues(request),
-      id,
-      caller.account_id,
-      newSigningSecret(),
-    ]);
+    await this.dataSource.query(
+      'INSERT INTO webhooks.webhooks (name, hook_url, secretkey, types, status_id, active, id, account_id, signing_secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+      [...writableValues(request), id, caller.account_id, newSigningSecret()],
+    );
     return { webhook: toDto(await this.find(caller.account_id, id), true) };
   }
 
@@ -81,13 +84,16 @@ export class WebhooksService {
     assertAdmin(caller, ADMIN_ONLY);
     const request = this.validated(parseContract(UpdateWebhookRequest, payload));
     const current = await this.find(caller.account_id, request.webhook_id);
-    await this.dataSource.query('UPDATE webhooks.webhooks SET name = $1, hook_url = $2, secretkey = $3, types = $4, status_id = $5, active = $6, modified_at = now() WHERE id = $7', [
-      ...writableValues(request),
-      current.id,
-    ]);
+    await this.dataSource.query(
+      'UPDATE webhooks.webhooks SET name = $1, hook_url = $2, secretkey = $3, types = $4, status_id = $5, active = $6, modified_at = now() WHERE id = $7',
+      [...writableValues(request), current.id],
+    );
     if (current.active && !request.active) {
       // Switched off: what still waits for it is failed (a redelivery can send it once it is active again).
-      await this.dataSource.query(`UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), last_error = 'webhook switched off' WHERE webhook_id = $1 AND status = 'pending' AND locked_by IS NULL`, [current.id]);
+      await this.dataSource.query(
+        `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), last_error = 'webhook switched off' WHERE webhook_id = $1 AND status = 'pending' AND locked_by IS NULL`,
+        [current.id],
+      );
     }
     return { webhook: toDto(await this.find(caller.account_id, current.id)) };
   }
@@ -123,7 +129,9 @@ export class WebhooksService {
 
   private async find(accountId: string, id: string): Promise<WebhookRow> {
     const normalized = id.toLowerCase();
-    const rows: WebhookRow[] = isId(normalized) ? await this.dataSource.query(`SELECT ${COLUMNS} FROM webhooks.webhooks WHERE id = $1 AND account_id = $2`, [normalized, accountId]) : [];
+    const rows: WebhookRow[] = isId(normalized)
+      ? await this.dataSource.query(`SELECT ${COLUMNS} FROM webhooks.webhooks WHERE id = $1 AND account_id = $2`, [normalized, accountId])
+      : [];
     if (!rows[0]) throw ApiError.notFound('Webhook not found');
     return rows[0];
   }

@@ -10,7 +10,15 @@ export const FILTER_CHANNEL_FIELDS = ['email', 'phone', 'url'] as const;
 export const FILTER_REFERENCE_FIELDS = ['status_id', 'owner_id', 'lead_source_id', 'company_id'] as const;
 export const FILTER_FLAG_FIELDS = ['starred', 'pending_deal', 'has_next_action'] as const;
 export const FILTER_TIME_FIELDS = ['created_at', 'modified_at'] as const;
-export const FILTER_FIELDS = [...FILTER_TEXT_FIELDS, ...FILTER_CHANNEL_FIELDS, ...FILTER_REFERENCE_FIELDS, 'tag', ...FILTER_FLAG_FIELDS, ...FILTER_TIME_FIELDS, 'custom_field'] as const;
+export const FILTER_FIELDS = [
+  ...FILTER_TEXT_FIELDS,
+  ...FILTER_CHANNEL_FIELDS,
+  ...FILTER_REFERENCE_FIELDS,
+  'tag',
+  ...FILTER_FLAG_FIELDS,
+  ...FILTER_TIME_FIELDS,
+  'custom_field',
+] as const;
 
 export type FilterTextField = (typeof FILTER_TEXT_FIELDS)[number];
 export type FilterChannelField = (typeof FILTER_CHANNEL_FIELDS)[number];
@@ -19,7 +27,25 @@ export type FilterFlagField = (typeof FILTER_FLAG_FIELDS)[number];
 export type FilterTimeField = (typeof FILTER_TIME_FIELDS)[number];
 export type FilterField = (typeof FILTER_FIELDS)[number];
 
-export const FILTER_OPERATORS = ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'is_empty', 'is_not_empty', 'in', 'not_in', 'has_any', 'has_all', 'has_none', 'is', 'since', 'until', 'greater_than', 'less_than'] as const;
+export const FILTER_OPERATORS = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'is_empty',
+  'is_not_empty',
+  'in',
+  'not_in',
+  'has_any',
+  'has_all',
+  'has_none',
+  'is',
+  'since',
+  'until',
+  'greater_than',
+  'less_than',
+] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** Limits of the condition language. */

@@ -1,5 +1,33 @@
 /** Keys of a letter count: `1` (names not starting with a-z), then `a` to `z`. */
-export const COUNT_LETTERS = ['1', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z'] as const;
+export const COUNT_LETTERS = [
+  '1',
+  'a',
+  'b',
+  'c',
+  'd',
+  'e',
+  'f',
+  'g',
+  'h',
+  'i',
+  'j',
+  'k',
+  'l',
+  'm',
+  'n',
+  'o',
+  'p',
+  'q',
+  'r',
+  's',
+  't',
+  'u',
+  'v',
+  'w',
+  'x',
+  'y',
+  'z',
+] as const;
 export type CountLetter = (typeof COUNT_LETTERS)[number];
 
 /**

@@ -1,5 +1,20 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import { TimeFilterRequest } from '../paging/time-filter.request';
 import { CONTACT_LIMITS, FieldIdInput, SORT_ORDERS, type DateFilter, type SortOrder } from './contact.requests';
 import { ID_PATTERN, lower, toBoolean, trim } from './request-helpers';
@@ -118,7 +133,9 @@ export class CompanyFieldsInput {
   @IsOptional()
   @IsString({ message: 'image must be a data URI string' })
   @MaxLength(COMPANY_IMAGE_MAX, { message: `image must be at most ${COMPANY_IMAGE_MAX} characters` })
-  @Matches(/^(data:image\/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/]+=*)?$/, { message: 'image must be a data URI: data:image/<png|jpeg|gif|webp|svg+xml>;base64,...' })
+  @Matches(/^(data:image\/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/]+=*)?$/, {
+    message: 'image must be a data URI: data:image/<png|jpeg|gif|webp|svg+xml>;base64,...',
+  })
   image?: string | null;
 
   @IsOptional()

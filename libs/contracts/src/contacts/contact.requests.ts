@@ -1,5 +1,24 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE } from '../paging/paging.request';
 import { ID_PATTERN, IsTimeValue, lower, NotWith, toBoolean, toInteger, toTimeString, trim } from './request-helpers';
 
@@ -33,7 +52,8 @@ export const CONTACT_LIMITS = {
 const ID_MESSAGE = (name: string) => `${name} must be a 24-character hexadecimal id`;
 const BOOL_MESSAGE = (name: string) => `${name} must be true or false (or 1 or 0)`;
 
-const FIELDS_PATTERN = /^\s*(deals|notes|calls|meetings|pinned_attachments)\(all\)\s*(,\s*(deals|notes|calls|meetings|pinned_attachments)\(all\)\s*)*$/;
+const FIELDS_PATTERN =
+  /^\s*(deals|notes|calls|meetings|pinned_attachments)\(all\)\s*(,\s*(deals|notes|calls|meetings|pinned_attachments)\(all\)\s*)*$/;
 
 /**
  * Filters shared by GET /contacts and the cascade: the spec's table, the common time filters and
@@ -210,7 +230,9 @@ export class ListContactsRequest extends ContactFilterRequest {
   /** `deals(all),notes(all),calls(all),meetings(all),pinned_attachments(all)`, any subset. */
   @IsOptional()
   @IsString({ message: 'fields must be a string' })
-  @Matches(FIELDS_PATTERN, { message: 'fields must list <resource>(all) entries separated by commas; resources: deals, notes, calls, meetings, pinned_attachments' })
+  @Matches(FIELDS_PATTERN, {
+    message: 'fields must list <resource>(all) entries separated by commas; resources: deals, notes, calls, meetings, pinned_attachments',
+  })
   fields?: string;
 
   @IsOptional()

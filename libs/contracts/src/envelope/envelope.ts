@@ -31,6 +31,12 @@ export function errorEnvelope(error: ApiError): { http: number; body: ErrorEnvel
   const spec = ERROR_CATALOG[error.errorName];
   return {
     http: spec.http,
-    body: { status: spec.bodyStatus, message: spec.message, error_name: error.errorName, error_message: error.message, errors: { ...error.errors } },
+    body: {
+      status: spec.bodyStatus,
+      message: spec.message,
+      error_name: error.errorName,
+      error_message: error.message,
+      errors: { ...error.errors },
+    },
   };
 }

@@ -32,21 +32,86 @@ interface ErrorSpec {
 }
 
 export const ERROR_CATALOG: Readonly<Record<ErrorName, ErrorSpec>> = {
-  [ErrorName.InvalidRequestData]: { http: 400, bodyStatus: 400, message: 'Invalid request data', errorMessage: 'The request data is invalid or incomplete' },
-  [ErrorName.DuplicatedEntity]: { http: 400, bodyStatus: 400, message: 'Duplicated entity', errorMessage: 'An entity with this name already exists' },
-  [ErrorName.ResourceAlreadyExists]: { http: 400, bodyStatus: 400, message: 'Resource already exists', errorMessage: 'The resource already exists' },
-  [ErrorName.InvalidAuthToken]: { http: 401, bodyStatus: 400, message: 'Invalid auth token', errorMessage: 'The API key is invalid or has been revoked' },
-  [ErrorName.InvalidAccessToken]: { http: 401, bodyStatus: 400, message: 'Invalid access token', errorMessage: 'The access token is invalid, expired or revoked' },
+  [ErrorName.InvalidRequestData]: {
+    http: 400,
+    bodyStatus: 400,
+    message: 'Invalid request data',
+    errorMessage: 'The request data is invalid or incomplete',
+  },
+  [ErrorName.DuplicatedEntity]: {
+    http: 400,
+    bodyStatus: 400,
+    message: 'Duplicated entity',
+    errorMessage: 'An entity with this name already exists',
+  },
+  [ErrorName.ResourceAlreadyExists]: {
+    http: 400,
+    bodyStatus: 400,
+    message: 'Resource already exists',
+    errorMessage: 'The resource already exists',
+  },
+  [ErrorName.InvalidAuthToken]: {
+    http: 401,
+    bodyStatus: 400,
+    message: 'Invalid auth token',
+    errorMessage: 'The API key is invalid or has been revoked',
+  },
+  [ErrorName.InvalidAccessToken]: {
+    http: 401,
+    bodyStatus: 400,
+    message: 'Invalid access token',
+    errorMessage: 'The access token is invalid, expired or revoked',
+  },
   [ErrorName.InvalidLogin]: { http: 401, bodyStatus: 400, message: 'Invalid login', errorMessage: 'Unknown user id' },
-  [ErrorName.AuthorizationDataNotFound]: { http: 401, bodyStatus: 401, message: 'Unauthorized', errorMessage: 'No authorization data was sent: use HTTP Basic (user_id:api_key) or a Bearer token' },
-  [ErrorName.TrialExpired]: { http: 402, bodyStatus: 402, message: 'Payment required', errorMessage: 'The trial of this account has expired' },
-  [ErrorName.SubscriptionCanceled]: { http: 402, bodyStatus: 402, message: 'Payment required', errorMessage: 'The subscription of this account has been canceled' },
-  [ErrorName.NoPermission]: { http: 403, bodyStatus: 403, message: 'Forbidden', errorMessage: 'You do not have permission to complete this action' },
+  [ErrorName.AuthorizationDataNotFound]: {
+    http: 401,
+    bodyStatus: 401,
+    message: 'Unauthorized',
+    errorMessage: 'No authorization data was sent: use HTTP Basic (user_id:api_key) or a Bearer token',
+  },
+  [ErrorName.TrialExpired]: {
+    http: 402,
+    bodyStatus: 402,
+    message: 'Payment required',
+    errorMessage: 'The trial of this account has expired',
+  },
+  [ErrorName.SubscriptionCanceled]: {
+    http: 402,
+    bodyStatus: 402,
+    message: 'Payment required',
+    errorMessage: 'The subscription of this account has been canceled',
+  },
+  [ErrorName.NoPermission]: {
+    http: 403,
+    bodyStatus: 403,
+    message: 'Forbidden',
+    errorMessage: 'You do not have permission to complete this action',
+  },
   [ErrorName.ResourceNotFound]: { http: 404, bodyStatus: 404, message: 'Not found', errorMessage: 'The requested resource was not found' },
-  [ErrorName.MethodNotAllowed]: { http: 405, bodyStatus: 405, message: 'Method not allowed', errorMessage: 'This method is not allowed on this resource' },
-  [ErrorName.Conflict]: { http: 409, bodyStatus: 409, message: 'Conflict', errorMessage: 'The request conflicts with the current state of the resource' },
-  [ErrorName.InternalServerError]: { http: 500, bodyStatus: 500, message: 'Internal server error', errorMessage: 'An internal error occurred; it has been logged' },
-  [ErrorName.ServiceUnavailable]: { http: 503, bodyStatus: 503, message: 'Service unavailable', errorMessage: 'The service is temporarily unavailable; retry shortly' },
+  [ErrorName.MethodNotAllowed]: {
+    http: 405,
+    bodyStatus: 405,
+    message: 'Method not allowed',
+    errorMessage: 'This method is not allowed on this resource',
+  },
+  [ErrorName.Conflict]: {
+    http: 409,
+    bodyStatus: 409,
+    message: 'Conflict',
+    errorMessage: 'The request conflicts with the current state of the resource',
+  },
+  [ErrorName.InternalServerError]: {
+    http: 500,
+    bodyStatus: 500,
+    message: 'Internal server error',
+    errorMessage: 'An internal error occurred; it has been logged',
+  },
+  [ErrorName.ServiceUnavailable]: {
+    http: 503,
+    bodyStatus: 503,
+    message: 'Service unavailable',
+    errorMessage: 'The service is temporarily unavailable; retry shortly',
+  },
 };
 
 export function isErrorName(value: unknown): value is ErrorName {

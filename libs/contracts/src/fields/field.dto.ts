@@ -17,7 +17,11 @@ export const FIELD_SETS = ['custom_fields', 'company_fields', 'deal_fields'] as 
 export type FieldSet = (typeof FIELD_SETS)[number];
 
 /** Singular key of one field in a set's responses: `{ custom_field }`, `{ company_field }`, `{ deal_field }`. */
-export type FieldItemKey<S extends FieldSet = FieldSet> = S extends 'custom_fields' ? 'custom_field' : S extends 'company_fields' ? 'company_field' : 'deal_field';
+export type FieldItemKey<S extends FieldSet = FieldSet> = S extends 'custom_fields'
+  ? 'custom_field'
+  : S extends 'company_fields'
+    ? 'company_field'
+    : 'deal_field';
 
 export interface FieldSetInfo<S extends FieldSet = FieldSet> {
   /** Collection key and path segment: `custom_fields`. */
@@ -28,7 +32,14 @@ export interface FieldSetInfo<S extends FieldSet = FieldSet> {
   readonly idParam: `${FieldItemKey<S>}_id`;
   /** Human name used in messages and OpenAPI summaries. */
   readonly label: string;
-  readonly subjects: { readonly list: Subject; readonly get: Subject; readonly create: Subject; readonly update: Subject; readonly patch: Subject; readonly delete: Subject };
+  readonly subjects: {
+    readonly list: Subject;
+    readonly get: Subject;
+    readonly create: Subject;
+    readonly update: Subject;
+    readonly patch: Subject;
+    readonly delete: Subject;
+  };
 }
 
 export const FIELD_SET_INFO: { readonly [S in FieldSet]: FieldSetInfo<S> } = {

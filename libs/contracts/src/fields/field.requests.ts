@@ -1,5 +1,18 @@
 import { Transform, type ClassConstructor } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { TimeFilterRequest } from '../paging/time-filter.request';
 import { FIELD_LIMITS, FIELD_TYPES, type FieldSet, type FieldType } from './field.dto';
 
@@ -14,7 +27,8 @@ const CHOICES_MESSAGE = `choices must be an array of non-empty strings of at mos
 const POSITION_MESSAGE = `position must be an integer from 0 to ${FIELD_LIMITS.maxPosition}`;
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
-const trimEach = ({ value }: { value: unknown }): unknown => (Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value);
+const trimEach = ({ value }: { value: unknown }): unknown =>
+  Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value;
 const lower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.toLowerCase() : value);
 
 /** Boolean query values: true/false in any letter case and 1/0 (decisions.md "Requests"). */
@@ -185,7 +199,12 @@ export class PatchDealFieldRequest extends PatchFieldRequest {
 }
 
 /** The request classes of each set's single-record routes. */
-export const FIELD_REQUESTS: Readonly<Record<FieldSet, { id: ClassConstructor<object>; update: ClassConstructor<UpdateFieldRequest>; patch: ClassConstructor<PatchFieldRequest> }>> = {
+export const FIELD_REQUESTS: Readonly<
+  Record<
+    FieldSet,
+    { id: ClassConstructor<object>; update: ClassConstructor<UpdateFieldRequest>; patch: ClassConstructor<PatchFieldRequest> }
+  >
+> = {
   custom_fields: { id: CustomFieldIdRequest, update: UpdateCustomFieldRequest, patch: PatchCustomFieldRequest },
   company_fields: { id: CompanyFieldIdRequest, update: UpdateCompanyFieldRequest, patch: PatchCompanyFieldRequest },
   deal_fields: { id: DealFieldIdRequest, update: UpdateDealFieldRequest, patch: PatchDealFieldRequest },

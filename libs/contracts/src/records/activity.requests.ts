@@ -1,5 +1,20 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { CALL_RESULTS } from '../configuration/pipeline.dto';
 import { AttachmentInput } from './attachment.dto';
 import { TIME_DATE_FILTERS } from '../paging/time-filter.request';
@@ -133,7 +148,9 @@ class CallFields extends AttachmentsField {
   @MaxLength(100, { message: 'phone_number must be at most 100 characters' })
   phone_number?: string | null;
 
-  @ValidateIf((o: CallFields) => (typeof o.recording_link === 'string' ? o.recording_link !== '' : o.recording_link !== undefined && o.recording_link !== null))
+  @ValidateIf((o: CallFields) =>
+    typeof o.recording_link === 'string' ? o.recording_link !== '' : o.recording_link !== undefined && o.recording_link !== null,
+  )
   @IsString({ message: 'recording_link must be an absolute http(s) URL' })
   @MaxLength(2000, {
     message: 'recording_link must be at most 2000 characters',

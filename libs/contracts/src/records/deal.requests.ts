@@ -1,5 +1,23 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { AttachmentInput } from './attachment.dto';
 import { DEAL_STATUSES, type DealStatus } from './deal.dto';
 import { DateFilterParam } from '../paging/time-filter.request';
@@ -10,7 +28,16 @@ import { IsPlainDate, Lower, MAX_MONEY, MAX_TEXT, ToBoolean, ToInteger, Trim } f
 export const DEAL_NAME_LENGTH = 60;
 export const DEAL_LIST_STATUSES = ['pending', 'won', 'lost', 'closed'] as const;
 export const DEAL_DATE_FILTERS = ['created_at', 'modified_at', 'date', 'expected_close_date', 'close_date'] as const;
-export const DEAL_SORT_KEYS = ['date', 'amount', 'stage', 'name', 'expected_close_date', 'close_date', 'created_at', 'modified_at'] as const;
+export const DEAL_SORT_KEYS = [
+  'date',
+  'amount',
+  'stage',
+  'name',
+  'expected_close_date',
+  'close_date',
+  'created_at',
+  'modified_at',
+] as const;
 /** Allowed commission settings (the spec does not list them): the base of a percentage, and the kind. */
 export const COMMISSION_BASES = ['', 'amount', 'margin'] as const;
 export const COMMISSION_TYPES = ['', 'none', 'percentage', 'absolute'] as const;

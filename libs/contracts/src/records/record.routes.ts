@@ -37,7 +37,8 @@ export const RECORD_ROUTES: readonly RouteDeclaration[] = [
     access: 'read',
     request: ListDealsRequest,
     successStatus: 200,
-    summary: "List the account's deals: filters by name, search, status (pending, won, lost, closed), stage, pipelines, owner, one of contact_id/company_id/tag/filter_id, time filters; fields=contacts(all), include_history",
+    summary:
+      "List the account's deals: filters by name, search, status (pending, won, lost, closed), stage, pipelines, owner, one of contact_id/company_id/tag/filter_id, time filters; fields=contacts(all), include_history",
     tag: DEALS,
   },
   {
@@ -70,7 +71,8 @@ export const RECORD_ROUTES: readonly RouteDeclaration[] = [
     access: 'write',
     request: UpdateDealRequest,
     successStatus: 200,
-    summary: 'Replace a deal (name required; partial=true changes only the fields sent); a status change moves pending -> won/lost, reopens, or switches won <-> lost',
+    summary:
+      'Replace a deal (name required; partial=true changes only the fields sent); a status change moves pending -> won/lost, reopens, or switches won <-> lost',
     tag: DEALS,
   },
   {
@@ -114,7 +116,8 @@ export const RECORD_ROUTES: readonly RouteDeclaration[] = [
     access: 'write',
     request: CreateDealRequest,
     successStatus: 201,
-    summary: 'Create a deal for a contact: status pending, date, expected_close_date and close_date today (UTC), owner the caller, name truncated to 60 characters',
+    summary:
+      'Create a deal for a contact: status pending, date, expected_close_date and close_date today (UTC), owner the caller, name truncated to 60 characters',
     tag: DEALS,
   },
   // --- notes ---
@@ -374,7 +377,8 @@ export const RECORD_ROUTES: readonly RouteDeclaration[] = [
     mcpWrite: true,
     request: CreateActionRequest,
     successStatus: 201,
-    summary: "Create a next action (date, date_time, waiting: it replaces the assignee's current next action, which moves to the front of the queue) or a queued action (queued_with_date)",
+    summary:
+      "Create a next action (date, date_time, waiting: it replaces the assignee's current next action, which moves to the front of the queue) or a queued action (queued_with_date)",
     tag: ACTIONS,
   },
   {
@@ -407,7 +411,8 @@ export const RECORD_ROUTES: readonly RouteDeclaration[] = [
     access: 'write',
     request: UpdateActionRequest,
     successStatus: 200,
-    summary: 'Replace an action (text required; partial=true changes only the fields sent); 409 for text, date, exact_time, status or done of an externally controlled action',
+    summary:
+      'Replace an action (text required; partial=true changes only the fields sent); 409 for text, date, exact_time, status or done of an externally controlled action',
     tag: ACTIONS,
   },
   {

@@ -1,12 +1,27 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
 import { Subjects } from '../rpc/subjects';
-import { CreateRelationshipTypeRequest, ListRelationshipTypesRequest, RelationshipTypeIdRequest, UpdateRelationshipTypeRequest } from './relationship-type.requests';
+import {
+  CreateRelationshipTypeRequest,
+  ListRelationshipTypesRequest,
+  RelationshipTypeIdRequest,
+  UpdateRelationshipTypeRequest,
+} from './relationship-type.requests';
 
 const tag = 'Relationship types';
 
 /** /relationship_types (issue 4; decisions.md "Configuration and users"). */
 export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
-  { operationId: 'listRelationshipTypes', method: 'GET', path: '/relationship_types', subject: Subjects.RelationshipTypesList, access: 'read', request: ListRelationshipTypesRequest, successStatus: 200, summary: "List the account's relationship types", tag },
+  {
+    operationId: 'listRelationshipTypes',
+    method: 'GET',
+    path: '/relationship_types',
+    subject: Subjects.RelationshipTypesList,
+    access: 'read',
+    request: ListRelationshipTypesRequest,
+    successStatus: 200,
+    summary: "List the account's relationship types",
+    tag,
+  },
   {
     operationId: 'createRelationshipType',
     method: 'POST',
@@ -15,10 +30,21 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     access: 'write',
     request: CreateRelationshipTypeRequest,
     successStatus: 201,
-    summary: 'Create a relationship type (admin only): one variant = symmetrical (both contacts get the label), two = directional (one label per end)',
+    summary:
+      'Create a relationship type (admin only): one variant = symmetrical (both contacts get the label), two = directional (one label per end)',
     tag,
   },
-  { operationId: 'getRelationshipType', method: 'GET', path: '/relationship_types/{relationship_type_id}', subject: Subjects.RelationshipTypesGet, access: 'read', request: RelationshipTypeIdRequest, successStatus: 200, summary: 'Get a relationship type', tag },
+  {
+    operationId: 'getRelationshipType',
+    method: 'GET',
+    path: '/relationship_types/{relationship_type_id}',
+    subject: Subjects.RelationshipTypesGet,
+    access: 'read',
+    request: RelationshipTypeIdRequest,
+    successStatus: 200,
+    summary: 'Get a relationship type',
+    tag,
+  },
   {
     operationId: 'updateRelationshipType',
     method: 'PUT',
@@ -27,7 +53,8 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     access: 'write',
     request: UpdateRelationshipTypeRequest,
     successStatus: 200,
-    summary: 'Rename the variants of a relationship type (admin only): the complete set of existing variant ids with new names; variants cannot be added or removed',
+    summary:
+      'Rename the variants of a relationship type (admin only): the complete set of existing variant ids with new names; variants cannot be added or removed',
     tag,
   },
   {

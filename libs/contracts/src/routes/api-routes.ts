@@ -34,7 +34,7 @@ export const API_ROUTES: readonly RouteDeclaration[] = [
     access: 'read',
     request: GetUserRequest,
     successStatus: 200,
-    summary: 'Get a user; bcc_email and google_contacts_email only for the caller\'s own id',
+    summary: "Get a user; bcc_email and google_contacts_email only for the caller's own id",
     tag: 'Users',
   },
   {

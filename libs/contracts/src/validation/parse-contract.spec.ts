@@ -15,7 +15,9 @@ const nest = (levels: number): unknown => {
 
 describe('parseContract on hostile input', () => {
   it('refuses nesting past the limit with 400 naming the field, without exhausting the stack', () => {
-    expect(() => parseContract(Named, { name: 'a', extra: nest(100_000) })).toThrow(expect.objectContaining({ errorName: ErrorName.InvalidRequestData, errors: { extra: expect.stringContaining('nested too deeply') } }));
+    expect(() => parseContract(Named, { name: 'a', extra: nest(100_000) })).toThrow(
+      expect.objectContaining({ errorName: ErrorName.InvalidRequestData, errors: { extra: expect.stringContaining('nested too deeply') } }),
+    );
   });
 
   it('accepts nesting up to the limit', () => {
@@ -29,18 +31,28 @@ describe('parseContract on hostile input', () => {
       try {
         parseContract(Named, input);
       } catch (error) {
-        return (error as { errorName: string; errors: Record<string, string> });
+        return error as { errorName: string; errors: Record<string, string> };
       }
       throw new Error('accepted');
     };
-    expect(nul({ name: 'a\u0000b' })).toMatchObject({ errorName: ErrorName.InvalidRequestData, errors: { name: expect.stringContaining('NUL') } });
-    expect(nul({ name: 'a', phones: [{ value: '1' }, { value: '\u0000' }] }).errors).toEqual({ 'phones.1.value': expect.stringContaining('NUL') });
+    expect(nul({ name: 'a\u0000b' })).toMatchObject({
+      errorName: ErrorName.InvalidRequestData,
+      errors: { name: expect.stringContaining('NUL') },
+    });
+    expect(nul({ name: 'a', phones: [{ value: '1' }, { value: '\u0000' }] }).errors).toEqual({
+      'phones.1.value': expect.stringContaining('NUL'),
+    });
     expect(nul({ name: 'a', map: { ['k\u0000']: 1 } }).errors).toHaveProperty(['map']);
     expect(parseContract(Named, { name: 'plain' })).toEqual({ name: 'plain' });
   });
 
   it('refuses a page number past 2^53 (its row offset would overflow) with 400 naming page', () => {
-    expect(() => parseContract(PagingRequest, { page: '99999999999999999999' })).toThrow(expect.objectContaining({ errors: { page: expect.stringContaining('from 1 to') } }));
-    expect(parseContract(PagingRequest, { page: String(Number.MAX_SAFE_INTEGER), per_page: '500' })).toMatchObject({ page: Number.MAX_SAFE_INTEGER, per_page: 100 });
+    expect(() => parseContract(PagingRequest, { page: '99999999999999999999' })).toThrow(
+      expect.objectContaining({ errors: { page: expect.stringContaining('from 1 to') } }),
+    );
+    expect(parseContract(PagingRequest, { page: String(Number.MAX_SAFE_INTEGER), per_page: '500' })).toMatchObject({
+      page: Number.MAX_SAFE_INTEGER,
+      per_page: 100,
+    });
   });
 });

@@ -7,7 +7,8 @@ export const WEBHOOK_EVENT_TYPES = ['contact', 'company', 'deal', 'action', 'not
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-const toBoolean = ({ value }: { value: unknown }) => (typeof value === 'string' && /^(true|false|1|0)$/i.test(value) ? /^(true|1)$/i.test(value) : value);
+const toBoolean = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^(true|false|1|0)$/i.test(value) ? /^(true|1)$/i.test(value) : value;
 
 export class ListWebhooksRequest extends PagingRequest {}
 

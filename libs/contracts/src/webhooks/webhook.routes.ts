@@ -1,13 +1,30 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
 import { Subjects } from '../rpc/subjects';
-import { CreateWebhookRequest, ListWebhookDeliveriesRequest, ListWebhooksRequest, UpdateWebhookRequest, WebhookDeliveryIdRequest, WebhookIdRequest } from './webhook.requests';
+import {
+  CreateWebhookRequest,
+  ListWebhookDeliveriesRequest,
+  ListWebhooksRequest,
+  UpdateWebhookRequest,
+  WebhookDeliveryIdRequest,
+  WebhookIdRequest,
+} from './webhook.requests';
 
 const tag = 'Webhooks';
 const common = { apiKeyOnly: 'forbidden', tag } as const;
 
 /** Webhook management (decisions.md "Webhooks"): admin only, API key only (bearer: 403). */
 export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
-  { ...common, operationId: 'listWebhooks', method: 'GET', path: '/webhooks', subject: Subjects.WebhooksList, access: 'read', request: ListWebhooksRequest, successStatus: 200, summary: "List the account's webhooks (admin only)" },
+  {
+    ...common,
+    operationId: 'listWebhooks',
+    method: 'GET',
+    path: '/webhooks',
+    subject: Subjects.WebhooksList,
+    access: 'read',
+    request: ListWebhooksRequest,
+    successStatus: 200,
+    summary: "List the account's webhooks (admin only)",
+  },
   {
     ...common,
     operationId: 'createWebhook',
@@ -19,9 +36,39 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     successStatus: 201,
     summary: 'Register a webhook (admin only); the answer carries its signing_secret, shown only here and on rotation',
   },
-  { ...common, operationId: 'getWebhook', method: 'GET', path: '/webhooks/{webhook_id}', subject: Subjects.WebhooksGet, access: 'read', request: WebhookIdRequest, successStatus: 200, summary: 'Get a webhook (admin only)' },
-  { ...common, operationId: 'updateWebhook', method: 'PUT', path: '/webhooks/{webhook_id}', subject: Subjects.WebhooksUpdate, access: 'write', request: UpdateWebhookRequest, successStatus: 200, summary: "Replace a webhook's fields (admin only)" },
-  { ...common, operationId: 'deleteWebhook', method: 'DELETE', path: '/webhooks/{webhook_id}', subject: Subjects.WebhooksDelete, access: 'write', request: WebhookIdRequest, successStatus: 200, summary: 'Delete a webhook (admin only)' },
+  {
+    ...common,
+    operationId: 'getWebhook',
+    method: 'GET',
+    path: '/webhooks/{webhook_id}',
+    subject: Subjects.WebhooksGet,
+    access: 'read',
+    request: WebhookIdRequest,
+    successStatus: 200,
+    summary: 'Get a webhook (admin only)',
+  },
+  {
+    ...common,
+    operationId: 'updateWebhook',
+    method: 'PUT',
+    path: '/webhooks/{webhook_id}',
+    subject: Subjects.WebhooksUpdate,
+    access: 'write',
+    request: UpdateWebhookRequest,
+    successStatus: 200,
+    summary: "Replace a webhook's fields (admin only)",
+  },
+  {
+    ...common,
+    operationId: 'deleteWebhook',
+    method: 'DELETE',
+    path: '/webhooks/{webhook_id}',
+    subject: Subjects.WebhooksDelete,
+    access: 'write',
+    request: WebhookIdRequest,
+    successStatus: 200,
+    summary: 'Delete a webhook (admin only)',
+  },
   {
     ...common,
     operationId: 'rotateWebhookSecret',

@@ -12,7 +12,9 @@ export class CreateAccountAdmin {
 export class CreateAccountRequest {
   @IsString() @Length(1, 200) name: string;
 
-  @IsOptional() @IsString() @Matches(/^[a-z0-9-]{1,32}$/, { message: 'region must be a configured region name' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-z0-9-]{1,32}$/, { message: 'region must be a configured region name' })
   region?: string;
 
   @IsDefined({ message: 'admin is required' })
