@@ -1,5 +1,6 @@
-// Three tiers (STYLE.md): unit beside the code, integration against real PostgreSQL/Redis/NATS,
-// end-to-end against the four services started as processes. `npm test` runs all three.
+// Four tiers (STYLE.md): unit beside the code, medium (a repository against the real PostgreSQL),
+// integration against real PostgreSQL/Redis/NATS,
+// end-to-end against the four services started as processes. `npm test` runs all four.
 const buildOptions = require('./tools/swc-options.cjs')();
 // jest's module registry cannot run native import() without --experimental-vm-modules: in tests,
 // dynamic imports (e.g. Nest's lazy package loader) become require(), everything else is as built.
@@ -41,6 +42,16 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'],
+      testPathIgnorePatterns: ignore,
+      globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+      globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/libs/testing/src/jest-setup.ts'],
+    },
+    {
+      // Repositories and services against the real PostgreSQL, one database per file (immich's test/medium).
+      ...common,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/apps/**/*.medium-spec.ts'],
       testPathIgnorePatterns: ignore,
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',

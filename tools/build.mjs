@@ -11,7 +11,7 @@ const swcOptions = require('./swc-options.cjs');
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'dist');
-const isSource = (f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !/\.(spec|test|e2e-spec|int-spec)\.ts$/.test(f);
+const isSource = (f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !/\.(spec|test|e2e-spec|int-spec|medium-spec)\.ts$/.test(f);
 
 async function* walk(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {

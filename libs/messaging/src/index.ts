@@ -5,3 +5,4 @@ export * from './rpc-client';
 export * from './rpc-reply.interceptor';
 export * from './nats-client.module';
 export * from './attach-nats-server';
+export * from './rpc-params.decorators';

@@ -1,6 +1,6 @@
 import { ServerNats } from '@nestjs/microservices';
-import { namespacedSubject, RpcHeaders } from '@crm/contracts';
-import { acceptRequestId, runWithRequestId } from '@crm/observability';
+import { ApiError, namespacedSubject, RpcHeaders } from '@crm/contracts';
+import { acceptRequestId, deadlineIn, runWithRequestId } from '@crm/observability';
 import type { Logger } from 'pino';
 import { natsClientOptions } from './nats-connection';
 
@@ -64,7 +64,8 @@ export class NamespacedNatsServer extends ServerNats {
     this.pending.set(natsMsg, true);
     const requestId = acceptRequestId(natsMsg.headers?.get(RpcHeaders.requestId) || undefined);
     try {
-      return await runWithRequestId(requestId, () => super.handleMessage(channel, natsMsg));
+      const deadline = deadlineIn(natsMsg.headers?.get(RpcHeaders.timeout) || undefined);
+      return await runWithRequestId(requestId, () => super.handleMessage(channel, natsMsg), deadline);
     } catch (error) {
       this.settle(natsMsg);
       throw error;
@@ -85,7 +86,18 @@ export class NamespacedNatsServer extends ServerNats {
         packet !== null &&
         ((packet as { isDisposed?: boolean }).isDisposed || (packet as { err?: unknown }).err !== undefined);
       try {
-        return await publish(packet);
+        try {
+          return await publish(packet);
+        } catch (error) {
+          // A reply over NATS's max_payload cannot be sent: answer a clean 400 that names the
+          // cause at once, instead of leaving the caller to time out with 503.
+          if (!isPayloadTooLarge(error) || typeof packet !== 'object' || packet === null || !('response' in packet)) throw error;
+          this.settings.logger.warn(
+            { subject: (natsMsg as { subject?: string }).subject },
+            'reply over the NATS payload limit: answered 400',
+          );
+          return await publish({ ...(packet as object), response: { ok: false, error: replyTooLarge().toData() } });
+        }
       } finally {
         if (final) this.settle(natsMsg);
       }
@@ -115,4 +127,16 @@ export class NamespacedNatsServer extends ServerNats {
     await client.drain();
     this.settings.logger.info('NATS connection drained');
   }
+}
+
+function isPayloadTooLarge(error: unknown): boolean {
+  return error instanceof Error && /max_payload/i.test(error.message);
+}
+
+/** What a caller gets when the answer would not fit in one NATS message (1 MiB by default). */
+export function replyTooLarge(): ApiError {
+  return ApiError.invalid(
+    { reply: 'the answer would exceed the 1 MiB message limit; ask for fewer records (per_page) or fewer embedded fields' },
+    'The answer to this request is too large to send',
+  );
 }

@@ -29,6 +29,7 @@ export class RpcClient {
     const headers = natsHeaders();
     const requestId = currentRequestId();
     if (requestId) headers.set(RpcHeaders.requestId, requestId);
+    headers.set(RpcHeaders.timeout, String(timeoutMs));
     let reply: RpcReply<D>;
     try {
       const msg = await this.nc.request(namespacedSubject(this.options.namespace, subject), encodeRequest(subject, body), {

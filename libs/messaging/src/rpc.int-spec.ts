@@ -2,14 +2,25 @@ import 'reflect-metadata';
 import { Controller, Module, UseInterceptors, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ApiError, ErrorName } from '@crm/contracts';
-import { createLogger, currentRequestId, createMetricsRegistry, runWithRequestId } from '@crm/observability';
+import { ApiError, ErrorName, Subjects, type Caller, type GetUserRequest } from '@crm/contracts';
+import { createLogger, currentRequestId, createMetricsRegistry, deadlinePassed, runWithRequestId } from '@crm/observability';
+import { IsInt, Max, Min } from 'class-validator';
 import { ServiceKitModule } from '@crm/service-kit';
 import { uniqueNamespace } from '@crm/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { attachNatsServer } from './attach-nats-server';
 import { RpcClient } from './rpc-client';
 import { RpcReplyInterceptor } from './rpc-reply.interceptor';
+import { RpcCaller, ValidRequest } from './rpc-params.decorators';
+
+class EchoRequest {
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  value!: number;
+}
+
+let abandoned: boolean | null = null;
 
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const logger = createLogger('rpc-test', 'silent');
@@ -32,6 +43,29 @@ class EchoHandler {
   @MessagePattern('test.crash.v1')
   crash() {
     throw new Error('secret internals');
+  }
+
+  @MessagePattern('test.valid.v1')
+  valid(@RpcCaller() caller: Caller, @ValidRequest(EchoRequest) request: EchoRequest) {
+    return { value: request.value, typed: request instanceof EchoRequest, user: caller.user_id };
+  }
+
+  /** A declared API route: the request class comes from the route table. */
+  @MessagePattern(Subjects.UsersGet)
+  route(@ValidRequest() request: GetUserRequest) {
+    return { user_id: request.user_id };
+  }
+
+  @MessagePattern('test.abandon.v1')
+  async abandon() {
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    abandoned = deadlinePassed();
+    return { abandoned };
+  }
+
+  @MessagePattern('test.huge.v1')
+  huge() {
+    return { text: 'x'.repeat(2 * 1024 * 1024) };
   }
 
   @MessagePattern('test.slow.v1')
@@ -82,6 +116,37 @@ describe('RPC over NATS (real NATS)', () => {
     expect(crashed.ok).toBe(false);
     expect(JSON.stringify(crashed)).not.toContain('secret internals');
     expect(!crashed.ok && crashed.error.error_name).toBe('internal_server_error');
+  });
+
+  it('hands handlers a validated instance of the request class, and refuses bad input before the handler', async () => {
+    const caller = { user_id: 'u1', account_id: 'a1', role: 'user', auth_method: 'api_key', scopes: ['crm'] };
+    const ok = await client.call('test.valid.v1', { caller, payload: { value: 7 } });
+    expect(ok).toEqual({ ok: true, data: { value: 7, typed: true, user: 'u1' } });
+    const bad = await client.call('test.valid.v1', { caller, payload: { value: 'seven' } });
+    expect(bad).toMatchObject({ ok: false, error: { error_name: 'invalid_request_data', errors: { value: expect.any(String) } } });
+    const routed = await client.call(Subjects.UsersGet, { caller, payload: { user_id: 'abc' } });
+    expect(routed).toEqual({ ok: true, data: { user_id: 'abc' } });
+    const missing = await client.call(Subjects.UsersGet, { caller, payload: {} });
+    expect(missing).toMatchObject({ ok: false, error: { error_name: 'invalid_request_data', errors: { user_id: expect.any(String) } } });
+  });
+
+  it('tells a handler when its caller has stopped waiting', async () => {
+    abandoned = null;
+    await expect(client.call('test.abandon.v1', {}, 100)).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
+    for (let i = 0; i < 50 && abandoned === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(abandoned).toBe(true);
+    const patient = await client.call<{ abandoned: boolean }>('test.abandon.v1', {}, 3000);
+    expect(patient).toEqual({ ok: true, data: { abandoned: false } });
+  });
+
+  it('answers a reply too large for one NATS message with a clean 400 naming the cause, at once', async () => {
+    const reply = await client.call('test.huge.v1', {}, 5000);
+    expect(reply).toMatchObject({
+      ok: false,
+      error: { error_name: 'invalid_request_data', errors: { reply: expect.stringContaining('1 MiB') } },
+    });
+    const after = await client.call('test.echo.v1', { value: 1 });
+    expect(after.ok).toBe(true);
   });
 
   it('answers 503 at once when no replica listens', async () => {

@@ -3,13 +3,32 @@ import { randomUUID } from 'node:crypto';
 
 interface RequestContext {
   requestId: string;
+  /** Epoch ms after which the caller no longer waits for the answer (set from an RPC's deadline header). */
+  deadline?: number;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
 /** Runs `fn` with a request id that every log line inside it carries. */
-export function runWithRequestId<T>(requestId: string, fn: () => T): T {
-  return storage.run({ requestId }, fn);
+export function runWithRequestId<T>(requestId: string, fn: () => T, deadline?: number): T {
+  return storage.run(deadline === undefined ? { requestId } : { requestId, deadline }, fn);
+}
+
+/** The current request's deadline (epoch ms), if its caller set one. */
+export function currentDeadline(): number | undefined {
+  return storage.getStore()?.deadline;
+}
+
+/** True when the current request's caller has stopped waiting: work for it is wasted. */
+export function deadlinePassed(now: number = Date.now()): boolean {
+  const deadline = storage.getStore()?.deadline;
+  return deadline !== undefined && now > deadline;
+}
+
+/** The deadline (epoch ms) of a request received now whose caller waits `timeoutMs` (a header value); none when absent or implausible. */
+export function deadlineIn(timeoutMs: unknown, now: number = Date.now()): number | undefined {
+  if (typeof timeoutMs !== 'string' || !/^[0-9]{1,9}$/.test(timeoutMs)) return undefined;
+  return now + Number(timeoutMs);
 }
 
 export function currentRequestId(): string | undefined {

@@ -27,4 +27,9 @@ export type RpcReply<D = unknown> = RpcSuccess<D> | RpcFailure;
 /** Header names carried on NATS messages. */
 export const RpcHeaders = {
   requestId: 'X-Request-Id',
+  /**
+   * How long (ms) the caller waits for the reply. The handler counts it from receipt (no clock is
+   * shared across hosts) and stops before its next statement once it has passed.
+   */
+  timeout: 'X-Timeout-Ms',
 } as const;

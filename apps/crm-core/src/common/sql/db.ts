@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { ApiError, ErrorName } from '@crm/contracts';
+import { deadlinePassed } from '@crm/observability';
+import type { EntityManager } from 'typeorm';
+import type { SqlFragment } from './sql';
+
+/**
+ * Where a statement runs: the data source's manager (a pooled connection per statement) or the
+ * manager of a transaction (its connection). Repositories take it as their first argument, so a
+ * service decides what runs in one transaction.
+ */
+export type Db = EntityManager;
+
+interface PgClient {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement: PostgreSQL parses and plans it once per connection instead
+   * of on every call. Only for texts that do not vary with the input (the name is a hash of the text).
+   */
+  prepare?: boolean;
+}
+
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `crm_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Runs one statement and returns its rows and row count. A request whose caller has given up (its
+ * deadline passed, see RpcClient) stops here, before the next statement: the gateway has answered
+ * 503 already, and no more work is done for nobody.
+ */
+export async function run<T>(db: Db, statement: SqlFragment, options: QueryOptions = {}): Promise<{ rows: T[]; rowCount: number }> {
+  if (deadlinePassed()) throw new ApiError(ErrorName.ServiceUnavailable, 'The request was abandoned: its caller stopped waiting');
+  const { text, values } = statement.compile();
+  const own = db.queryRunner === undefined;
+  const runner = db.queryRunner ?? db.connection.createQueryRunner();
+  try {
+    const client = (await runner.connect()) as PgClient;
+    const result = await client.query(options.prepare ? { name: statementName(text), text, values } : { text, values });
+    return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+  } finally {
+    if (own) await runner.release();
+  }
+}
+
+/** Every row of a query. */
+export async function many<T>(db: Db, statement: SqlFragment, options?: QueryOptions): Promise<T[]> {
+  return (await run<T>(db, statement, options)).rows;
+}
+
+/** The first row, or undefined. */
+export async function maybeOne<T>(db: Db, statement: SqlFragment, options?: QueryOptions): Promise<T | undefined> {
+  return (await run<T>(db, statement, options)).rows[0];
+}
+
+/** The first row; a query that must return one (an INSERT ... RETURNING, an aggregate). */
+export async function one<T>(db: Db, statement: SqlFragment, options?: QueryOptions): Promise<T> {
+  const rows = (await run<T>(db, statement, options)).rows;
+  if (rows.length === 0) throw new Error('query returned no row');
+  return rows[0];
+}
+
+/** A statement run for its effect: the number of rows it touched. */
+export async function execute(db: Db, statement: SqlFragment, options?: QueryOptions): Promise<number> {
+  return (await run(db, statement, options)).rowCount;
+}

@@ -1,0 +1,42 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { API_ROUTES, parseContract, type Caller, type HttpOrigin, type RpcRequest } from '@crm/contracts';
+import type { ClassConstructor } from 'class-transformer';
+
+/** Nest's metadata key for @MessagePattern's subjects (@nestjs/microservices/constants). */
+const PATTERN_METADATA = 'microservices:pattern';
+
+const requestClassBySubject = new Map<string, ClassConstructor<object>>(API_ROUTES.map((route) => [route.subject, route.request]));
+const requestClassByHandler = new WeakMap<object, ClassConstructor<object>>();
+
+/** The request class of the route whose subject the handler answers (read once per handler). */
+function routeRequestClass(handler: object): ClassConstructor<object> {
+  let cls = requestClassByHandler.get(handler);
+  if (cls) return cls;
+  const patterns = (Reflect.getMetadata(PATTERN_METADATA, handler) ?? []) as unknown[];
+  const subject = patterns.find((p): p is string => typeof p === 'string' && requestClassBySubject.has(p));
+  cls = subject === undefined ? undefined : requestClassBySubject.get(subject);
+  if (!cls)
+    throw new Error(`@ValidRequest(): no API route declares the subject of this handler (${String(patterns)}); pass the message class`);
+  requestClassByHandler.set(handler, cls);
+  return cls;
+}
+
+/**
+ * The request's payload parsed and validated (parseContract) into the class its route declares in
+ * libs/contracts, or into `cls` for messages that are not API routes. Invalid input never reaches
+ * the handler: it becomes 400 invalid_request_data naming the fields, through RpcReplyInterceptor.
+ */
+export const ValidRequest = createParamDecorator((cls: ClassConstructor<object> | undefined, context: ExecutionContext) => {
+  const message = context.switchToRpc().getData<RpcRequest>();
+  return parseContract(cls ?? routeRequestClass(context.getHandler()), message?.payload ?? {});
+});
+
+/** The authenticated caller the gateway resolved (account, user, role, scopes). */
+export const RpcCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller => {
+  return context.switchToRpc().getData<RpcRequest>().caller;
+});
+
+/** Where the HTTP request came from (base URL and raw query), for replies that link back. */
+export const RpcOrigin = createParamDecorator((_: unknown, context: ExecutionContext): HttpOrigin | undefined => {
+  return context.switchToRpc().getData<RpcRequest & { origin?: HttpOrigin }>().origin;
+});
