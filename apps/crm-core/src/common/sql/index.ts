@@ -1,2 +1,3 @@
 export * from './sql';
 export * from './db';
+export * from './time-filters';
