@@ -1,6 +1,8 @@
 // Lint: typescript-eslint with type information, Nx module boundaries on real tags, zero warnings.
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 // Production code: an app never imports another app; libs only reach lower layers.
@@ -40,6 +42,19 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@nx/enforce-module-boundaries': boundaries(depConstraints),
     },
+  },
+  {
+    // No import cycles in production code: a module folder depends one way (docs/crm-core-architecture.md).
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: TEST_FILES,
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.base.json' })],
+      // Without these, import-x skips .ts dependencies and finds no cycle at all.
+      'import-x/extensions': ['.ts'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     files: TEST_FILES,
