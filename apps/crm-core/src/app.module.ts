@@ -4,6 +4,7 @@ import { DatabaseModule } from '@crm/database';
 import { ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
 import { AccountConfigModule } from './account-config/account-config.module';
 import { AccountsModule } from './accounts/accounts.module';
+import { CompaniesModule } from './companies/companies.module';
 import { ContactsModule } from './contacts/contacts.module';
 import type { CrmCoreConfig } from './config/crm-core.config';
 import { crmDataSource } from './database/crm-data-source';
@@ -29,6 +30,7 @@ export class AppModule {
         OutboxModule,
         AccountConfigModule,
         ContactsModule,
+        CompaniesModule,
         RecordsModule,
       ],
     };

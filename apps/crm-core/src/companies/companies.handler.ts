@@ -1,7 +1,14 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type Caller,
+  type CompanyIdRequest,
+  type ListCompaniesRequest,
+  type PatchCompanyRequest,
+  type UpdateCompanyRequest,
+} from '@crm/contracts';
 import { CompaniesService } from './companies.service';
 
 @Controller()
@@ -10,22 +17,22 @@ export class CompaniesHandler {
   constructor(private readonly companies: CompaniesService) {}
 
   @MessagePattern(Subjects.CompaniesList)
-  list(@Payload() request: RpcRequest) {
-    return this.companies.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListCompaniesRequest) {
+    return this.companies.list(caller, request);
   }
 
   @MessagePattern(Subjects.CompaniesGet)
-  get(@Payload() request: RpcRequest) {
-    return this.companies.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: CompanyIdRequest) {
+    return this.companies.get(caller, request);
   }
 
   @MessagePattern(Subjects.CompaniesUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.companies.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateCompanyRequest) {
+    return this.companies.update(caller, request);
   }
 
   @MessagePattern(Subjects.CompaniesPatch)
-  patch(@Payload() request: RpcRequest) {
-    return this.companies.patch(request.caller, request.payload);
+  patch(@RpcCaller() caller: Caller, @ValidRequest() request: PatchCompanyRequest) {
+    return this.companies.patch(caller, request);
   }
 }

@@ -1,7 +1,21 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type HttpOrigin, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcOrigin, RpcReplyInterceptor, ValidRequest, reply } from '@crm/messaging';
+import {
+  Subjects,
+  type Caller,
+  type CascadeContactsRequest,
+  type ChangeStatusRequest,
+  type CloseSalesCycleRequest,
+  type ContactIdRequest,
+  type ContactIdsRequest,
+  type ContactTagRequest,
+  type CreateContactRequest,
+  type HttpOrigin,
+  type ListContactsRequest,
+  type PatchContactRequest,
+  type UpdateContactRequest,
+} from '@crm/contracts';
 import { ContactsService, type WithSummary } from './contacts.service';
 
 const withSummary = <T>(result: WithSummary<T>) => reply(result.data, { summary: { ...result.summary } });
@@ -12,67 +26,67 @@ export class ContactsHandler {
   constructor(private readonly contacts: ContactsService) {}
 
   @MessagePattern(Subjects.ContactsList)
-  list(@Payload() request: RpcRequest) {
-    return this.contacts.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListContactsRequest) {
+    return this.contacts.list(caller, request);
   }
 
   @MessagePattern(Subjects.ContactsCascade)
-  cascade(@Payload() request: RpcRequest & { origin?: HttpOrigin }) {
-    return this.contacts.cascade(request.caller, request.payload, request.origin);
+  cascade(@RpcCaller() caller: Caller, @ValidRequest() request: CascadeContactsRequest, @RpcOrigin() origin: HttpOrigin | undefined) {
+    return this.contacts.cascade(caller, request, origin);
   }
 
   @MessagePattern(Subjects.ContactsGet)
-  get(@Payload() request: RpcRequest) {
-    return this.contacts.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: ContactIdRequest) {
+    return this.contacts.get(caller, request);
   }
 
   @MessagePattern(Subjects.ContactsCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.contacts.create(request.caller, request.payload), { httpStatus: 201 });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateContactRequest) {
+    return this.contacts.create(caller, request);
   }
 
   @MessagePattern(Subjects.ContactsUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.contacts.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateContactRequest) {
+    return this.contacts.update(caller, request);
   }
 
   @MessagePattern(Subjects.ContactsPatch)
-  patch(@Payload() request: RpcRequest) {
-    return this.contacts.patch(request.caller, request.payload);
+  patch(@RpcCaller() caller: Caller, @ValidRequest() request: PatchContactRequest) {
+    return this.contacts.patch(caller, request);
   }
 
   @MessagePattern(Subjects.ContactsDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.contacts.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: ContactIdRequest) {
+    return this.contacts.delete(caller, request);
   }
 
   @MessagePattern(Subjects.ContactsDeleteMany)
-  async deleteMany(@Payload() request: RpcRequest) {
-    return withSummary(await this.contacts.deleteMany(request.caller, request.payload));
+  async deleteMany(@RpcCaller() caller: Caller, @ValidRequest() request: ContactIdsRequest) {
+    return withSummary(await this.contacts.deleteMany(caller, request));
   }
 
   @MessagePattern(Subjects.ContactsUndelete)
-  async undelete(@Payload() request: RpcRequest) {
-    return withSummary(await this.contacts.undelete(request.caller, request.payload));
+  async undelete(@RpcCaller() caller: Caller, @ValidRequest() request: ContactIdsRequest) {
+    return withSummary(await this.contacts.undelete(caller, request));
   }
 
   @MessagePattern(Subjects.ContactsChangeStatus)
-  async changeStatus(@Payload() request: RpcRequest) {
-    return withSummary(await this.contacts.changeStatus(request.caller, request.payload));
+  async changeStatus(@RpcCaller() caller: Caller, @ValidRequest() request: ChangeStatusRequest) {
+    return withSummary(await this.contacts.changeStatus(caller, request));
   }
 
   @MessagePattern(Subjects.ContactsAssignTag)
-  async assignTag(@Payload() request: RpcRequest) {
-    return withSummary(await this.contacts.assignTag(request.caller, request.payload));
+  async assignTag(@RpcCaller() caller: Caller, @ValidRequest() request: ContactTagRequest) {
+    return withSummary(await this.contacts.assignTag(caller, request));
   }
 
   @MessagePattern(Subjects.ContactsUnassignTag)
-  async unassignTag(@Payload() request: RpcRequest) {
-    return withSummary(await this.contacts.unassignTag(request.caller, request.payload));
+  async unassignTag(@RpcCaller() caller: Caller, @ValidRequest() request: ContactTagRequest) {
+    return withSummary(await this.contacts.unassignTag(caller, request));
   }
 
   @MessagePattern(Subjects.ContactsCloseSalesCycle)
-  closeSalesCycle(@Payload() request: RpcRequest) {
-    return this.contacts.closeSalesCycle(request.caller, request.payload);
+  closeSalesCycle(@RpcCaller() caller: Caller, @ValidRequest() request: CloseSalesCycleRequest) {
+    return this.contacts.closeSalesCycle(caller, request);
   }
 }

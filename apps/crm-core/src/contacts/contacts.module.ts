@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
-import { CompaniesModule } from '../companies/companies.module';
 import { SummaryModule } from '../summary/summary.module';
+import { ContactTagsRepository } from './contact-tags.repository';
 import { ContactsHandler } from './contacts.handler';
+import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 
-/** Contacts and companies (issue 3): handlers, services, the contact wrapper. */
+/** Contacts: the handler, the service and their repositories; exports the service (the companies module uses it). */
 @Module({
-  imports: [SummaryModule, CompaniesModule],
+  imports: [SummaryModule],
   controllers: [ContactsHandler],
-  providers: [ContactsService],
+  providers: [ContactsService, ContactsRepository, ContactTagsRepository],
+  exports: [ContactsService],
 })
 export class ContactsModule {}

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import type { CompanySortKey, SortOrder } from '@crm/contracts';
+import {
+  execute,
+  many,
+  maybeOne,
+  one,
+  orderDirection,
+  pageLimit,
+  sql,
+  timeFilterConditions,
+  type Db,
+  type SqlFragment,
+  type TimeFilterInput,
+} from '../common/sql';
+import { escapeLike } from '../contacts/contact-columns';
+import { COMPANY_COLUMNS, type CompanyState } from './company.rules';
+
+/** A company's writable columns as stored (crm.companies). */
+export type CompanyRow = CompanyState;
+
+export interface CompanyListFilter extends TimeFilterInput {
+  search?: string;
+}
+
+const JSON_COLUMNS: ReadonlySet<string> = new Set(['address', 'company_fields']);
+const SORT_COLUMNS: Record<CompanySortKey, SqlFragment> = {
+  name: sql.raw('lower(co.name)'),
+  created_at: sql.raw('co.created_at'),
+  modified_at: sql.raw('co.modified_at'),
+};
+/** The unique index on (account_id, lower(name)): a rename onto another company's name violates it. */
+export const COMPANY_NAME_INDEX = 'companies_name_uq';
+
+/** Every SQL statement on crm.companies (creating one by a contact's company_name is the contacts repository's). */
+@Injectable()
+export class CompaniesRepository {
+  /** The count and one page of ids of the account's companies matching `filter`, in `order` (ties by id). */
+  async page(
+    db: Db,
+    accountId: string,
+    filter: CompanyListFilter,
+    order: { key: CompanySortKey; direction: SortOrder },
+    page: number,
+    perPage: number,
+  ): Promise<{ total: number; ids: string[] }> {
+    const conditions = [sql`co.account_id = ${accountId}`, ...timeFilterConditions(filter, 'co')];
+    if (filter.search) conditions.push(sql`lower(co.name) LIKE ${`%${escapeLike(filter.search.toLowerCase())}%`}`);
+    const where = sql.and(conditions);
+    const dir = orderDirection(order.direction, 'asc');
+    const [{ total }, rows] = await Promise.all([
+      one<{ total: number }>(db, sql`SELECT count(*)::int AS total FROM crm.companies co WHERE ${where}`),
+      many<{ id: string }>(
+        db,
+        sql`SELECT co.id FROM crm.companies co WHERE ${where} ORDER BY ${SORT_COLUMNS[order.key]} ${dir}, co.id ${dir} ${pageLimit(page, perPage)}`,
+      ),
+    ]);
+    return { total, ids: rows.map((r) => r.id) };
+  }
+
+  /** The company's stored state, locked for update; undefined unless it is a company of the account. */
+  lock(db: Db, accountId: string, id: string): Promise<CompanyRow | undefined> {
+    return maybeOne<CompanyRow>(
+      db,
+      sql`SELECT ${sql.raw(COMPANY_COLUMNS.join(', '))} FROM crm.companies WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`,
+    );
+  }
+
+  async update(db: Db, accountId: string, id: string, state: CompanyState): Promise<void> {
+    const set = COMPANY_COLUMNS.map((c) => sql`${sql.raw(c)} = ${JSON_COLUMNS.has(c) ? JSON.stringify(state[c]) : state[c]}`);
+    await execute(
+      db,
+      sql`UPDATE crm.companies SET ${sql.join(set, ', ')}, modified_at = now() WHERE id = ${id} AND account_id = ${accountId}`,
+    );
+  }
+
+  /** Does `id` name a status of the account? */
+  async statusExists(db: Db, accountId: string, id: string): Promise<boolean> {
+    return (await maybeOne(db, sql`SELECT 1 FROM crm.statuses WHERE id = ${id} AND account_id = ${accountId}`)) !== undefined;
+  }
+}

@@ -1,0 +1,258 @@
+import { newId } from '@crm/common';
+import type { ContactFilterRequest } from '@crm/contracts';
+import type { DataSource } from 'typeorm';
+import { many, sql } from '../common/sql';
+import { ContactTagsRepository } from './contact-tags.repository';
+import { derivedColumns, planContactWrite, type ContactState } from './contact.rules';
+import { ContactsRepository } from './contacts.repository';
+import { openMediumDatabase, type TestAccount } from './contacts.medium-fixture';
+
+describe('ContactsRepository (real PostgreSQL)', () => {
+  let dataSource: DataSource;
+  let close: () => Promise<void>;
+  let acme: TestAccount;
+  let other: TestAccount;
+  let lead: string;
+  const contacts = new ContactsRepository();
+  const tags = new ContactTagsRepository();
+
+  beforeAll(async () => {
+    let accounts: [TestAccount, TestAccount];
+    ({ dataSource, accounts, close } = await openMediumDatabase('crm_contacts_repo'));
+    [acme, other] = accounts;
+    lead = await contacts.leadStatusId(dataSource.manager, acme.accountId);
+  });
+
+  afterAll(async () => close?.());
+
+  /** Inserts a contact of `account` with these fields (defaults otherwise) and returns its id. */
+  async function insert(account: TestAccount, fields: Partial<ContactState>): Promise<string> {
+    const state: ContactState = {
+      ...planContactWrite({}, null, 'create', account.userId).state,
+      status_id: account === acme ? lead : await contacts.leadStatusId(dataSource.manager, account.accountId),
+      ...fields,
+    };
+    const id = newId();
+    await contacts.insert(dataSource.manager, account.accountId, id, state, derivedColumns(state));
+    return id;
+  }
+
+  const matching = async (account: TestAccount, filter: ContactFilterRequest) => {
+    const q = contacts.filter(account.accountId, account.userId, filter, null);
+    const ids = await contacts.pageIds(dataSource.manager, q, { key: 'name', direction: 'asc' }, 1, 100);
+    expect(await contacts.count(dataSource.manager, q)).toBe(ids.length);
+    return ids;
+  };
+
+  describe('search and match filters', () => {
+    let ada: string;
+    let grace: string;
+    let percent: string;
+
+    beforeAll(async () => {
+      ada = await insert(acme, {
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        company_name: 'Analytical Engines',
+        phones: [{ type: 'work', value: '+44 (20) 7946-0018' }],
+        emails: [{ type: 'work', value: 'Ada@Example.test' }],
+      });
+      grace = await insert(acme, { first_name: 'Grace', last_name: 'Hopper', urls: [{ type: 'other', value: 'https://Navy.example' }] });
+      percent = await insert(acme, { last_name: '50% Off' });
+      await insert(other, { first_name: 'Ada', last_name: 'Lovelace' });
+    });
+
+    it('finds a part of the names (either order, no accents, any case) through the trigram CTE and short terms on the name order', async () => {
+      expect(await matching(acme, { search: 'LOVEL' })).toEqual([ada]);
+      expect(await matching(acme, { search: 'lovelace ada' })).toEqual([ada]);
+      expect(await matching(acme, { search: 'engines' })).toEqual([ada]);
+      expect(await matching(acme, { search: 'ho' })).toEqual([grace]);
+    });
+
+    it('compares phone-like terms by digits and matches LIKE wildcards literally', async () => {
+      expect(await matching(acme, { search: '7946 0018' })).toEqual([ada]);
+      expect(await matching(acme, { search: '50%' })).toEqual([percent]);
+      expect(await matching(acme, { search: '5_%' })).toEqual([]);
+    });
+
+    it('phone matches all digits exactly; email and url a whole value in any case', async () => {
+      expect(await matching(acme, { phone: '442079460018' })).toEqual([ada]);
+      expect(await matching(acme, { phone: '4420' })).toEqual([]);
+      expect(await matching(acme, { phone: 'none' })).toEqual([]);
+      expect(await matching(acme, { email: 'ada@example.TEST' })).toEqual([ada]);
+      expect(await matching(acme, { email: 'ada@example' })).toEqual([]);
+      expect(await matching(acme, { url: 'https://navy.example' })).toEqual([grace]);
+    });
+
+    it('scopes to the caller unless team or owner_id; letter and starred', async () => {
+      const mine = await matching(acme, {});
+      expect(mine).toEqual(expect.arrayContaining([ada, grace, percent]));
+      expect(await matching({ ...acme, userId: newId() }, {})).toEqual([]);
+      expect(await matching({ ...acme, userId: newId() }, { team: true })).toEqual(mine);
+      expect(await matching({ ...acme, userId: newId() }, { owner_id: acme.userId.toUpperCase() })).toEqual(mine);
+      expect(await matching(acme, { letter: 'h' })).toEqual([grace]);
+      expect(await matching(acme, { letter: '1' })).toEqual([percent]);
+      expect(await matching(acme, { starred: true })).toEqual([]);
+      expect(await matching(acme, { starred: false })).toEqual(mine);
+    });
+  });
+
+  describe('company by name', () => {
+    it("matches the account's company in any letter case and keeps its spelling; another account gets its own", async () => {
+      const db = dataSource.manager;
+      const first = await contacts.companyByName(db, acme.accountId, 'Case Study Ltd', newId());
+      expect(first).toMatchObject({ name: 'Case Study Ltd', created: true });
+      expect(await contacts.companyByName(db, acme.accountId, 'CASE study LTD', newId())).toEqual({ ...first, created: false });
+      expect(await contacts.companyById(db, acme.accountId, first.id)).toEqual({ id: first.id, name: 'Case Study Ltd' });
+      expect(await contacts.companyById(db, other.accountId, first.id)).toBeUndefined();
+      const theirs = await contacts.companyByName(db, other.accountId, 'case study ltd', newId());
+      expect(theirs).toMatchObject({ name: 'case study ltd', created: true });
+      expect(theirs.id).not.toBe(first.id);
+    });
+
+    it('two concurrent creators of one name share one company', async () => {
+      const [a, b] = await Promise.all(
+        ['Race Co', 'RACE CO'].map((name) => dataSource.transaction((tx) => contacts.companyByName(tx, acme.accountId, name, newId()))),
+      );
+      expect(a.id).toBe(b.id);
+      expect([a.created, b.created].sort()).toEqual([false, true]);
+    });
+
+    it('renames a company on its contacts with their derived columns', async () => {
+      const db = dataSource.manager;
+      const company = await contacts.companyByName(db, acme.accountId, 'Old Name', newId());
+      const id = await insert(acme, { first_name: 'Zed', company_id: company.id, company_name: company.name });
+      const members = await contacts.companyMembers(db, acme.accountId, company.id);
+      expect(members).toEqual([expect.objectContaining({ id, deleted: false })]);
+      await contacts.renameCompany(db, 'Ångström AB', [{ id, ...derivedColumns({ ...members[0], company_name: 'Ångström AB' }) }]);
+      const [row] = await many(db, sql`SELECT company_name, sort_name, letter FROM crm.contacts WHERE id = ${id}`);
+      expect(row).toEqual({ company_name: 'Ångström AB', sort_name: 'angstrom ab zed', letter: 'a' });
+    });
+  });
+
+  describe('bulk delete and undelete', () => {
+    it('deletes only non-deleted contacts of the account and restores only recently deleted ones', async () => {
+      const db = dataSource.manager;
+      const ids = [await insert(acme, { last_name: 'Del A' }), await insert(acme, { last_name: 'Del B' })];
+      const foreign = await insert(other, { last_name: 'Del C' });
+      expect(await contacts.softDelete(db, acme.accountId, [...ids, foreign])).toEqual(
+        expect.arrayContaining(ids.map((id) => ({ id, status_id: lead }))),
+      );
+      expect(await contacts.softDelete(db, acme.accountId, ids)).toEqual([]);
+      expect(await contacts.lock(db, acme.accountId, ids[0])).toBeUndefined();
+      // A deleted contact still marks its place in the name order.
+      expect(await contacts.nameKey(db, acme.accountId, ids[0])).toEqual({ id: ids[0], sort_name: 'del a' });
+      expect(await contacts.undelete(db, acme.accountId, ids, 0)).toEqual([]);
+      expect((await contacts.undelete(db, acme.accountId, [...ids, foreign], 30)).sort()).toEqual([...ids].sort());
+      expect(await contacts.undelete(db, acme.accountId, ids, 30)).toEqual([]);
+      expect(await contacts.lock(db, acme.accountId, ids[0])).toMatchObject({ id: ids[0], last_name: 'Del A' });
+    });
+  });
+
+  describe('tags', () => {
+    it("resolves names to the account's tags in any letter case, creating the missing ones once", async () => {
+      const db = dataSource.manager;
+      const [vip] = await tags.ensure(db, acme.accountId, ['VIP'], [newId()]);
+      const both = await tags.ensure(db, acme.accountId, ['vip', 'Lead'], [newId(), newId()]);
+      expect(both).toHaveLength(2);
+      expect(both).toContain(vip);
+      expect(await tags.names(db, both)).toEqual(['Lead', 'VIP']);
+      const [theirs] = await tags.ensure(db, other.accountId, ['vip'], [newId()]);
+      expect(theirs).not.toBe(vip);
+    });
+
+    it('assigns a tag once, removes it by name in any case, and sets exactly the tags given', async () => {
+      const db = dataSource.manager;
+      const id = await insert(acme, { last_name: 'Tagged' });
+      const [vip] = await tags.ensure(db, acme.accountId, ['Assign VIP'], [newId()]);
+      const [lead] = await tags.ensure(db, acme.accountId, ['Assign Lead'], [newId()]);
+      expect(await tags.add(db, acme.accountId, id, vip)).toBe(true);
+      expect(await tags.add(db, acme.accountId, id, vip)).toBe(false);
+      expect(await tags.removeByName(db, acme.accountId, id, 'assign lead')).toBe(false);
+      await tags.set(db, acme.accountId, id, [lead]);
+      expect(await tags.ofContact(db, id)).toEqual([lead]);
+      expect(await tags.removeByName(db, acme.accountId, id, 'ASSIGN LEAD')).toBe(true);
+      expect(await tags.ofContact(db, id)).toEqual([]);
+    });
+
+    it("gives a company's contacts its synced tags and status, only to those not deleted (or to the ones named)", async () => {
+      const db = dataSource.manager;
+      const company = await contacts.companyByName(db, acme.accountId, 'Sync Co', newId());
+      const member = { company_id: company.id, company_name: company.name };
+      const [a, b, gone] = [await insert(acme, member), await insert(acme, member), await insert(acme, member)];
+      await contacts.softDelete(db, acme.accountId, [gone]);
+      await tags.ensure(db, acme.accountId, ['Synced'], [newId()]);
+      expect(await tags.addToCompany(db, company.id, ['synced'], [a])).toEqual([a]);
+      expect((await tags.addToCompany(db, company.id, ['synced'])).sort()).toEqual([b]);
+      const [status] = await many<{ id: string }>(
+        db,
+        sql`SELECT id FROM crm.statuses WHERE account_id = ${acme.accountId} AND NOT is_lead LIMIT 1`,
+      );
+      expect((await contacts.setCompanyStatus(db, company.id, status.id)).sort()).toEqual([a, b].sort());
+      expect(await contacts.setCompanyStatus(db, company.id, status.id)).toEqual([]);
+    });
+  });
+
+  describe('the cascade', () => {
+    const owner = (): TestAccount => ({ accountId: acme.accountId, userId: cascadeOwner });
+    let cascadeOwner: string;
+    let keys: Array<{ sort_name: string; id: string }>;
+
+    beforeAll(async () => {
+      cascadeOwner = newId();
+      const rows = Array.from({ length: 3000 }, (_, i) => {
+        const state = {
+          first_name: `F${i}`,
+          last_name: `Seed ${String(i % 1000).padStart(4, '0')}`,
+          company_name: '',
+          phones: [],
+          emails: [],
+          urls: [],
+        };
+        return { id: newId(), ...state, ...derivedColumns(state) };
+      });
+      const column = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
+      await dataSource.manager.query(
+        `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, first_name, last_name, sort_name, letter, search_text)
+         SELECT v.id, $1, $2, $3, v.f, v.l, v.s, v.le, v.t FROM unnest($4::varchar[], $5::varchar[], $6::varchar[], $7::varchar[], $8::varchar[], $9::text[]) AS v(id, f, l, s, le, t)`,
+        [
+          acme.accountId,
+          cascadeOwner,
+          lead,
+          column('id'),
+          column('first_name'),
+          column('last_name'),
+          column('sort_name'),
+          column('letter'),
+          column('search_text'),
+        ],
+      );
+      await dataSource.manager.query('ANALYZE crm.contacts');
+      keys = rows
+        .map((r) => ({ sort_name: r.sort_name, id: r.id }))
+        .sort((x, y) => (x.sort_name + '\u0000' + x.id < y.sort_name + '\u0000' + y.id ? -1 : 1));
+    });
+
+    it('pages by (sort_name, id) after a key, and counts items_left from either end alike', async () => {
+      const db = dataSource.manager;
+      const q = contacts.filter(owner().accountId, owner().userId, {}, null);
+      expect(await contacts.cascadeBatch(db, q, null, 100)).toEqual(keys.slice(0, 100));
+      expect(await contacts.cascadeBatch(db, q, keys[1499], 100)).toEqual(keys.slice(1500, 1600));
+      expect(await contacts.cascadeBatch(db, q, keys[2999], 100)).toEqual([]);
+      for (const position of [0, 99, 250, 1500, 2998, 2999]) {
+        const expected = keys.length - 1 - position;
+        expect([position, await contacts.countAfter(db, q, keys[position], 500)]).toEqual([position, expected]);
+        expect([position, await contacts.countAfter(db, q, keys[position])]).toEqual([position, expected]);
+      }
+    });
+
+    it('reads a batch on the name index with the keyset bound as an index condition, without sorting', async () => {
+      const q = contacts.filter(owner().accountId, owner().userId, {}, null);
+      const [plan] = await many(dataSource.manager, sql`EXPLAIN (FORMAT JSON) ${contacts.cascadeBatchStatement(q, keys[1500], 100)}`);
+      const text = JSON.stringify(plan);
+      expect(text).toMatch(/"Index Name":"contacts_(owner_)?name_idx"/);
+      expect(text).toMatch(/"Index Cond":"[^"]*ROW\(\(sort_name\)::text, \(id\)::text\) > ROW/);
+      expect(text).not.toContain('"Sort"');
+    });
+  });
+});

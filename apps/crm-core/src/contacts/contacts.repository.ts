@@ -1,0 +1,396 @@
+import { Injectable } from '@nestjs/common';
+import type { ClosedSaleDto, ContactFilterRequest, ContactSortKey, SortOrder } from '@crm/contracts';
+import { execute, many, maybeOne, one, orderDirection, pageLimit, sql, SqlFragment, timeFilterConditions, type Db } from '../common/sql';
+import { savedFilterCondition } from '../filters/filter-sql';
+import { digitsOf, escapeLike, fold, searchTermOf } from './contact-columns';
+import { STATE_COLUMNS, type CompanySyncSettings, type ContactState } from './contact.rules';
+
+/** A contact's writable columns as stored (crm.contacts), with its id and closed sales. */
+export type ContactRow = Omit<ContactState, 'tag_ids'> & { id: string; closed_sales: ClosedSaleDto[] };
+
+/** The derived columns written beside a state. */
+export interface DerivedColumns {
+  sort_name: string;
+  letter: string;
+  search_text: string;
+}
+
+/** The place of a contact in the name order: the cascade's key. */
+export interface NameKey {
+  sort_name: string;
+  id: string;
+}
+
+/** The WHERE of a contact list over `crm.contacts c`, with the common table expressions it refers to. */
+export interface ContactQuery {
+  ctes: SqlFragment[];
+  where: SqlFragment;
+}
+
+const JSON_COLUMNS: ReadonlySet<string> = new Set(['urls', 'phones', 'emails', 'address_list', 'custom_fields']);
+const NEXT_STATUSES = sql.raw(`('date', 'date_time', 'waiting')`);
+
+const SORT_COLUMNS: Record<ContactSortKey, SqlFragment> = {
+  name: sql.raw('c.sort_name'),
+  first_name: sql.raw('lower(c.first_name)'),
+  last_name: sql.raw('lower(c.last_name)'),
+  company_name: sql.raw('lower(c.company_name)'),
+  created_at: sql.raw('c.created_at'),
+  modified_at: sql.raw('c.modified_at'),
+};
+
+/** How far into the name order the cascade counts `items_left` from the front. */
+export const CASCADE_COUNT_REACH = 20_000;
+
+const withClause = (q: ContactQuery): SqlFragment => (q.ctes.length > 0 ? sql`WITH ${sql.join(q.ctes, ', ')} ` : sql.empty);
+const exists = (flag: boolean, query: SqlFragment): SqlFragment => (flag ? sql`EXISTS (${query})` : sql`NOT EXISTS (${query})`);
+
+/** A saved filter's condition (numbered from $1) as a fragment: its `$n` placeholders become its values. */
+function positionalToFragment(text: string, params: readonly unknown[]): SqlFragment {
+  const strings: string[] = [];
+  const values: unknown[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/\$(\d+)/g)) {
+    strings.push(text.slice(last, match.index!));
+    values.push(params[Number(match[1]) - 1]);
+    last = match.index! + match[0].length;
+  }
+  strings.push(text.slice(last));
+  return new SqlFragment(strings, values);
+}
+
+/**
+ * Every SQL statement on crm.contacts (and the company links a contact write makes): the list and
+ * cascade filters, the writable state, deletes, the sales cycle, company membership and syncing.
+ */
+@Injectable()
+export class ContactsRepository {
+  /** The condition of the account's saved filter `filterId` over `c` (404 when it is not the account's). */
+  async savedFilter(db: Db, accountId: string, filterId: string): Promise<SqlFragment> {
+    const condition = await savedFilterCondition(db, accountId, filterId, 1);
+    return positionalToFragment(condition.sql, condition.params);
+  }
+
+  /**
+   * Every filter of GET /contacts (and the cascade) over the account's non-deleted contacts `c`.
+   * Owner scope: `owner_id` when sent, else the caller's contacts unless `team=true`; the
+   * `has_actions*` filters are about contacts the caller owns.
+   */
+  filter(accountId: string, userId: string, f: ContactFilterRequest, saved: SqlFragment | null): ContactQuery {
+    const ctes: SqlFragment[] = [];
+    const where: SqlFragment[] = [sql`c.account_id = ${accountId}`, sql`c.deleted_at IS NULL`];
+    if (f.owner_id) where.push(sql`c.owner_id = ${f.owner_id.toLowerCase()}`);
+    else if (f.team !== true) where.push(sql`c.owner_id = ${userId}`);
+
+    if (f.search) {
+      const term = searchTermOf(f.search);
+      if (term.length >= 3) {
+        // The trigram index finds the matches first (a fence the planner cannot flatten): walking
+        // the name index and filtering could read most of the account for a rare term.
+        ctes.push(
+          sql`search_hits AS MATERIALIZED (SELECT s.id FROM crm.contacts s WHERE s.account_id = ${accountId} AND s.search_text LIKE ${`%${escapeLike(term)}%`})`,
+        );
+        where.push(sql`c.id IN (SELECT id FROM search_hits)`);
+      } else if (term) {
+        // One or two characters have no trigram: a filter over the name order.
+        where.push(sql`c.search_text LIKE ${`%${escapeLike(term)}%`}`);
+      }
+    }
+    if (f.phone != null) {
+      const digits = digitsOf(f.phone);
+      if (!digits) where.push(sql`false`);
+      else {
+        where.push(sql`c.search_text LIKE ${`%${digits}%`}`);
+        where.push(
+          sql`EXISTS (SELECT 1 FROM jsonb_array_elements(c.phones) e WHERE regexp_replace(e->>'value', '\\D', '', 'g') = ${digits})`,
+        );
+      }
+    }
+    for (const [key, column] of [
+      ['email', sql.raw('c.emails')],
+      ['url', sql.raw('c.urls')],
+    ] as const) {
+      const value = f[key];
+      if (value == null) continue;
+      const folded = fold(value);
+      where.push(sql`c.search_text LIKE ${`%${escapeLike(folded)}%`}`);
+      where.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(${column}) e WHERE lower(e->>'value') = ${folded})`);
+    }
+    const openActions = sql`SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.status <> 'done'`;
+    if (f.action_stream != null)
+      where.push(
+        exists(
+          f.action_stream,
+          sql`SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${userId} AND a.status IN ${NEXT_STATUSES}`,
+        ),
+      );
+    if (f.has_actions != null) where.push(sql`c.owner_id = ${userId}`, exists(f.has_actions, openActions));
+    if (f.has_actions_for_me != null)
+      where.push(sql`c.owner_id = ${userId}`, exists(f.has_actions_for_me, sql`${openActions} AND a.assignee_id = ${userId}`));
+    if (f.has_actions_today != null)
+      where.push(
+        sql`c.owner_id = ${userId}`,
+        exists(f.has_actions_today, sql`${openActions} AND a.assignee_id = ${userId} AND a.date = (now() AT TIME ZONE 'UTC')::date`),
+      );
+    if (f.waiting != null)
+      where.push(
+        exists(
+          f.waiting,
+          sql`SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${userId} AND a.status = 'waiting'`,
+        ),
+      );
+    if (f.pending_deal != null)
+      where.push(exists(f.pending_deal, sql`SELECT 1 FROM crm.deals d WHERE d.contact_id = c.id AND d.status = 'pending'`));
+    if (f.starred != null) where.push(sql`c.starred = ${f.starred}`);
+    if (f.letter) where.push(sql`c.letter = ${f.letter}`);
+    if (f.custom_field_id && f.custom_field_value != null) {
+      const id = f.custom_field_id.toLowerCase();
+      const value = f.custom_field_value.toLowerCase();
+      where.push(
+        sql`(lower(c.custom_fields->>${id}) = ${value} OR (jsonb_typeof(c.custom_fields->${id}) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(c.custom_fields->${id}) v WHERE lower(v) = ${value})))`,
+      );
+    }
+    if (f.lead_source != null)
+      where.push(
+        sql`c.lead_source_id IN (SELECT ls.id FROM crm.lead_sources ls WHERE ls.account_id = ${accountId} AND lower(ls.text) = lower(${f.lead_source}))`,
+      );
+    if (f.lead_source_id) where.push(sql`c.lead_source_id = ${f.lead_source_id.toLowerCase()}`);
+    if (f.status_id) where.push(sql`c.status_id = ${f.status_id.toLowerCase()}`);
+    if (f.not_linked_with) where.push(sql`c.company_id IS DISTINCT FROM ${f.not_linked_with.toLowerCase()}`);
+    if (f.company_id) where.push(sql`c.company_id = ${f.company_id.toLowerCase()}`);
+    if (f.tag != null)
+      where.push(
+        sql`EXISTS (SELECT 1 FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id AND t.account_id = ${accountId} AND lower(t.name) = lower(${f.tag}))`,
+      );
+    if (saved) where.push(sql`(${saved})`);
+    where.push(...timeFilterConditions(f, 'c'));
+    return { ctes, where: sql.and(where) };
+  }
+
+  async count(db: Db, q: ContactQuery): Promise<number> {
+    const row = await one<{ total: number }>(db, sql`${withClause(q)}SELECT count(*)::int AS total FROM crm.contacts c WHERE ${q.where}`);
+    return row.total;
+  }
+
+  /** One page of ids in the order `key` `direction`; ties by name, then id, in the same direction. */
+  async pageIds(
+    db: Db,
+    q: ContactQuery,
+    order: { key: ContactSortKey; direction: SortOrder },
+    page: number,
+    perPage: number,
+  ): Promise<string[]> {
+    const dir = orderDirection(order.direction, 'asc');
+    const orderBy =
+      order.key === 'name' ? sql`c.sort_name ${dir}, c.id ${dir}` : sql`${SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
+    const rows = await many<{ id: string }>(
+      db,
+      sql`${withClause(q)}SELECT c.id FROM crm.contacts c WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The name-order key of a contact of the account, deleted or not (a deleted one still marks the cascade's place). */
+  nameKey(db: Db, accountId: string, id: string): Promise<NameKey | undefined> {
+    return maybeOne<NameKey>(db, sql`SELECT sort_name, id FROM crm.contacts WHERE id = ${id} AND account_id = ${accountId}`);
+  }
+
+  /** The cascade's batch statement: `limit` contacts in (sort_name, id) order after `after`, on the name index. */
+  cascadeBatchStatement(q: ContactQuery, after: NameKey | null, limit: number): SqlFragment {
+    const bound = after ? sql` AND (c.sort_name, c.id) > (${after.sort_name}, ${after.id})` : sql.empty;
+    return sql`${withClause(q)}SELECT c.id, c.sort_name FROM crm.contacts c WHERE ${q.where}${bound} ORDER BY c.sort_name, c.id LIMIT ${limit}`;
+  }
+
+  cascadeBatch(db: Db, q: ContactQuery, after: NameKey | null, limit: number): Promise<NameKey[]> {
+    return many<NameKey>(db, this.cascadeBatchStatement(q, after, limit));
+  }
+
+  /**
+   * `items_left` of a cascade batch ending at `end`: the contacts matching `q` after it, counted
+   * from the nearer end so no batch pays for counting the whole account. Up to `reach` contacts up
+   * to the end, on the name index, subtracted from the total (index-only on the narrow count
+   * index); further in, the contacts after the end, read in name order from the bound.
+   */
+  async countAfter(db: Db, q: ContactQuery, end: NameKey, reach = CASCADE_COUNT_REACH): Promise<number> {
+    const upTo = sql`(c.sort_name, c.id) <= (${end.sort_name}, ${end.id})`;
+    const { n: before } = await one<{ n: number }>(
+      db,
+      sql`${withClause(q)}SELECT count(*)::int AS n FROM (SELECT 1 FROM crm.contacts c WHERE ${q.where} AND ${upTo} ORDER BY c.sort_name, c.id LIMIT ${reach}) s`,
+    );
+    if (before < reach) return Math.max(0, (await this.count(db, q)) - before);
+    // In name order, so the planner reads the name index from the bound rather than the table.
+    const { n } = await one<{ n: number }>(
+      db,
+      sql`${withClause(q)}SELECT count(*)::int AS n FROM (SELECT 1 FROM crm.contacts c WHERE ${q.where} AND (c.sort_name, c.id) > (${end.sort_name}, ${end.id}) ORDER BY c.sort_name, c.id) s`,
+    );
+    return n;
+  }
+
+  /** The contact's stored state, locked for update; undefined unless it is a non-deleted contact of the account. */
+  lock(db: Db, accountId: string, id: string): Promise<ContactRow | undefined> {
+    return maybeOne<ContactRow>(
+      db,
+      sql`SELECT id, ${sql.raw(STATE_COLUMNS.join(', '))}, closed_sales FROM crm.contacts
+          WHERE id = ${id} AND account_id = ${accountId} AND deleted_at IS NULL FOR UPDATE`,
+    );
+  }
+
+  async insert(db: Db, accountId: string, id: string, state: ContactState, derived: DerivedColumns): Promise<void> {
+    const values = columnValues(state, derived);
+    await execute(
+      db,
+      sql`INSERT INTO crm.contacts (id, account_id, ${sql.raw(values.map(([c]) => c).join(', '))})
+          VALUES (${id}, ${accountId}, ${sql.join(
+            values.map(([, v]) => sql`${v}`),
+            ', ',
+          )})`,
+    );
+  }
+
+  async update(db: Db, accountId: string, id: string, state: ContactState, derived: DerivedColumns): Promise<void> {
+    const values = columnValues(state, derived);
+    await execute(
+      db,
+      sql`UPDATE crm.contacts SET ${sql.join(
+        values.map(([c, v]) => sql`${sql.raw(c)} = ${v}`),
+        ', ',
+      )}, modified_at = now() WHERE id = ${id} AND account_id = ${accountId}`,
+    );
+  }
+
+  async setStatus(db: Db, id: string, statusId: string): Promise<void> {
+    await execute(db, sql`UPDATE crm.contacts SET status_id = ${statusId}, modified_at = now() WHERE id = ${id}`);
+  }
+
+  async setClosedSales(db: Db, id: string, closedSales: ClosedSaleDto[]): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE crm.contacts SET closed_sales = ${JSON.stringify(closedSales)}::jsonb, modified_at = now() WHERE id = ${id}`,
+    );
+  }
+
+  /** modified_at = now() on the contacts. */
+  async touch(db: Db, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await execute(db, sql`UPDATE crm.contacts SET modified_at = now() WHERE id = ANY(${ids}::varchar[])`);
+  }
+
+  /** Soft-deletes the non-deleted contacts of the account among `ids`; returns those it deleted. */
+  softDelete(db: Db, accountId: string, ids: readonly string[]): Promise<Array<{ id: string; status_id: string }>> {
+    return many(
+      db,
+      sql`UPDATE crm.contacts SET deleted_at = now() WHERE account_id = ${accountId} AND id = ANY(${ids}::varchar[]) AND deleted_at IS NULL
+          RETURNING id, status_id`,
+    );
+  }
+
+  /** Restores the contacts of the account among `ids` deleted within `days`; returns the ids restored. */
+  async undelete(db: Db, accountId: string, ids: readonly string[], days: number): Promise<string[]> {
+    const rows = await many<{ id: string }>(
+      db,
+      sql`UPDATE crm.contacts SET deleted_at = NULL, modified_at = now()
+          WHERE account_id = ${accountId} AND id = ANY(${ids}::varchar[]) AND deleted_at IS NOT NULL AND deleted_at > now() - make_interval(days => ${days})
+          RETURNING id`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async leadStatusId(db: Db, accountId: string): Promise<string> {
+    const row = await maybeOne<{ id: string }>(db, sql`SELECT id FROM crm.statuses WHERE account_id = ${accountId} AND is_lead`);
+    if (!row) throw new Error(`account ${accountId} has no lead status`);
+    return row.id;
+  }
+
+  /** Does `id` name a record of the account in `table`? */
+  async exists(db: Db, table: 'statuses' | 'lead_sources' | 'users', accountId: string, id: string): Promise<boolean> {
+    const tables = { statuses: sql.raw('crm.statuses'), lead_sources: sql.raw('crm.lead_sources'), users: sql.raw('crm.users') };
+    return (await maybeOne(db, sql`SELECT 1 FROM ${tables[table]} WHERE id = ${id} AND account_id = ${accountId}`)) !== undefined;
+  }
+
+  /** The permissions of a user of the account (undefined when there is no such user). */
+  async userPermissions(db: Db, accountId: string, userId: string): Promise<string[] | undefined> {
+    const row = await maybeOne<{ permissions: string[] }>(
+      db,
+      sql`SELECT permissions FROM crm.users WHERE id = ${userId} AND account_id = ${accountId}`,
+    );
+    return row?.permissions;
+  }
+
+  /** A company of the account by id. */
+  companyById(db: Db, accountId: string, id: string): Promise<{ id: string; name: string } | undefined> {
+    return maybeOne(db, sql`SELECT id, name FROM crm.companies WHERE id = ${id} AND account_id = ${accountId}`);
+  }
+
+  /**
+   * The account's company of that name in any letter case, or a new one (`newId`): its id, its
+   * spelling, and whether it was created. The unique index on lower(name) makes two concurrent
+   * creators of one name share one company.
+   */
+  async companyByName(db: Db, accountId: string, name: string, newId: string): Promise<{ id: string; name: string; created: boolean }> {
+    const inserted = await many(
+      db,
+      sql`INSERT INTO crm.companies (id, account_id, name) VALUES (${newId}, ${accountId}, ${name}) ON CONFLICT DO NOTHING RETURNING id`,
+    );
+    const row = await one<{ id: string; name: string }>(
+      db,
+      sql`SELECT id, name FROM crm.companies WHERE account_id = ${accountId} AND lower(name) = lower(${name})`,
+    );
+    return { ...row, created: inserted.length > 0 };
+  }
+
+  companySyncSettings(db: Db, accountId: string, companyId: string): Promise<CompanySyncSettings | undefined> {
+    return maybeOne(
+      db,
+      sql`SELECT syncing_status, synced_status_id, syncing_tags, synced_tags FROM crm.companies WHERE id = ${companyId} AND account_id = ${accountId}`,
+    );
+  }
+
+  /** The company's non-deleted contacts (or those of `only`) take `statusId`; returns those that changed. */
+  async setCompanyStatus(db: Db, companyId: string, statusId: string, only?: readonly string[]): Promise<string[]> {
+    const rows = await many<{ id: string }>(
+      db,
+      sql`UPDATE crm.contacts c SET status_id = ${statusId}, modified_at = now()
+          WHERE c.company_id = ${companyId} AND c.deleted_at IS NULL AND c.status_id <> ${statusId}${onlyContacts(only)} RETURNING c.id`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Every contact of the company, deleted ones too, with the fields their derived columns follow. */
+  companyMembers(
+    db: Db,
+    accountId: string,
+    companyId: string,
+  ): Promise<Array<Pick<ContactState, 'first_name' | 'last_name' | 'phones' | 'emails' | 'urls'> & { id: string; deleted: boolean }>> {
+    return many(
+      db,
+      sql`SELECT id, first_name, last_name, phones, emails, urls, deleted_at IS NOT NULL AS deleted
+          FROM crm.contacts WHERE account_id = ${accountId} AND company_id = ${companyId}`,
+    );
+  }
+
+  /** The company's new name on its contacts, with their new derived columns. */
+  async renameCompany(db: Db, name: string, contacts: ReadonlyArray<DerivedColumns & { id: string }>): Promise<void> {
+    if (contacts.length === 0) return;
+    await execute(
+      db,
+      sql`UPDATE crm.contacts c SET company_name = ${name}, sort_name = v.sort_name, letter = v.letter, search_text = v.search_text, modified_at = now()
+          FROM unnest(${contacts.map((d) => d.id)}::varchar[], ${contacts.map((d) => d.sort_name)}::varchar[],
+                      ${contacts.map((d) => d.letter)}::varchar[], ${contacts.map((d) => d.search_text)}::text[]) AS v(id, sort_name, letter, search_text)
+          WHERE c.id = v.id`,
+    );
+  }
+}
+
+/** ` AND c.id = ANY(...)` when the statement is limited to some contacts. */
+export function onlyContacts(only: readonly string[] | undefined): SqlFragment {
+  return only ? sql` AND c.id = ANY(${only}::varchar[])` : sql.empty;
+}
+
+function columnValues(state: ContactState, derived: DerivedColumns): Array<[string, unknown]> {
+  return [
+    ...STATE_COLUMNS.map((c): [string, unknown] => [c, JSON_COLUMNS.has(c) ? JSON.stringify(state[c]) : state[c]]),
+    ['sort_name', derived.sort_name],
+    ['letter', derived.letter],
+    ['search_text', derived.search_text],
+  ];
+}
