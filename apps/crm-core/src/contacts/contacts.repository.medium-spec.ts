@@ -95,6 +95,25 @@ describe('ContactsRepository (real PostgreSQL)', () => {
       expect(await matching(acme, { starred: true })).toEqual([]);
       expect(await matching(acme, { starred: false })).toEqual(mine);
     });
+    it("composes a saved filter's condition (its own numbered parameters) with the other filters", async () => {
+      const filterId = newId();
+      const conditions = [
+        { field: 'first_name', operator: 'contains', value: 'a' },
+        { field: 'company_id', operator: 'is_empty' },
+      ];
+      await dataSource.manager.query('INSERT INTO crm.filters (id, account_id, name, conditions) VALUES ($1, $2, $3, $4)', [
+        filterId,
+        acme.accountId,
+        'Has an a',
+        JSON.stringify(conditions),
+      ]);
+      const saved = await contacts.savedFilter(dataSource.manager, acme.accountId, filterId);
+      const q = contacts.filter(acme.accountId, acme.userId, { letter: 'h' }, saved);
+      expect(await contacts.pageIds(dataSource.manager, q, { key: 'name', direction: 'asc' }, 1, 10)).toEqual([grace]);
+      await expect(contacts.savedFilter(dataSource.manager, other.accountId, filterId)).rejects.toMatchObject({
+        errorName: 'resource_not_found',
+      });
+    });
   });
 
   describe('company by name', () => {
