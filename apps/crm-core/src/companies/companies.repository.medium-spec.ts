@@ -1,4 +1,5 @@
 import { newId } from '@crm/common';
+import { createTestDatabase } from '@crm/testing';
 import type { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../common/unique-violation';
 import { ContactsRepository } from '../contacts/contacts.repository';
@@ -18,7 +19,7 @@ describe('CompaniesRepository (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     let accounts: [TestAccount, TestAccount];
-    ({ dataSource, accounts, close } = await openMediumDatabase('crm_companies_repo'));
+    ({ dataSource, accounts, close } = await openMediumDatabase(await createTestDatabase('crm_companies_repo')));
     [acme, other] = accounts;
     // Companies are created through contacts' company_name (the contacts repository).
     for (const name of ['beta Works', 'Alpha Labs', '100% Cotton', 'Gamma']) {

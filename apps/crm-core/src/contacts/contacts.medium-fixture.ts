@@ -1,7 +1,6 @@
 import { newId } from '@crm/common';
 import type { ProvisionAccountMessage } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
-import { createTestDatabase, type TestDatabase } from '@crm/testing';
 import type { DataSource } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AccountsService } from '../accounts/accounts.service';
@@ -14,11 +13,14 @@ export interface TestAccount {
   userId: string;
 }
 
-/** A migrated database of its own for one medium spec, with two accounts; `close` drops it. */
-export async function openMediumDatabase(
-  prefix: string,
-): Promise<{ dataSource: DataSource; accounts: [TestAccount, TestAccount]; close: () => Promise<void> }> {
-  const db: TestDatabase = await createTestDatabase(prefix);
+/**
+ * A medium spec's own database (libs/testing createTestDatabase), migrated, with two accounts;
+ * `close` drops it.
+ */
+export async function openMediumDatabase(db: {
+  url: string;
+  drop(): Promise<void>;
+}): Promise<{ dataSource: DataSource; accounts: [TestAccount, TestAccount]; close: () => Promise<void> }> {
   const config = Object.assign(new CrmCoreConfig(), { DATABASE_URL: db.url });
   const dataSource = crmDataSource(config);
   await runMigrations(dataSource);

@@ -1,4 +1,5 @@
 import { newId } from '@crm/common';
+import { createTestDatabase } from '@crm/testing';
 import type { ContactFilterRequest } from '@crm/contracts';
 import type { DataSource } from 'typeorm';
 import { many, sql } from '../common/sql';
@@ -18,7 +19,7 @@ describe('ContactsRepository (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     let accounts: [TestAccount, TestAccount];
-    ({ dataSource, accounts, close } = await openMediumDatabase('crm_contacts_repo'));
+    ({ dataSource, accounts, close } = await openMediumDatabase(await createTestDatabase('crm_contacts_repo')));
     [acme, other] = accounts;
     lead = await contacts.leadStatusId(dataSource.manager, acme.accountId);
   });
