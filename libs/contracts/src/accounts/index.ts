@@ -1,1 +1,2 @@
+export * from './account.subjects';
 export * from './provision-account.message';

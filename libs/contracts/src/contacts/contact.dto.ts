@@ -1,7 +1,7 @@
+import type { ActionDto } from '../actions/action.dto';
+import type { CompanyDto } from '../companies/company.dto';
 import type { FieldType } from '../fields/field.dto';
 import type { PageInfo } from '../paging/paging.request';
-import type { ActionDto } from '../records/action.dto';
-import type { DealDto } from '../records/deal.dto';
 
 /** An entry of `urls`, `phones` or `emails`. */
 export interface TypedValueDto {
@@ -19,9 +19,6 @@ export interface ContactAddressDto {
   type: string;
 }
 
-/** A company's `address` (no type). */
-export type CompanyAddressDto = Omit<ContactAddressDto, 'type'>;
-
 /** Definition of a custom or company field as shown inside a record's values. */
 export interface FieldRefDto {
   id: string;
@@ -34,11 +31,6 @@ export interface FieldRefDto {
 
 export interface CustomFieldValueDto {
   custom_field: FieldRefDto;
-  value: unknown;
-}
-
-export interface CompanyFieldValueDto {
-  company_field: FieldRefDto;
   value: unknown;
 }
 
@@ -100,38 +92,6 @@ export interface ContactDto {
   modified_at: string;
 }
 
-/** `{ deal }` entries of a company's pending_deals. */
-export interface DealEntryDto {
-  deal: DealDto;
-}
-
-/** The spec's Company. `contacts` is present on company responses, not inside a contact wrapper. */
-export interface CompanyDto {
-  id: string;
-  /** Data URI or "". */
-  image: string;
-  name: string;
-  description: string;
-  phone: string;
-  photo_url: string;
-  url: string;
-  address: CompanyAddressDto;
-  company_fields: CompanyFieldValueDto[];
-  syncing_status: boolean;
-  synced_status_id: string | null;
-  syncing_tags: boolean;
-  synced_tags: string[];
-  contacts_count: number;
-  won_deals_count: number;
-  pending_deals_count: number;
-  total_won_amount: number;
-  total_pending_amount: number;
-  contacts?: ContactWrapperDto[];
-  pending_deals: DealEntryDto[];
-  created_at: string;
-  modified_at: string;
-}
-
 /** The contact wrapper: every single-contact response and every list entry (decisions.md "Contacts"). */
 export interface ContactWrapperDto {
   contact: ContactDto;
@@ -149,6 +109,7 @@ export interface ContactWrapperDto {
 
 /** Extra arrays of `fields=<resource>(all)` beside `contact` in list entries. */
 export const CONTACT_LIST_RESOURCES = ['deals', 'notes', 'calls', 'meetings', 'pinned_attachments'] as const;
+
 export type ContactListResource = (typeof CONTACT_LIST_RESOURCES)[number];
 
 export type ContactListEntryDto = ContactWrapperDto & Partial<Record<ContactListResource, unknown[]>>;
@@ -171,14 +132,6 @@ export interface ContactEventSiblings {
   most_urgent_action: ActionDto | null;
 }
 
-export interface CompanyReply {
-  company: CompanyDto;
-}
-
-export interface ListCompaniesReply extends PageInfo {
-  companies: CompanyReply[];
-}
-
 /**
  * Where an HTTP request came in, sent by the gateway beside `caller` and `payload` so a reply can
  * carry absolute links (the cascade's `next_set_url`).
@@ -189,3 +142,6 @@ export interface HttpOrigin {
   /** The raw query string without `?` ("" when none). */
   query: string;
 }
+
+/** Titles offered for a contact's `title` (any string up to 50 characters is stored). */
+export const CONTACT_TITLES: readonly string[] = ['Mr', 'Mrs', 'Ms', 'Miss', 'Dr', 'Prof'];

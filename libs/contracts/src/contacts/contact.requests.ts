@@ -20,13 +20,19 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE } from '../paging/paging.request';
-import { ID_PATTERN, IsTimeValue, lower, NotWith, toBoolean, toInteger, toTimeString, trim } from './request-helpers';
+import { lower, toBoolean, toInteger, toTimeString, trim } from '../validation/transforms';
+import { ID_PATTERN, IsTimeValue, NotWith } from '../validation/validators';
 
 export const CONTACT_SORT_KEYS = ['created_at', 'modified_at', 'first_name', 'last_name', 'company_name', 'name'] as const;
+
 export type ContactSortKey = (typeof CONTACT_SORT_KEYS)[number];
+
 export const SORT_ORDERS = ['asc', 'desc'] as const;
+
 export type SortOrder = (typeof SORT_ORDERS)[number];
+
 export const DATE_FILTERS = ['created_at', 'modified_at'] as const;
+
 export type DateFilter = (typeof DATE_FILTERS)[number];
 
 /** Limits of contact input (the spec shows none beyond the deal name). */
@@ -50,6 +56,7 @@ export const CONTACT_LIMITS = {
 } as const;
 
 const ID_MESSAGE = (name: string) => `${name} must be a 24-character hexadecimal id`;
+
 const BOOL_MESSAGE = (name: string) => `${name} must be true or false (or 1 or 0)`;
 
 const FIELDS_PATTERN =
@@ -492,6 +499,7 @@ export class PatchContactRequest extends ContactFieldsInput {
 }
 
 const IDS_PATTERN = /^\s*[0-9a-fA-F]{24}\s*(,\s*[0-9a-fA-F]{24}\s*)*$/;
+
 const IDS_MESSAGE = `ids must be 1 to ${CONTACT_LIMITS.bulkIds} contact ids separated by commas`;
 
 /** DELETE /contacts/delete?ids= and POST /contacts/undelete?ids= (a JSON array is accepted too). */

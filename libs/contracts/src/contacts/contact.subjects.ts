@@ -1,5 +1,5 @@
-/** Subjects of contacts and companies (issue 3): gateway -> crm-core; spread into {@link Subjects}. */
-export const ContactSubjects = {
+/** Subjects of contacts (issue 3; {@link ContactSubjects} adds the companies'): gateway -> crm-core; spread into {@link Subjects}. */
+export const ContactOnlySubjects = {
   ContactsList: 'crm.contacts.list.v1',
   ContactsCascade: 'crm.contacts.cascade.v1',
   ContactsGet: 'crm.contacts.get.v1',
@@ -16,8 +16,4 @@ export const ContactSubjects = {
   ContactsAssignTag: 'crm.contacts.assign-tag.v1',
   ContactsUnassignTag: 'crm.contacts.unassign-tag.v1',
   ContactsCloseSalesCycle: 'crm.contacts.close-sales-cycle.v1',
-  CompaniesList: 'crm.companies.list.v1',
-  CompaniesGet: 'crm.companies.get.v1',
-  CompaniesUpdate: 'crm.companies.update.v1',
-  CompaniesPatch: 'crm.companies.patch.v1',
 } as const;

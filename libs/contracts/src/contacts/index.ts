@@ -1,5 +1,4 @@
-export * from './contact.subjects';
 export * from './contact.dto';
 export * from './contact.requests';
-export * from './company.requests';
 export * from './contact.routes';
+export * from './contact.subjects';

@@ -1,1 +1,3 @@
 export * from './credential-record';
+export * from './credential.routes';
+export * from './credential.subjects';

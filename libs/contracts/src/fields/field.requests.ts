@@ -1,4 +1,4 @@
-import { Transform, type ClassConstructor } from 'class-transformer';
+import { ClassConstructor, Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -14,31 +14,26 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { TimeFilterRequest } from '../paging/time-filter.request';
-import { FIELD_LIMITS, FIELD_TYPES, type FieldSet, type FieldType } from './field.dto';
+import { toBoolean, trim, trimEach } from '../validation/transforms';
+import { FIELD_LIMITS, FIELD_TYPES, FieldSet, FieldType } from './field.dto';
 
 export const FIELD_SORT_KEYS = ['position', 'created_at', 'modified_at'] as const;
+
 export type FieldSortKey = (typeof FIELD_SORT_KEYS)[number];
+
 export const FIELD_SORT_ORDERS = ['asc', 'desc'] as const;
+
 export type FieldSortOrder = (typeof FIELD_SORT_ORDERS)[number];
 
 const TYPE_MESSAGE = `type must be one of: ${FIELD_TYPES.join(', ')}`;
+
 const NAME_MESSAGE = `name must be a non-empty string of at most ${FIELD_LIMITS.nameLength} characters`;
+
 const CHOICES_MESSAGE = `choices must be an array of non-empty strings of at most ${FIELD_LIMITS.choiceLength} characters`;
+
 const POSITION_MESSAGE = `position must be an integer from 0 to ${FIELD_LIMITS.maxPosition}`;
 
-const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
-const trimEach = ({ value }: { value: unknown }): unknown =>
-  Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value;
 const lower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.toLowerCase() : value);
-
-/** Boolean query values: true/false in any letter case and 1/0 (decisions.md "Requests"). */
-function toBoolean({ value }: { value: unknown }): unknown {
-  if (typeof value !== 'string') return value;
-  const v = value.trim().toLowerCase();
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  return value;
-}
 
 /** GET /custom_fields, /company_fields, /deal_fields. */
 export class ListFieldsRequest extends TimeFilterRequest {
@@ -163,10 +158,12 @@ export class CustomFieldIdRequest {
   @IsString()
   custom_field_id: string;
 }
+
 export class UpdateCustomFieldRequest extends UpdateFieldRequest {
   @IsString()
   custom_field_id: string;
 }
+
 export class PatchCustomFieldRequest extends PatchFieldRequest {
   @IsString()
   custom_field_id: string;
@@ -176,10 +173,12 @@ export class CompanyFieldIdRequest {
   @IsString()
   company_field_id: string;
 }
+
 export class UpdateCompanyFieldRequest extends UpdateFieldRequest {
   @IsString()
   company_field_id: string;
 }
+
 export class PatchCompanyFieldRequest extends PatchFieldRequest {
   @IsString()
   company_field_id: string;
@@ -189,10 +188,12 @@ export class DealFieldIdRequest {
   @IsString()
   deal_field_id: string;
 }
+
 export class UpdateDealFieldRequest extends UpdateFieldRequest {
   @IsString()
   deal_field_id: string;
 }
+
 export class PatchDealFieldRequest extends PatchFieldRequest {
   @IsString()
   deal_field_id: string;

@@ -1,16 +1,15 @@
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
+import { toInteger } from '../validation/transforms';
 
 export const MAX_PER_PAGE = 100;
+
 export const DEFAULT_PER_PAGE = 10;
+
 /** Highest page number: beyond 2^53 it is not an exact integer, and its row offset would overflow SQL's bigint. */
 export const MAX_PAGE = Number.MAX_SAFE_INTEGER;
-export const MAX_PAGE_MESSAGE = `page must be an integer from 1 to ${MAX_PAGE}`;
 
-function toInteger({ value }: { value: unknown }): unknown {
-  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value.trim());
-  return value;
-}
+export const MAX_PAGE_MESSAGE = `page must be an integer from 1 to ${MAX_PAGE}`;
 
 /** `page` from 1 (default 1); `per_page` from 1 (default 10), above 100 clamped to 100. */
 export class PagingRequest {

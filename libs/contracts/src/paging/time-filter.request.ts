@@ -1,10 +1,11 @@
 import { IsIn, IsOptional } from 'class-validator';
-import { NotWith } from '../contacts/request-helpers';
-import { IsTimeBound, Lower } from '../records/record.validators';
+import { Lower } from '../validation/transforms';
+import { IsTimeBound, NotWith } from '../validation/validators';
 import { PagingRequest } from './paging.request';
 
 /** `date_filter` values of every list (decisions.md "Paging and lists"); deals and actions add their date columns. */
 export const TIME_DATE_FILTERS = ['created_at', 'modified_at'] as const;
+
 export type TimeDateFilter = (typeof TIME_DATE_FILTERS)[number];
 
 /**

@@ -1,11 +1,11 @@
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { TimeFilterRequest } from '../paging/time-filter.request';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { trim } from '../validation/transforms';
 
 /** Statuses a template may give the action it makes (the next-action kinds of the spec's Action). */
 export const PREDEFINED_ACTION_STATUSES = ['date', 'date_time', 'waiting'] as const;
+
 export type PredefinedActionStatus = (typeof PREDEFINED_ACTION_STATUSES)[number];
 
 export class ListPredefinedActionsRequest extends TimeFilterRequest {}

@@ -1,5 +1,4 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
-import { Subjects } from '../rpc/subjects';
 import {
   CreatePredefinedActionGroupRequest,
   CreatePredefinedActionRequest,
@@ -8,6 +7,7 @@ import {
   PredefinedActionGroupIdRequest,
   PredefinedActionIdRequest,
 } from './predefined-action.requests';
+import { PredefinedActionSubjects } from './predefined-action.subjects';
 
 const tag = 'Predefined actions';
 const actions = '/predefined_actions';
@@ -21,7 +21,7 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'listPredefinedActions',
     method: 'GET',
     path: actions,
-    subject: Subjects.PredefinedActionsList,
+    subject: PredefinedActionSubjects.PredefinedActionsList,
     access: 'read',
     request: ListPredefinedActionsRequest,
     successStatus: 200,
@@ -32,7 +32,7 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'createPredefinedAction',
     method: 'POST',
     path: actions,
-    subject: Subjects.PredefinedActionsCreate,
+    subject: PredefinedActionSubjects.PredefinedActionsCreate,
     access: 'write',
     request: CreatePredefinedActionRequest,
     successStatus: 201,
@@ -43,7 +43,7 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'getPredefinedAction',
     method: 'GET',
     path: action,
-    subject: Subjects.PredefinedActionsGet,
+    subject: PredefinedActionSubjects.PredefinedActionsGet,
     access: 'read',
     request: PredefinedActionIdRequest,
     successStatus: 200,
@@ -54,7 +54,7 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'deletePredefinedAction',
     method: 'DELETE',
     path: action,
-    subject: Subjects.PredefinedActionsDelete,
+    subject: PredefinedActionSubjects.PredefinedActionsDelete,
     access: 'write',
     request: PredefinedActionIdRequest,
     successStatus: 200,
@@ -66,7 +66,7 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'listPredefinedActionGroups',
     method: 'GET',
     path: groups,
-    subject: Subjects.PredefinedActionGroupsList,
+    subject: PredefinedActionSubjects.PredefinedActionGroupsList,
     access: 'read',
     request: ListPredefinedActionGroupsRequest,
     successStatus: 200,
@@ -77,7 +77,7 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'createPredefinedActionGroup',
     method: 'POST',
     path: groups,
-    subject: Subjects.PredefinedActionGroupsCreate,
+    subject: PredefinedActionSubjects.PredefinedActionGroupsCreate,
     access: 'write',
     request: CreatePredefinedActionGroupRequest,
     successStatus: 201,
@@ -88,7 +88,7 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'getPredefinedActionGroup',
     method: 'GET',
     path: group,
-    subject: Subjects.PredefinedActionGroupsGet,
+    subject: PredefinedActionSubjects.PredefinedActionGroupsGet,
     access: 'read',
     request: PredefinedActionGroupIdRequest,
     successStatus: 200,
@@ -99,7 +99,7 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'deletePredefinedActionGroup',
     method: 'DELETE',
     path: group,
-    subject: Subjects.PredefinedActionGroupsDelete,
+    subject: PredefinedActionSubjects.PredefinedActionGroupsDelete,
     access: 'write',
     request: PredefinedActionGroupIdRequest,
     successStatus: 200,

@@ -1,8 +1,7 @@
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsString, Length, ValidateNested } from 'class-validator';
 import { TimeFilterRequest } from '../paging/time-filter.request';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { trim } from '../validation/transforms';
 
 export class ListRelationshipTypesRequest extends TimeFilterRequest {}
 

@@ -1,11 +1,11 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
-import { Subjects } from '../rpc/subjects';
 import {
   CreateRelationshipTypeRequest,
   ListRelationshipTypesRequest,
   RelationshipTypeIdRequest,
   UpdateRelationshipTypeRequest,
 } from './relationship-type.requests';
+import { RelationshipTypeSubjects } from './relationship-type.subjects';
 
 const tag = 'Relationship types';
 
@@ -15,7 +15,7 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'listRelationshipTypes',
     method: 'GET',
     path: '/relationship_types',
-    subject: Subjects.RelationshipTypesList,
+    subject: RelationshipTypeSubjects.RelationshipTypesList,
     access: 'read',
     request: ListRelationshipTypesRequest,
     successStatus: 200,
@@ -26,7 +26,7 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'createRelationshipType',
     method: 'POST',
     path: '/relationship_types',
-    subject: Subjects.RelationshipTypesCreate,
+    subject: RelationshipTypeSubjects.RelationshipTypesCreate,
     access: 'write',
     request: CreateRelationshipTypeRequest,
     successStatus: 201,
@@ -38,7 +38,7 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'getRelationshipType',
     method: 'GET',
     path: '/relationship_types/{relationship_type_id}',
-    subject: Subjects.RelationshipTypesGet,
+    subject: RelationshipTypeSubjects.RelationshipTypesGet,
     access: 'read',
     request: RelationshipTypeIdRequest,
     successStatus: 200,
@@ -49,7 +49,7 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'updateRelationshipType',
     method: 'PUT',
     path: '/relationship_types/{relationship_type_id}',
-    subject: Subjects.RelationshipTypesUpdate,
+    subject: RelationshipTypeSubjects.RelationshipTypesUpdate,
     access: 'write',
     request: UpdateRelationshipTypeRequest,
     successStatus: 200,
@@ -61,7 +61,7 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'deleteRelationshipType',
     method: 'DELETE',
     path: '/relationship_types/{relationship_type_id}',
-    subject: Subjects.RelationshipTypesDelete,
+    subject: RelationshipTypeSubjects.RelationshipTypesDelete,
     access: 'write',
     request: RelationshipTypeIdRequest,
     successStatus: 200,

@@ -1,61 +1,53 @@
-import { CONFIGURATION_ROUTES } from '../configuration/configuration.routes';
-import { CONTACT_ROUTES } from '../contacts/contact.routes';
-import { RECORD_ROUTES } from '../records/record.routes';
+import { ACTION_ROUTES } from '../actions/action.routes';
+import { BOOTSTRAP_ROUTES } from '../bootstrap/bootstrap.routes';
+import { CALL_RESULT_ROUTES } from '../call-results/call-result.routes';
+import { CALL_ROUTES } from '../calls/call.routes';
+import { COMPANY_ROUTES } from '../companies/company.routes';
+import { CONTACT_RELATIONSHIP_ROUTES } from '../contact-relationships/contact-relationship.routes';
+import { CONTACT_ONLY_ROUTES } from '../contacts/contact.routes';
+import { CREDENTIAL_ROUTES } from '../credentials/credential.routes';
+import { DEAL_ROUTES } from '../deals/deal.routes';
 import { FIELD_ROUTES } from '../fields/field.routes';
+import { FILTER_ROUTES } from '../filters/filter.routes';
+import { LEAD_SOURCE_ROUTES } from '../lead-sources/lead-source.routes';
+import { MEETING_ROUTES } from '../meetings/meeting.routes';
+import { NOTE_ROUTES } from '../notes/note.routes';
+import { PIPELINE_ROUTES } from '../pipelines/pipeline.routes';
 import { PREDEFINED_ACTION_ROUTES } from '../predefined-actions/predefined-action.routes';
 import { RELATIONSHIP_TYPE_ROUTES } from '../relationship-types/relationship-type.routes';
-import { Subjects } from '../rpc/subjects';
+import { STATUS_ROUTES } from '../statuses/status.routes';
+import { TAG_ROUTES } from '../tags/tag.routes';
+import { USER_ROUTES } from '../users/user.routes';
 import { WEBHOOK_ROUTES } from '../webhooks/webhook.routes';
-import { GetUserRequest } from '../users/get-user.request';
-import { ListUsersRequest } from '../users/list-users.request';
 import type { RouteDeclaration } from './route-declaration';
 
-/** Routes whose request has no fields. */
-export class EmptyRequest {}
-
-/** Every API v3 route. Adding an endpoint: declare it here, handle its subject in one service. */
+/**
+ * Every API v3 route, in the order the gateway matches them (the first matching declaration wins).
+ * Adding an endpoint: declare it in its entity's folder, list the folder's routes here once, handle
+ * its subject in one service.
+ */
 export const API_ROUTES: readonly RouteDeclaration[] = [
-  {
-    operationId: 'listUsers',
-    method: 'GET',
-    path: '/users',
-    subject: Subjects.UsersList,
-    access: 'read',
-    request: ListUsersRequest,
-    successStatus: 200,
-    summary: "List the users of the caller's account",
-    tag: 'Users',
-  },
-  {
-    operationId: 'getUser',
-    method: 'GET',
-    path: '/users/{user_id}',
-    subject: Subjects.UsersGet,
-    access: 'read',
-    request: GetUserRequest,
-    successStatus: 200,
-    summary: "Get a user; bcc_email and google_contacts_email only for the caller's own id",
-    tag: 'Users',
-  },
-  {
-    operationId: 'changeAuthKey',
-    method: 'POST',
-    path: '/change_auth_key',
-    subject: Subjects.ApiKeyRotate,
-    access: 'write',
-    apiKeyOnly: 'unauthorized',
-    request: EmptyRequest,
-    successStatus: 201,
-    summary: "Replace the caller's API key (returned once); the old key stops working at once and every OAuth grant of the user is revoked",
-    tag: 'Users',
-  },
+  ...USER_ROUTES,
+  ...CREDENTIAL_ROUTES,
   ...FIELD_ROUTES,
   ...RELATIONSHIP_TYPE_ROUTES,
   ...PREDEFINED_ACTION_ROUTES,
   ...WEBHOOK_ROUTES,
-  ...CONTACT_ROUTES,
-  ...CONFIGURATION_ROUTES,
-  ...RECORD_ROUTES,
+  ...CONTACT_ONLY_ROUTES,
+  ...COMPANY_ROUTES,
+  ...STATUS_ROUTES,
+  ...LEAD_SOURCE_ROUTES,
+  ...TAG_ROUTES,
+  ...FILTER_ROUTES,
+  ...CONTACT_RELATIONSHIP_ROUTES,
+  ...PIPELINE_ROUTES,
+  ...CALL_RESULT_ROUTES,
+  ...BOOTSTRAP_ROUTES,
+  ...DEAL_ROUTES,
+  ...NOTE_ROUTES,
+  ...CALL_ROUTES,
+  ...MEETING_ROUTES,
+  ...ACTION_ROUTES,
 ];
 
 export const API_PREFIX = '/api/v3';

@@ -1,2 +1,4 @@
 export * from './api-routes';
+export * from './empty.request';
 export * from './route-declaration';
+export * from './route-groups';

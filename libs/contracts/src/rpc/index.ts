@@ -1,3 +1,4 @@
 export * from './caller';
 export * from './rpc-message';
+export * from './subject-groups';
 export * from './subjects';

@@ -1,3 +1,4 @@
-export * from './get-user.request';
-export * from './list-users.request';
 export * from './user.dto';
+export * from './user.requests';
+export * from './user.routes';
+export * from './user.subjects';

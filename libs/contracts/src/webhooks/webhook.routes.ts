@@ -1,5 +1,4 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
-import { Subjects } from '../rpc/subjects';
 import {
   CreateWebhookRequest,
   ListWebhookDeliveriesRequest,
@@ -8,6 +7,7 @@ import {
   WebhookDeliveryIdRequest,
   WebhookIdRequest,
 } from './webhook.requests';
+import { WebhookSubjects } from './webhook.subjects';
 
 const tag = 'Webhooks';
 const common = { apiKeyOnly: 'forbidden', tag } as const;
@@ -19,7 +19,7 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'listWebhooks',
     method: 'GET',
     path: '/webhooks',
-    subject: Subjects.WebhooksList,
+    subject: WebhookSubjects.WebhooksList,
     access: 'read',
     request: ListWebhooksRequest,
     successStatus: 200,
@@ -30,7 +30,7 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'createWebhook',
     method: 'POST',
     path: '/webhooks',
-    subject: Subjects.WebhooksCreate,
+    subject: WebhookSubjects.WebhooksCreate,
     access: 'write',
     request: CreateWebhookRequest,
     successStatus: 201,
@@ -41,7 +41,7 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'getWebhook',
     method: 'GET',
     path: '/webhooks/{webhook_id}',
-    subject: Subjects.WebhooksGet,
+    subject: WebhookSubjects.WebhooksGet,
     access: 'read',
     request: WebhookIdRequest,
     successStatus: 200,
@@ -52,7 +52,7 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'updateWebhook',
     method: 'PUT',
     path: '/webhooks/{webhook_id}',
-    subject: Subjects.WebhooksUpdate,
+    subject: WebhookSubjects.WebhooksUpdate,
     access: 'write',
     request: UpdateWebhookRequest,
     successStatus: 200,
@@ -63,7 +63,7 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'deleteWebhook',
     method: 'DELETE',
     path: '/webhooks/{webhook_id}',
-    subject: Subjects.WebhooksDelete,
+    subject: WebhookSubjects.WebhooksDelete,
     access: 'write',
     request: WebhookIdRequest,
     successStatus: 200,
@@ -74,7 +74,7 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'rotateWebhookSecret',
     method: 'POST',
     path: '/webhooks/{webhook_id}/rotate_secret',
-    subject: Subjects.WebhooksRotateSecret,
+    subject: WebhookSubjects.WebhooksRotateSecret,
     access: 'write',
     request: WebhookIdRequest,
     successStatus: 200,
@@ -85,7 +85,7 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'listWebhookDeliveries',
     method: 'GET',
     path: '/webhooks/{webhook_id}/deliveries',
-    subject: Subjects.WebhookDeliveriesList,
+    subject: WebhookSubjects.WebhookDeliveriesList,
     access: 'read',
     request: ListWebhookDeliveriesRequest,
     successStatus: 200,
@@ -96,7 +96,7 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'redeliverWebhookDelivery',
     method: 'POST',
     path: '/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver',
-    subject: Subjects.WebhookDeliveriesRedeliver,
+    subject: WebhookSubjects.WebhookDeliveriesRedeliver,
     access: 'write',
     request: WebhookDeliveryIdRequest,
     successStatus: 200,

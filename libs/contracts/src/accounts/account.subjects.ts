@@ -1,0 +1,7 @@
+/** Subjects of provisioning: auth-server -> crm-core; spread into {@link Subjects}. */
+export const AccountSubjects = {
+  /** auth-server -> crm-core: create (idempotently) the CRM half of a new account. */
+  AccountsProvision: 'crm.accounts.provision.v1',
+  /** auth-server -> crm-core: create (idempotently) the CRM profile of a new user. */
+  UsersProvision: 'crm.users.provision.v1',
+} as const;

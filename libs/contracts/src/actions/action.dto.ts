@@ -1,0 +1,47 @@
+/** Action status values: next actions (`date`, `date_time`, `waiting`), queued (`queued_with_date`), `done`. */
+export const ACTION_STATUSES = ['date', 'date_time', 'waiting', 'queued_with_date', 'done'] as const;
+
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
+
+export const NEXT_ACTION_STATUSES: readonly ActionStatus[] = ['date', 'date_time', 'waiting'];
+
+/** The spec's Action; a completed action has no `date` key (Events rule 4). */
+export interface ActionDto {
+  id: string;
+  assignee_id: string;
+  contact_id: string;
+  text: string;
+  status: ActionStatus;
+  date?: string | null;
+  exact_time: number | null;
+  position: number;
+  done: boolean;
+  done_at: string | null;
+  externally_controlled: boolean;
+  created_at: string;
+  modified_at: string;
+}
+
+export interface ActionReply {
+  action: ActionDto;
+}
+
+export interface ListActionsReply {
+  actions: ActionReply[];
+  total_count: number;
+  page: number;
+  per_page: number;
+  max_page: number;
+}
+
+/**
+ * The action parts of a contact wrapper, seen by one user: every next action of the contact
+ * (all assignees), the user's own next action and queued actions, and the user's date
+ * conflicts (queued actions dated before the user's next action).
+ */
+export interface ContactActionsDto {
+  next_actions: ActionDto[];
+  next_action: ActionDto | null;
+  queued_actions: ActionDto[];
+  next_action_conflicts: ActionDto[];
+}

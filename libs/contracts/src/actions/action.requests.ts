@@ -1,0 +1,143 @@
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { RecordListRequest } from '../paging/record-list.request';
+import { DateFilterParam } from '../paging/time-filter.request';
+import { Lower, ToBoolean } from '../validation/transforms';
+import { IsPlainDate, present } from '../validation/validators';
+import { ACTION_STATUSES, ActionStatus } from './action.dto';
+
+/** Statuses a client may write: next actions and queued ones (`done` comes from mark_as_done). */
+export const WRITABLE_ACTION_STATUSES = ['date', 'date_time', 'waiting', 'queued_with_date'] as const;
+
+export type WritableActionStatus = (typeof WRITABLE_ACTION_STATUSES)[number];
+
+export const MAX_ACTION_TEXT = 10_000;
+
+const STATUS_MESSAGE = `status must be one of: ${WRITABLE_ACTION_STATUSES.join(', ')}`;
+
+const TEXT_MESSAGE = `text must be a non-empty string of at most ${MAX_ACTION_TEXT} characters`;
+
+/**
+ * The writable fields of an action. `status`: `date` (a day), `date_time` (a day and
+ * `exact_time`), `waiting` (no date) are next actions; `queued_with_date` (a day) is queued
+ * behind the next action at `position`.
+ */
+export class ActionFieldsRequest {
+  /** Default: the caller. */
+  @ValidateIf(present('assignee_id'))
+  @IsString({ message: 'assignee_id must be a user id' })
+  @MaxLength(64, { message: 'assignee_id must be a user id' })
+  assignee_id?: string | null;
+
+  @ValidateIf((o: ActionFieldsRequest) => o.text !== undefined)
+  @IsString({ message: TEXT_MESSAGE })
+  @IsNotEmpty({ message: TEXT_MESSAGE })
+  @MaxLength(MAX_ACTION_TEXT, { message: TEXT_MESSAGE })
+  text?: string;
+
+  /** Default: date_time with exact_time, date with a date, else waiting. */
+  @ValidateIf(present('status'))
+  @Lower()
+  @IsIn(WRITABLE_ACTION_STATUSES, { message: STATUS_MESSAGE })
+  status?: WritableActionStatus | null;
+
+  @ValidateIf(present('date'))
+  @IsPlainDate()
+  date?: string | null;
+
+  /** Unix seconds (status date_time). */
+  @ValidateIf(present('exact_time'))
+  @IsInt({ message: 'exact_time must be Unix seconds' })
+  @Min(0, { message: 'exact_time must be Unix seconds' })
+  @Max(99_999_999_999, { message: 'exact_time must be Unix seconds' })
+  exact_time?: number | null;
+
+  /** Place in the queue of queued actions (1 = first); default: the end. */
+  @ValidateIf(present('position'))
+  @IsInt({ message: 'position must be an integer from 1 to 10000' })
+  @Min(1, { message: 'position must be an integer from 1 to 10000' })
+  @Max(10_000, { message: 'position must be an integer from 1 to 10000' })
+  position?: number | null;
+}
+
+/** POST /actions (and POST /contacts/{contact_id}/actions): contact_id and text required. */
+export class CreateActionRequest extends ActionFieldsRequest {
+  @IsString({ message: 'contact_id is required' })
+  @IsNotEmpty({ message: 'contact_id is required' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  contact_id: string;
+}
+
+export class ActionIdRequest {
+  /** Any string: an id that names no action of the caller's account is 404, not 400. */
+  @IsString()
+  action_id: string;
+}
+
+/**
+ * PUT /actions/{action_id}: replaces text (required), status, date, exact_time, position and
+ * assignee; `done` true completes it, false undoes a completion. `partial=true`: only the fields sent.
+ */
+export class UpdateActionRequest extends ActionFieldsRequest {
+  @IsString()
+  action_id: string;
+
+  @ValidateIf(present('done'))
+  @IsBoolean({ message: 'done must be true or false' })
+  done?: boolean | null;
+
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'partial must be true or false' })
+  partial?: boolean;
+}
+
+/** PUT /actions/external/{provider}/{external_id}: creates or updates the mirrored action. */
+export class ExternalActionRequest extends ActionFieldsRequest {
+  @IsString()
+  @MaxLength(100, { message: 'provider must be at most 100 characters' })
+  provider: string;
+
+  @IsString()
+  @MaxLength(200, { message: 'external_id must be at most 200 characters' })
+  external_id: string;
+
+  @IsString({ message: 'contact_id is required' })
+  @IsNotEmpty({ message: 'contact_id is required' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  contact_id: string;
+}
+
+export const ACTION_DATE_FILTERS = ['created_at', 'modified_at', 'date'] as const;
+
+export const ACTION_SORT_KEYS = ['date', 'position', 'created_at', 'modified_at'] as const;
+
+/** GET /actions (and GET /contacts/{contact_id}/actions). */
+export class ListActionsRequest extends RecordListRequest {
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  assignee_id?: string;
+
+  @IsOptional()
+  @Lower()
+  @IsIn(ACTION_STATUSES, {
+    message: `status must be one of: ${ACTION_STATUSES.join(', ')}`,
+  })
+  status?: ActionStatus;
+
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'done must be true or false' })
+  done?: boolean;
+
+  @DateFilterParam(ACTION_DATE_FILTERS)
+  override date_filter?: (typeof ACTION_DATE_FILTERS)[number] = undefined;
+
+  /** Default: open actions first, by date (undated last), exact_time, position. */
+  @IsOptional()
+  @Lower()
+  @IsIn(ACTION_SORT_KEYS, {
+    message: `sort_by must be one of: ${ACTION_SORT_KEYS.join(', ')}`,
+  })
+  sort_by?: (typeof ACTION_SORT_KEYS)[number];
+}

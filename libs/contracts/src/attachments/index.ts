@@ -1,0 +1,2 @@
+export * from './attachment.dto';
+export * from './attachment.requests';

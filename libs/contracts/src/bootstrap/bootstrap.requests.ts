@@ -1,0 +1,2 @@
+/** GET /bootstrap takes no input. */
+export class BootstrapRequest {}

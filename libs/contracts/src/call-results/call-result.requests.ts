@@ -1,0 +1,3 @@
+import { PagingRequest } from '../paging/paging.request';
+
+export class ListCallResultsRequest extends PagingRequest {}

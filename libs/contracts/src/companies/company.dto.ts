@@ -1,0 +1,51 @@
+import type { ContactAddressDto, ContactWrapperDto, FieldRefDto } from '../contacts/contact.dto';
+import type { DealDto } from '../deals/deal.dto';
+import type { PageInfo } from '../paging/paging.request';
+
+/** A company's `address` (no type). */
+export type CompanyAddressDto = Omit<ContactAddressDto, 'type'>;
+
+export interface CompanyFieldValueDto {
+  company_field: FieldRefDto;
+  value: unknown;
+}
+
+/** `{ deal }` entries of a company's pending_deals. */
+export interface DealEntryDto {
+  deal: DealDto;
+}
+
+/** The spec's Company. `contacts` is present on company responses, not inside a contact wrapper. */
+export interface CompanyDto {
+  id: string;
+  /** Data URI or "". */
+  image: string;
+  name: string;
+  description: string;
+  phone: string;
+  photo_url: string;
+  url: string;
+  address: CompanyAddressDto;
+  company_fields: CompanyFieldValueDto[];
+  syncing_status: boolean;
+  synced_status_id: string | null;
+  syncing_tags: boolean;
+  synced_tags: string[];
+  contacts_count: number;
+  won_deals_count: number;
+  pending_deals_count: number;
+  total_won_amount: number;
+  total_pending_amount: number;
+  contacts?: ContactWrapperDto[];
+  pending_deals: DealEntryDto[];
+  created_at: string;
+  modified_at: string;
+}
+
+export interface CompanyReply {
+  company: CompanyDto;
+}
+
+export interface ListCompaniesReply extends PageInfo {
+  companies: CompanyReply[];
+}

@@ -1,0 +1,45 @@
+import type { RouteDeclaration } from '../routes/route-declaration';
+import {
+  ContactRelationshipIdRequest,
+  CreateContactRelationshipRequest,
+  ListContactRelationshipsRequest,
+} from './contact-relationship.requests';
+import { ContactRelationshipSubjects } from './contact-relationship.subjects';
+
+/** Relationships between contacts (issue 4). */
+export const CONTACT_RELATIONSHIP_ROUTES: readonly RouteDeclaration[] = [
+  {
+    operationId: 'listContactRelationships',
+    method: 'GET',
+    path: '/contacts/{contact_id}/relationships',
+    subject: ContactRelationshipSubjects.ContactRelationshipsList,
+    access: 'read',
+    request: ListContactRelationshipsRequest,
+    successStatus: 200,
+    summary: "List a contact's relationships to other contacts, each with the label of the related contact",
+    tag: 'Contact relationships',
+  },
+  {
+    operationId: 'createContactRelationship',
+    method: 'POST',
+    path: '/contacts/{contact_id}/relationships',
+    subject: ContactRelationshipSubjects.ContactRelationshipsCreate,
+    access: 'write',
+    request: CreateContactRelationshipRequest,
+    successStatus: 201,
+    summary:
+      'Relate two contacts: a symmetrical type gives both the same label; a directional one needs variant_id, the label of the related contact (the contact gets the other)',
+    tag: 'Contact relationships',
+  },
+  {
+    operationId: 'deleteContactRelationship',
+    method: 'DELETE',
+    path: '/contacts/{contact_id}/relationships/{relationship_id}',
+    subject: ContactRelationshipSubjects.ContactRelationshipsDelete,
+    access: 'write',
+    request: ContactRelationshipIdRequest,
+    successStatus: 200,
+    summary: 'Delete a relationship (from either of its contacts)',
+    tag: 'Contact relationships',
+  },
+];

@@ -1,0 +1,98 @@
+import type { RouteDeclaration } from '../routes/route-declaration';
+import { CreateDealRequest, DealIdRequest, ListDealsRequest, PatchDealRequest, UpdateDealRequest } from './deal.requests';
+import { DealSubjects } from './deal.subjects';
+
+/** Deals (issue 5), with the per-contact list and create under /contacts/{contact_id}/deals (same subjects). */
+export const DEAL_ROUTES: readonly RouteDeclaration[] = [
+  {
+    operationId: 'listDeals',
+    method: 'GET',
+    path: '/deals',
+    subject: DealSubjects.DealsList,
+    access: 'read',
+    request: ListDealsRequest,
+    successStatus: 200,
+    summary:
+      "List the account's deals: filters by name, search, status (pending, won, lost, closed), stage, pipelines, owner, one of contact_id/company_id/tag/filter_id, time filters; fields=contacts(all), include_history",
+    tag: 'Deals',
+  },
+  {
+    operationId: 'createDeal',
+    method: 'POST',
+    path: '/deals',
+    subject: DealSubjects.DealsCreate,
+    access: 'write',
+    request: CreateDealRequest,
+    successStatus: 201,
+    summary: 'Create a deal for the contact named by contact_id (as POST /contacts/{contact_id}/deals)',
+    tag: 'Deals',
+  },
+  {
+    operationId: 'getDeal',
+    method: 'GET',
+    path: '/deals/{deal_id}',
+    subject: DealSubjects.DealsGet,
+    access: 'read',
+    request: DealIdRequest,
+    successStatus: 200,
+    summary: 'Get a deal',
+    tag: 'Deals',
+  },
+  {
+    operationId: 'updateDeal',
+    method: 'PUT',
+    path: '/deals/{deal_id}',
+    subject: DealSubjects.DealsUpdate,
+    access: 'write',
+    request: UpdateDealRequest,
+    successStatus: 200,
+    summary:
+      'Replace a deal (name required; partial=true changes only the fields sent); a status change moves pending -> won/lost, reopens, or switches won <-> lost',
+    tag: 'Deals',
+  },
+  {
+    operationId: 'patchDeal',
+    method: 'PATCH',
+    path: '/deals/{deal_id}',
+    subject: DealSubjects.DealsPatch,
+    access: 'write',
+    request: PatchDealRequest,
+    successStatus: 200,
+    summary: 'Change only the fields sent of a deal',
+    tag: 'Deals',
+  },
+  {
+    operationId: 'deleteDeal',
+    method: 'DELETE',
+    path: '/deals/{deal_id}',
+    subject: DealSubjects.DealsDelete,
+    access: 'write',
+    request: DealIdRequest,
+    successStatus: 200,
+    summary: 'Delete a deal with its items',
+    tag: 'Deals',
+  },
+  {
+    operationId: 'listContactDeals',
+    method: 'GET',
+    path: '/contacts/{contact_id}/deals',
+    subject: DealSubjects.DealsList,
+    access: 'read',
+    request: ListDealsRequest,
+    successStatus: 200,
+    summary: "List a contact's deals (deals whose primary contact it is)",
+    tag: 'Deals',
+  },
+  {
+    operationId: 'createContactDeal',
+    method: 'POST',
+    path: '/contacts/{contact_id}/deals',
+    subject: DealSubjects.DealsCreate,
+    access: 'write',
+    request: CreateDealRequest,
+    successStatus: 201,
+    summary:
+      'Create a deal for a contact: status pending, date, expected_close_date and close_date today (UTC), owner the caller, name truncated to 60 characters',
+    tag: 'Deals',
+  },
+];

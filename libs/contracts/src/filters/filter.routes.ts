@@ -1,0 +1,73 @@
+import type { RouteDeclaration } from '../routes/route-declaration';
+import { CreateFilterRequest, FilterIdRequest, ListFiltersRequest, PatchFilterRequest, UpdateFilterRequest } from './filter.requests';
+import { FilterSubjects } from './filter.subjects';
+
+/** Saved filters (issue 4). */
+export const FILTER_ROUTES: readonly RouteDeclaration[] = [
+  {
+    operationId: 'listFilters',
+    method: 'GET',
+    path: '/filters',
+    subject: FilterSubjects.FiltersList,
+    access: 'read',
+    request: ListFiltersRequest,
+    successStatus: 200,
+    summary: "List the account's saved filters by name",
+    tag: 'Filters',
+  },
+  {
+    operationId: 'createFilter',
+    method: 'POST',
+    path: '/filters',
+    subject: FilterSubjects.FiltersCreate,
+    access: 'write',
+    request: CreateFilterRequest,
+    successStatus: 201,
+    summary: 'Create a saved filter (admin only): a name and conditions { field, operator, value } over contacts, all of which must hold',
+    tag: 'Filters',
+  },
+  {
+    operationId: 'getFilter',
+    method: 'GET',
+    path: '/filters/{filter_id}',
+    subject: FilterSubjects.FiltersGet,
+    access: 'read',
+    request: FilterIdRequest,
+    successStatus: 200,
+    summary: 'Get a saved filter',
+    tag: 'Filters',
+  },
+  {
+    operationId: 'updateFilter',
+    method: 'PUT',
+    path: '/filters/{filter_id}',
+    subject: FilterSubjects.FiltersUpdate,
+    access: 'write',
+    request: UpdateFilterRequest,
+    successStatus: 200,
+    summary: "Replace a saved filter's name and conditions (admin only); with partial=true only the fields sent change",
+    tag: 'Filters',
+  },
+  {
+    operationId: 'patchFilter',
+    method: 'PATCH',
+    path: '/filters/{filter_id}',
+    subject: FilterSubjects.FiltersPatch,
+    access: 'write',
+    request: PatchFilterRequest,
+    successStatus: 200,
+    summary: 'Change the fields sent of a saved filter (admin only)',
+    tag: 'Filters',
+  },
+  {
+    operationId: 'deleteFilter',
+    method: 'DELETE',
+    path: '/filters/{filter_id}',
+    subject: FilterSubjects.FiltersDelete,
+    access: 'write',
+    request: FilterIdRequest,
+    successStatus: 200,
+    summary: 'Delete a saved filter (admin only)',
+    tag: 'Filters',
+  },
+];

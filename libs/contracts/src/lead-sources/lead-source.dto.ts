@@ -1,0 +1,13 @@
+import type { LetterCounts, TeamCount } from '../bootstrap/summary.dto';
+
+/** The spec's Lead source, with its counts. */
+export type LeadSourceDto = {
+  id: string;
+  text: string;
+  counts: LetterCounts;
+  total_count: number;
+  action_stream_count: number;
+  team_counts: TeamCount[];
+};
+
+export type LeadSourceReply = { lead_source: LeadSourceDto };

@@ -1,0 +1,60 @@
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { AttachmentsField } from '../attachments/attachment.requests';
+import { RecordListRequest } from '../paging/record-list.request';
+import { PartialFlag } from '../validation/field-rules';
+import { Lower } from '../validation/transforms';
+import { MAX_TEXT, present } from '../validation/validators';
+
+const UNIX_MESSAGE = (field: string) => `${field} must be Unix seconds`;
+
+class MeetingFields extends AttachmentsField {
+  @ValidateIf(present('text'))
+  @IsString({ message: 'text must be a string' })
+  @MaxLength(MAX_TEXT, {
+    message: `text must be at most ${MAX_TEXT} characters`,
+  })
+  text?: string | null;
+
+  /** Unix seconds; default: now. */
+  @ValidateIf(present('meeting_time_int'))
+  @IsInt({ message: UNIX_MESSAGE('meeting_time_int') })
+  @Min(0, { message: UNIX_MESSAGE('meeting_time_int') })
+  @Max(99_999_999_999, { message: UNIX_MESSAGE('meeting_time_int') })
+  meeting_time_int?: number | null;
+
+  @ValidateIf(present('place'))
+  @IsString({ message: 'place must be a string' })
+  @MaxLength(500, { message: 'place must be at most 500 characters' })
+  place?: string | null;
+}
+
+/** POST /meetings (and POST /contacts/{contact_id}/meetings). */
+export class CreateMeetingRequest extends MeetingFields {
+  @IsString({ message: 'contact_id is required' })
+  @IsNotEmpty({ message: 'contact_id is required' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  contact_id: string;
+}
+
+export class UpdateMeetingRequest extends MeetingFields {
+  @IsString()
+  meeting_id: string;
+
+  @PartialFlag()
+  partial?: boolean;
+}
+
+export class MeetingIdRequest {
+  @IsString()
+  meeting_id: string;
+}
+
+export class ListMeetingsRequest extends RecordListRequest {
+  /** Default: meeting_time_int, newest first. */
+  @IsOptional()
+  @Lower()
+  @IsIn(['meeting_time_int', 'created_at', 'modified_at'], {
+    message: 'sort_by must be one of: meeting_time_int, created_at, modified_at',
+  })
+  sort_by?: 'meeting_time_int' | 'created_at' | 'modified_at';
+}

@@ -1,0 +1,78 @@
+import { ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { AttachmentsField } from '../attachments/attachment.requests';
+import { RecordListRequest } from '../paging/record-list.request';
+import { TIME_DATE_FILTERS } from '../paging/time-filter.request';
+import { PartialFlag } from '../validation/field-rules';
+import { Lower } from '../validation/transforms';
+import { IsPlainDate, MAX_TEXT, present } from '../validation/validators';
+
+/** Notes, calls and meetings take the date_filter values of every list. */
+export const ACTIVITY_DATE_FILTERS = TIME_DATE_FILTERS;
+
+class NoteFields extends AttachmentsField {
+  /** Markup `[b]..[/b]`, `[i]..[/i]` is stored exactly as sent. */
+  @ValidateIf(present('text'))
+  @IsString({ message: 'text must be a string' })
+  @IsNotEmpty({ message: 'text must not be empty' })
+  @MaxLength(MAX_TEXT, {
+    message: `text must be at most ${MAX_TEXT} characters`,
+  })
+  text?: string;
+
+  /** Default: today (UTC). */
+  @ValidateIf(present('date'))
+  @IsPlainDate()
+  date?: string | null;
+
+  /** A deal of the note's contact; "" or null: none. */
+  @ValidateIf(present('linked_deal_id'))
+  @IsString({ message: 'linked_deal_id must be a deal id' })
+  @MaxLength(64, { message: 'linked_deal_id must be a deal id' })
+  linked_deal_id?: string | null;
+}
+
+/** POST /notes (and POST /contacts/{contact_id}/notes): contact_id and text required. */
+export class CreateNoteRequest extends NoteFields {
+  @IsString({ message: 'contact_id is required' })
+  @IsNotEmpty({ message: 'contact_id is required' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  contact_id: string;
+
+  /** Users of the account to notify of the note. */
+  @ValidateIf(present('user_ids_to_notify'))
+  @IsArray({ message: 'user_ids_to_notify must be an array of user ids' })
+  @ArrayMaxSize(100, { message: 'user_ids_to_notify may hold at most 100 ids' })
+  @IsString({
+    each: true,
+    message: 'user_ids_to_notify must be an array of user ids',
+  })
+  @MaxLength(64, {
+    each: true,
+    message: 'user_ids_to_notify must be an array of user ids',
+  })
+  user_ids_to_notify?: string[] | null;
+}
+
+/** PUT /notes/{note_id}: replaces text (required), date, linked_deal_id, attachments. */
+export class UpdateNoteRequest extends NoteFields {
+  @IsString()
+  note_id: string;
+
+  @PartialFlag()
+  partial?: boolean;
+}
+
+export class NoteIdRequest {
+  @IsString()
+  note_id: string;
+}
+
+export class ListNotesRequest extends RecordListRequest {
+  /** Default: date, newest first. */
+  @IsOptional()
+  @Lower()
+  @IsIn(['date', 'created_at', 'modified_at'], {
+    message: 'sort_by must be one of: date, created_at, modified_at',
+  })
+  sort_by?: 'date' | 'created_at' | 'modified_at';
+}

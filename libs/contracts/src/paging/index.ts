@@ -1,0 +1,3 @@
+export * from './paging.request';
+export * from './record-list.request';
+export * from './time-filter.request';

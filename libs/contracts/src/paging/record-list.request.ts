@@ -1,0 +1,20 @@
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Lower } from '../validation/transforms';
+import { TimeFilterRequest } from './time-filter.request';
+
+/**
+ * Paging and the common time filters of record lists (TimeFilterRequest), `contact_id` and
+ * `order`. Subclasses redeclare `date_filter` with DateFilterParam(their values) and declare `sort_by`.
+ */
+export class RecordListRequest extends TimeFilterRequest {
+  /** Records of one contact (also the path parameter of /contacts/{contact_id}/...). */
+  @IsOptional()
+  @IsString({ message: 'contact_id must be a contact id' })
+  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  contact_id?: string;
+
+  @IsOptional()
+  @Lower()
+  @IsIn(['asc', 'desc'], { message: 'order must be asc or desc' })
+  order?: 'asc' | 'desc';
+}

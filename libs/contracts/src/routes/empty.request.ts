@@ -1,0 +1,2 @@
+/** Routes whose request has no fields. */
+export class EmptyRequest {}

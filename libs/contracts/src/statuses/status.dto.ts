@@ -1,0 +1,20 @@
+import type { LetterCounts, TeamCount } from '../bootstrap/summary.dto';
+
+/** The spec's Status (account configuration), with its counts. */
+export type StatusDto = {
+  id: string;
+  /** The status name, e.g. "Lead". */
+  status: string;
+  /** Short label, e.g. "LD". */
+  text: string;
+  description: string;
+  /** `#RRGGBB`. */
+  color: string;
+  counts: LetterCounts;
+  total_count: number;
+  /** Contacts of this status in the caller's action stream. */
+  action_stream_count: number;
+  team_counts: TeamCount[];
+};
+
+export type StatusReply = { status: StatusDto };

@@ -1,0 +1,7 @@
+/** Subjects of users: gateway -> crm-core; spread into {@link Subjects}. */
+export const UserSubjects = {
+  /** gateway -> crm-core: GET /users/{user_id}. */
+  UsersGet: 'crm.users.get.v1',
+  /** gateway -> crm-core: GET /users. */
+  UsersList: 'crm.users.list.v1',
+} as const;

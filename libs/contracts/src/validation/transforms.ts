@@ -1,0 +1,44 @@
+import { Transform } from 'class-transformer';
+
+/** Trims a string input; anything else passes through to be refused by its validator. */
+export const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
+
+/** Trims each string of an array input. */
+export const trimEach = ({ value }: { value: unknown }): unknown =>
+  Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value;
+
+/** Trimmed and lower-cased (enumerations whose letter case does not matter). */
+export const lower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+
+/** Boolean query values: true/false in any letter case and 1/0 (decisions.md "Requests"). */
+export function toBoolean({ value }: { value: unknown }): unknown {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  return value;
+}
+
+export function toInteger({ value }: { value: unknown }): unknown {
+  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value.trim());
+  return value;
+}
+
+/** A number sent as JSON or as a numeric query string stays a number; Unix seconds arrive as either. */
+export function toTimeString({ value }: { value: unknown }): unknown {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return String(value);
+  return typeof value === 'string' ? value.trim() : value;
+}
+
+/** Boolean query values: true/false in any letter case and 1/0 (decisions.md "Requests"). */
+export const ToBoolean = (): PropertyDecorator => Transform(toBoolean);
+
+/** Integers in a query string arrive as text. */
+export const ToInteger = (): PropertyDecorator =>
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : value,
+  );
+
+export const Trim = (): PropertyDecorator => Transform(trim);
+
+export const Lower = (): PropertyDecorator => Transform(lower);

@@ -1,0 +1,120 @@
+import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
+
+export const ID_PATTERN = /^[0-9a-fA-F]{24}$/;
+
+/** `YYYY-MM-DD` or Unix seconds (decisions.md "Paging and lists"). */
+export const TIME_PATTERN = /^(\d{4}-\d{2}-\d{2}|\d{1,12})$/;
+
+function given(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+/**
+ * The parameter may not be sent together with any of `others`. Put it on every member of the
+ * group, so a forbidden combination names each parameter involved.
+ */
+export function NotWith(others: readonly string[], options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'notWith',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options,
+      validator: {
+        validate(value: unknown, args: ValidationArguments): boolean {
+          if (!given(value)) return true;
+          const object = args.object as Record<string, unknown>;
+          return others.every((other) => !given(object[other]));
+        },
+        defaultMessage(args: ValidationArguments): string {
+          const object = args.object as Record<string, unknown>;
+          const clash = others.filter((other) => given(object[other]));
+          return `${args.property} cannot be combined with ${clash.join(', ')}`;
+        },
+      },
+    });
+  };
+}
+
+/** A real calendar day or Unix seconds (the pattern alone lets 2026-02-30 through). */
+export function IsTimeValue(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'isTimeValue',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options,
+      validator: {
+        validate(value: unknown): boolean {
+          if (value === undefined || value === null) return true;
+          if (typeof value !== 'string' || !TIME_PATTERN.test(value)) return false;
+          if (/^\d+$/.test(value)) return true;
+          const at = new Date(`${value}T00:00:00Z`);
+          return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === value;
+        },
+        defaultMessage(args: ValidationArguments): string {
+          return `${args.property} must be a date YYYY-MM-DD or Unix seconds`;
+        },
+      },
+    });
+  };
+}
+
+const PLAIN_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A real calendar day written `YYYY-MM-DD` (2026-02-30 is not). */
+export function isCalendarDate(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = PLAIN_DATE.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < 1) return false;
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  return at.getUTCFullYear() === year && at.getUTCMonth() === month - 1 && at.getUTCDate() === day;
+}
+
+/** `YYYY-MM-DD` (a real day). */
+export function IsPlainDate(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isPlainDate',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: `${String(propertyName)} must be a date YYYY-MM-DD`,
+        ...options,
+      },
+      validator: { validate: (value: unknown) => isCalendarDate(value) },
+    });
+}
+
+/** A time filter bound: `YYYY-MM-DD` (a UTC day) or Unix seconds (decisions.md "Paging and lists"). */
+export function isTimeBound(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  if (/^\d{1,12}$/.test(value)) return true;
+  return isCalendarDate(value);
+}
+
+export function IsTimeBound(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isTimeBound',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: `${String(propertyName)} must be a date YYYY-MM-DD or Unix seconds`,
+        ...options,
+      },
+      validator: { validate: (value: unknown) => isTimeBound(value) },
+    });
+}
+
+/** Validates a field only when it is sent and not null (`ValidateIf(present('x'))`). */
+export const present = (key: string) => (o: Record<string, unknown>) => o[key] !== undefined && o[key] !== null;
+
+/** Largest money value accepted (numeric(18, 2) holds 16 integer digits). */
+export const MAX_MONEY = 1e13;
+
+/** Longest free text (deal text, notes, calls, meetings, actions). */
+export const MAX_TEXT = 100_000;
