@@ -1,5 +1,6 @@
 export * from './accounts';
 export * from './actions';
+export * from './addresses';
 export * from './attachments';
 export * from './bootstrap';
 export * from './cache';

@@ -1,6 +1,7 @@
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
+import { RequiredContactId, UnixSeconds } from '../validation/field-rules';
 import { Lower, ToBoolean } from '../validation/transforms';
 import { IsPlainDate, present } from '../validation/validators';
 import { ACTION_STATUSES, ActionStatus } from './action.dto';
@@ -45,10 +46,7 @@ export class ActionFieldsRequest {
   date?: string | null;
 
   /** Unix seconds (status date_time). */
-  @ValidateIf(present('exact_time'))
-  @IsInt({ message: 'exact_time must be Unix seconds' })
-  @Min(0, { message: 'exact_time must be Unix seconds' })
-  @Max(99_999_999_999, { message: 'exact_time must be Unix seconds' })
+  @UnixSeconds()
   exact_time?: number | null;
 
   /** Place in the queue of queued actions (1 = first); default: the end. */
@@ -61,9 +59,7 @@ export class ActionFieldsRequest {
 
 /** POST /actions (and POST /contacts/{contact_id}/actions): contact_id and text required. */
 export class CreateActionRequest extends ActionFieldsRequest {
-  @IsString({ message: 'contact_id is required' })
-  @IsNotEmpty({ message: 'contact_id is required' })
-  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  @RequiredContactId()
   contact_id: string;
 }
 
@@ -101,9 +97,7 @@ export class ExternalActionRequest extends ActionFieldsRequest {
   @MaxLength(200, { message: 'external_id must be at most 200 characters' })
   external_id: string;
 
-  @IsString({ message: 'contact_id is required' })
-  @IsNotEmpty({ message: 'contact_id is required' })
-  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  @RequiredContactId()
   contact_id: string;
 }
 

@@ -1,12 +1,10 @@
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { AttachmentsField } from '../attachments/attachment.requests';
 import { CALL_RESULTS } from '../call-results/call-result.dto';
 import { RecordListRequest } from '../paging/record-list.request';
-import { PartialFlag } from '../validation/field-rules';
+import { PartialFlag, RequiredContactId, UnixSeconds } from '../validation/field-rules';
 import { Lower } from '../validation/transforms';
 import { MAX_TEXT, present } from '../validation/validators';
-
-const UNIX_MESSAGE = (field: string) => `${field} must be Unix seconds`;
 
 class CallFields extends AttachmentsField {
   @ValidateIf(present('text'))
@@ -24,10 +22,7 @@ class CallFields extends AttachmentsField {
   call_result?: string | null;
 
   /** Unix seconds; default: now. */
-  @ValidateIf(present('call_time_int'))
-  @IsInt({ message: UNIX_MESSAGE('call_time_int') })
-  @Min(0, { message: UNIX_MESSAGE('call_time_int') })
-  @Max(99_999_999_999, { message: UNIX_MESSAGE('call_time_int') })
+  @UnixSeconds()
   call_time_int?: number | null;
 
   @ValidateIf(present('via'))
@@ -55,9 +50,7 @@ class CallFields extends AttachmentsField {
 
 /** POST /calls (and POST /contacts/{contact_id}/calls). */
 export class CreateCallRequest extends CallFields {
-  @IsString({ message: 'contact_id is required' })
-  @IsNotEmpty({ message: 'contact_id is required' })
-  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  @RequiredContactId()
   contact_id: string;
 }
 

@@ -4,7 +4,6 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
-  IsDefined,
   IsIn,
   IsNotEmpty,
   IsObject,
@@ -15,10 +14,11 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
-import { CONTACT_LIMITS, DateFilter, FieldIdInput, SORT_ORDERS, SortOrder } from '../contacts/contact.requests';
+import { CompanyAddressInput } from '../addresses/address.requests';
+import { CONTACT_LIMITS, DateFilter, FieldIdInput, SortOrder } from '../contacts/contact.requests';
 import { TimeFilterRequest } from '../paging/time-filter.request';
-import { lower, toBoolean, trim } from '../validation/transforms';
-import { ID_PATTERN } from '../validation/validators';
+import { FieldReference, OptionalFlag, OptionalId, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
+import { lower, toBoolean, trim, trimEach } from '../validation/transforms';
 
 export const COMPANY_SORT_KEYS = ['name', 'created_at', 'modified_at'] as const;
 
@@ -32,10 +32,7 @@ export class ListCompaniesRequest extends TimeFilterRequest {
   declare date_filter?: DateFilter;
 
   /** Part of the company name (any letter case). */
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'search must be a string' })
-  @MaxLength(CONTACT_LIMITS.search, { message: `search must be at most ${CONTACT_LIMITS.search} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.search)
   search?: string;
 
   @IsOptional()
@@ -43,9 +40,7 @@ export class ListCompaniesRequest extends TimeFilterRequest {
   @IsIn(COMPANY_SORT_KEYS, { message: `sort_by must be one of: ${COMPANY_SORT_KEYS.join(', ')}` })
   sort_by?: CompanySortKey;
 
-  @IsOptional()
-  @Transform(lower)
-  @IsIn(SORT_ORDERS, { message: 'order must be asc or desc' })
+  @SortOrderParam()
   order?: SortOrder;
 }
 
@@ -55,43 +50,9 @@ export class CompanyIdRequest {
   company_id: string;
 }
 
-export class CompanyAddressInput {
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'address must be a string' })
-  @MaxLength(CONTACT_LIMITS.addressPart, { message: `address must be at most ${CONTACT_LIMITS.addressPart} characters` })
-  address?: string;
-
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'city must be a string' })
-  @MaxLength(200, { message: 'city must be at most 200 characters' })
-  city?: string;
-
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'state must be a string' })
-  @MaxLength(200, { message: 'state must be at most 200 characters' })
-  state?: string;
-
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'zip_code must be a string' })
-  @MaxLength(50, { message: 'zip_code must be at most 50 characters' })
-  zip_code?: string;
-
-  @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toUpperCase() : value))
-  @Matches(/^([A-Z]{2})?$/, { message: 'country_code must be a two-letter country code' })
-  country_code?: string;
-}
-
 /** `{ company_field: { id }, value }`: the value is checked against the field's type by crm-core. */
 export class CompanyFieldValueInput {
-  @IsDefined({ message: 'company_field is required' })
-  @IsObject({ message: 'company_field must be an object { id }' })
-  @ValidateNested()
-  @Type(() => FieldIdInput)
+  @FieldReference(() => FieldIdInput)
   company_field: FieldIdInput;
 
   @Allow()
@@ -113,22 +74,13 @@ export class CompanyFieldsInput {
   @MaxLength(CONTACT_LIMITS.background, { message: `description must be at most ${CONTACT_LIMITS.background} characters` })
   description?: string | null;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'phone must be a string' })
-  @MaxLength(100, { message: 'phone must be at most 100 characters' })
+  @OptionalTrimmedString(100)
   phone?: string | null;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'url must be a string' })
-  @MaxLength(CONTACT_LIMITS.url, { message: `url must be at most ${CONTACT_LIMITS.url} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.url)
   url?: string | null;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'photo_url must be a string' })
-  @MaxLength(CONTACT_LIMITS.url, { message: `photo_url must be at most ${CONTACT_LIMITS.url} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.url)
   photo_url?: string | null;
 
   /** A data URI of an image (`data:image/png;base64,...`), or "" for none. */
@@ -159,8 +111,7 @@ export class CompanyFieldsInput {
   @IsBoolean({ message: 'syncing_status must be true or false' })
   syncing_status?: boolean | null;
 
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: 'synced_status_id must be a 24-character hexadecimal id' })
+  @OptionalId()
   synced_status_id?: string | null;
 
   /** With synced_tags: every contact of the company gets those tags. */
@@ -172,7 +123,7 @@ export class CompanyFieldsInput {
   @IsOptional()
   @IsArray({ message: 'synced_tags must be an array of tag names' })
   @ArrayMaxSize(CONTACT_LIMITS.tags, { message: `synced_tags may hold at most ${CONTACT_LIMITS.tags} entries` })
-  @Transform(({ value }) => (Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value))
+  @Transform(trimEach)
   @IsString({ each: true, message: 'synced_tags must be an array of tag names' })
   @Length(1, CONTACT_LIMITS.tagName, { each: true, message: `each synced tag must be 1 to ${CONTACT_LIMITS.tagName} characters` })
   synced_tags?: string[] | null;
@@ -183,9 +134,7 @@ export class UpdateCompanyRequest extends CompanyFieldsInput {
   @IsString({ message: 'company_id must be a string' })
   company_id: string;
 
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: 'partial must be true or false (or 1 or 0)' })
+  @OptionalFlag()
   partial?: boolean;
 }
 

@@ -3,12 +3,10 @@ import {
   Allow,
   ArrayMaxSize,
   IsArray,
-  IsBoolean,
   IsDefined,
   IsIn,
   IsInt,
   IsNotEmpty,
-  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -19,9 +17,11 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { ADDRESS_PART_MAX, CompanyAddressInput } from '../addresses/address.requests';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE } from '../paging/paging.request';
-import { lower, toBoolean, toInteger, toTimeString, trim } from '../validation/transforms';
-import { ID_PATTERN, IsTimeValue, NotWith } from '../validation/validators';
+import { FieldReference, OptionalFlag, OptionalId, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
+import { lower, toInteger, toTimeString, trim, trimEach } from '../validation/transforms';
+import { ID_PATTERN, IsTimeBound, NotWith } from '../validation/validators';
 
 export const CONTACT_SORT_KEYS = ['created_at', 'modified_at', 'first_name', 'last_name', 'company_name', 'name'] as const;
 
@@ -45,7 +45,7 @@ export const CONTACT_LIMITS = {
   typedValue: 500,
   type: 50,
   addresses: 20,
-  addressPart: 500,
+  addressPart: ADDRESS_PART_MAX,
   tags: 100,
   tagName: 100,
   customFields: 500,
@@ -57,8 +57,6 @@ export const CONTACT_LIMITS = {
 
 const ID_MESSAGE = (name: string) => `${name} must be a 24-character hexadecimal id`;
 
-const BOOL_MESSAGE = (name: string) => `${name} must be true or false (or 1 or 0)`;
-
 const FIELDS_PATTERN =
   /^\s*(deals|notes|calls|meetings|pinned_attachments)\(all\)\s*(,\s*(deals|notes|calls|meetings|pinned_attachments)\(all\)\s*)*$/;
 
@@ -68,76 +66,48 @@ const FIELDS_PATTERN =
  */
 export class ContactFilterRequest {
   /** Include contacts owned by other users (default: only the caller's). */
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('team') })
+  @OptionalFlag()
   team?: boolean;
 
   /** Contact name, company name or phone. */
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'search must be a string' })
-  @MaxLength(CONTACT_LIMITS.search, { message: `search must be at most ${CONTACT_LIMITS.search} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.search)
   search?: string;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'phone must be a string' })
-  @MaxLength(CONTACT_LIMITS.typedValue, { message: `phone must be at most ${CONTACT_LIMITS.typedValue} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.typedValue)
   phone?: string;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'url must be a string' })
-  @MaxLength(CONTACT_LIMITS.typedValue, { message: `url must be at most ${CONTACT_LIMITS.typedValue} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.typedValue)
   url?: string;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'email must be a string' })
-  @MaxLength(CONTACT_LIMITS.typedValue, { message: `email must be at most ${CONTACT_LIMITS.typedValue} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.typedValue)
   email?: string;
 
   /** Only contacts the caller has in the action stream (a next action assigned to the caller). */
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('action_stream') })
+  @OptionalFlag()
   action_stream?: boolean;
 
   /** Owned by the caller and having open actions for any user. */
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('has_actions') })
+  @OptionalFlag()
   @NotWith(['has_actions_for_me'])
   has_actions?: boolean;
 
   /** Owned by the caller and having open actions for the caller. */
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('has_actions_for_me') })
+  @OptionalFlag()
   @NotWith(['has_actions'])
   has_actions_for_me?: boolean;
 
   /** Owned by the caller and having open actions dated today (UTC) for the caller. */
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('has_actions_today') })
+  @OptionalFlag()
   has_actions_today?: boolean;
 
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('pending_deal') })
+  @OptionalFlag()
   pending_deal?: boolean;
 
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('starred') })
+  @OptionalFlag()
   starred?: boolean;
 
   /** The caller has a next action of status waiting. */
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('waiting') })
+  @OptionalFlag()
   waiting?: boolean;
 
   /** a-z (any case), or 1 for names that do not start with a letter. */
@@ -159,34 +129,26 @@ export class ContactFilterRequest {
   custom_field_value?: string;
 
   /** Lead source text (any letter case). */
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'lead_source must be a string' })
-  @MaxLength(100, { message: 'lead_source must be at most 100 characters' })
+  @OptionalTrimmedString(100)
   @NotWith(['lead_source_id'])
   lead_source?: string;
 
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('lead_source_id') })
+  @OptionalId()
   @NotWith(['lead_source'])
   lead_source_id?: string;
 
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('status_id') })
+  @OptionalId()
   status_id?: string;
 
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('owner_id') })
+  @OptionalId()
   owner_id?: string;
 
   /** Contacts not linked with this company. */
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('not_linked_with') })
+  @OptionalId()
   @NotWith(['company_id'])
   not_linked_with?: string;
 
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('company_id') })
+  @OptionalId()
   @NotWith(['not_linked_with', 'tag', 'filter_id'])
   company_id?: string;
 
@@ -197,8 +159,7 @@ export class ContactFilterRequest {
   @NotWith(['company_id', 'filter_id'])
   tag?: string;
 
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('filter_id') })
+  @OptionalId()
   @NotWith(['company_id', 'tag'])
   filter_id?: string;
 
@@ -211,23 +172,23 @@ export class ContactFilterRequest {
 
   @IsOptional()
   @Transform(toTimeString)
-  @IsTimeValue()
+  @IsTimeBound()
   since?: string;
 
   @IsOptional()
   @Transform(toTimeString)
-  @IsTimeValue()
+  @IsTimeBound()
   until?: string;
 
   @IsOptional()
   @Transform(toTimeString)
-  @IsTimeValue()
+  @IsTimeBound()
   @NotWith(['date_filter'])
   modified_since?: string;
 
   @IsOptional()
   @Transform(toTimeString)
-  @IsTimeValue()
+  @IsTimeBound()
   @NotWith(['date_filter'])
   unmodified_since?: string;
 }
@@ -247,9 +208,7 @@ export class ListContactsRequest extends ContactFilterRequest {
   @IsIn(CONTACT_SORT_KEYS, { message: `sort_by must be one of: ${CONTACT_SORT_KEYS.join(', ')}` })
   sort_by?: ContactSortKey;
 
-  @IsOptional()
-  @Transform(lower)
-  @IsIn(SORT_ORDERS, { message: 'order must be asc or desc' })
+  @SortOrderParam()
   order?: SortOrder;
 
   /** Default 1 (an absent value takes the default; null is refused like any non-integer). */
@@ -307,37 +266,8 @@ export class EmailInput extends TypedValueInput {
   declare value: string;
 }
 
-export class AddressInput {
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'address must be a string' })
-  @MaxLength(CONTACT_LIMITS.addressPart, { message: `address must be at most ${CONTACT_LIMITS.addressPart} characters` })
-  address?: string;
-
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'city must be a string' })
-  @MaxLength(200, { message: 'city must be at most 200 characters' })
-  city?: string;
-
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'state must be a string' })
-  @MaxLength(200, { message: 'state must be at most 200 characters' })
-  state?: string;
-
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'zip_code must be a string' })
-  @MaxLength(50, { message: 'zip_code must be at most 50 characters' })
-  zip_code?: string;
-
-  /** ISO 3166-1 alpha-2 (any case), or empty. */
-  @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toUpperCase() : value))
-  @Matches(/^([A-Z]{2})?$/, { message: 'country_code must be a two-letter country code' })
-  country_code?: string;
-
+/** An entry of a contact's address_list: a company's address and a type. */
+export class AddressInput extends CompanyAddressInput {
   @IsOptional()
   @Transform(lower)
   @IsString({ message: 'type must be a string' })
@@ -352,10 +282,7 @@ export class FieldIdInput {
 
 /** `{ custom_field: { id }, value }`: the value is checked against the field's type by crm-core. */
 export class CustomFieldValueInput {
-  @IsDefined({ message: 'custom_field is required' })
-  @IsObject({ message: 'custom_field must be an object { id }' })
-  @ValidateNested()
-  @Type(() => FieldIdInput)
+  @FieldReference(() => FieldIdInput)
   custom_field: FieldIdInput;
 
   @Allow()
@@ -367,51 +294,30 @@ export class CustomFieldValueInput {
  * absent fields are cleared (PUT) or kept (PATCH, PUT `partial=true`) is the service's call.
  */
 export class ContactFieldsInput {
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'title must be a string' })
-  @MaxLength(CONTACT_LIMITS.title, { message: `title must be at most ${CONTACT_LIMITS.title} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.title)
   title?: string | null;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'first_name must be a string' })
-  @MaxLength(CONTACT_LIMITS.name, { message: `first_name must be at most ${CONTACT_LIMITS.name} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.name)
   first_name?: string | null;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'last_name must be a string' })
-  @MaxLength(CONTACT_LIMITS.name, { message: `last_name must be at most ${CONTACT_LIMITS.name} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.name)
   last_name?: string | null;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'job_title must be a string' })
-  @MaxLength(CONTACT_LIMITS.name, { message: `job_title must be at most ${CONTACT_LIMITS.name} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.name)
   job_title?: string | null;
 
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('starred') })
+  @OptionalFlag()
   starred?: boolean | null;
 
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'photo_url must be a string' })
-  @MaxLength(CONTACT_LIMITS.url, { message: `photo_url must be at most ${CONTACT_LIMITS.url} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.url)
   photo_url?: string | null;
 
   /** Creates or matches (any letter case) the account's company of that name; "" or null: none. */
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'company_name must be a string' })
-  @MaxLength(CONTACT_LIMITS.name, { message: `company_name must be at most ${CONTACT_LIMITS.name} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.name)
   company_name?: string | null;
 
   /** An existing company of the account (wins over company_name). */
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('company_id') })
+  @OptionalId()
   company_id?: string | null;
 
   @IsOptional()
@@ -443,21 +349,19 @@ export class ContactFieldsInput {
   address_list?: AddressInput[] | null;
 
   /** One of the account's statuses (default: the lead status). */
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('status_id') })
+  @OptionalId()
   status_id?: string | null;
 
   /** Tag names; a new name creates the tag, an existing one (any letter case) is used as spelled there. */
   @IsOptional()
   @IsArray({ message: 'tags must be an array of tag names' })
   @ArrayMaxSize(CONTACT_LIMITS.tags, { message: `tags may hold at most ${CONTACT_LIMITS.tags} entries` })
-  @Transform(({ value }) => (Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value))
+  @Transform(trimEach)
   @IsString({ each: true, message: 'tags must be an array of tag names' })
   @Length(1, CONTACT_LIMITS.tagName, { each: true, message: `each tag must be 1 to ${CONTACT_LIMITS.tagName} characters` })
   tags?: string[] | null;
 
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('lead_source_id') })
+  @OptionalId()
   lead_source_id?: string | null;
 
   @IsOptional()
@@ -466,8 +370,7 @@ export class ContactFieldsInput {
   background?: string | null;
 
   /** A user of the account (default: the caller). */
-  @IsOptional()
-  @Matches(ID_PATTERN, { message: ID_MESSAGE('owner_id') })
+  @OptionalId()
   owner_id?: string | null;
 
   @IsOptional()
@@ -486,9 +389,7 @@ export class UpdateContactRequest extends ContactFieldsInput {
   @IsString({ message: 'contact_id must be a string' })
   contact_id: string;
 
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean({ message: BOOL_MESSAGE('partial') })
+  @OptionalFlag()
   partial?: boolean;
 }
 
@@ -525,10 +426,7 @@ export class ContactTagRequest extends ContactIdRequest {
 }
 
 export class CloseSalesCycleRequest extends ContactIdRequest {
-  @IsOptional()
-  @Transform(trim)
-  @IsString({ message: 'comment must be a string' })
-  @MaxLength(CONTACT_LIMITS.comment, { message: `comment must be at most ${CONTACT_LIMITS.comment} characters` })
+  @OptionalTrimmedString(CONTACT_LIMITS.comment)
   comment?: string | null;
 }
 

@@ -4,12 +4,10 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
-  IsDefined,
   IsIn,
   IsInt,
   IsNotEmpty,
   IsNumber,
-  IsObject,
   IsOptional,
   IsString,
   Max,
@@ -21,6 +19,7 @@ import {
 import { AttachmentInput } from '../attachments/attachment.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
+import { FieldReference, RequiredContactId } from '../validation/field-rules';
 import { Lower, ToBoolean, ToInteger, Trim } from '../validation/transforms';
 import { IsPlainDate, MAX_MONEY, MAX_TEXT, present } from '../validation/validators';
 import { DEAL_STATUSES, DealStatus } from './deal.dto';
@@ -58,10 +57,7 @@ export class DealFieldRef {
 
 /** One deal field value on write: `{ deal_field: { id }, value }` (value null clears it). */
 export class DealFieldInput {
-  @IsDefined({ message: 'deal_field is required' })
-  @IsObject({ message: 'deal_field must be an object { id }' })
-  @ValidateNested()
-  @Type(() => DealFieldRef)
+  @FieldReference(() => DealFieldRef)
   deal_field: DealFieldRef;
 
   /** Checked against the field's type in crm-core. */
@@ -259,9 +255,7 @@ export class DealFieldsRequest {
 
 /** POST /contacts/{contact_id}/deals (and POST /deals with contact_id in the body); name is required. */
 export class CreateDealRequest extends DealFieldsRequest {
-  @IsString({ message: 'contact_id is required' })
-  @IsNotEmpty({ message: 'contact_id is required' })
-  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  @RequiredContactId()
   contact_id: string;
 }
 

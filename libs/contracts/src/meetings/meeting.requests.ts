@@ -1,11 +1,9 @@
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { AttachmentsField } from '../attachments/attachment.requests';
 import { RecordListRequest } from '../paging/record-list.request';
-import { PartialFlag } from '../validation/field-rules';
+import { PartialFlag, RequiredContactId, UnixSeconds } from '../validation/field-rules';
 import { Lower } from '../validation/transforms';
 import { MAX_TEXT, present } from '../validation/validators';
-
-const UNIX_MESSAGE = (field: string) => `${field} must be Unix seconds`;
 
 class MeetingFields extends AttachmentsField {
   @ValidateIf(present('text'))
@@ -16,10 +14,7 @@ class MeetingFields extends AttachmentsField {
   text?: string | null;
 
   /** Unix seconds; default: now. */
-  @ValidateIf(present('meeting_time_int'))
-  @IsInt({ message: UNIX_MESSAGE('meeting_time_int') })
-  @Min(0, { message: UNIX_MESSAGE('meeting_time_int') })
-  @Max(99_999_999_999, { message: UNIX_MESSAGE('meeting_time_int') })
+  @UnixSeconds()
   meeting_time_int?: number | null;
 
   @ValidateIf(present('place'))
@@ -30,9 +25,7 @@ class MeetingFields extends AttachmentsField {
 
 /** POST /meetings (and POST /contacts/{contact_id}/meetings). */
 export class CreateMeetingRequest extends MeetingFields {
-  @IsString({ message: 'contact_id is required' })
-  @IsNotEmpty({ message: 'contact_id is required' })
-  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  @RequiredContactId()
   contact_id: string;
 }
 

@@ -2,7 +2,7 @@ import { ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, MaxLengt
 import { AttachmentsField } from '../attachments/attachment.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { TIME_DATE_FILTERS } from '../paging/time-filter.request';
-import { PartialFlag } from '../validation/field-rules';
+import { PartialFlag, RequiredContactId } from '../validation/field-rules';
 import { Lower } from '../validation/transforms';
 import { IsPlainDate, MAX_TEXT, present } from '../validation/validators';
 
@@ -33,9 +33,7 @@ class NoteFields extends AttachmentsField {
 
 /** POST /notes (and POST /contacts/{contact_id}/notes): contact_id and text required. */
 export class CreateNoteRequest extends NoteFields {
-  @IsString({ message: 'contact_id is required' })
-  @IsNotEmpty({ message: 'contact_id is required' })
-  @MaxLength(64, { message: 'contact_id must be a contact id' })
+  @RequiredContactId()
   contact_id: string;
 
   /** Users of the account to notify of the note. */

@@ -1,5 +1,5 @@
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { Lower } from '../validation/transforms';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { SortOrderParam } from '../validation/field-rules';
 import { TimeFilterRequest } from './time-filter.request';
 
 /**
@@ -13,8 +13,6 @@ export class RecordListRequest extends TimeFilterRequest {
   @MaxLength(64, { message: 'contact_id must be a contact id' })
   contact_id?: string;
 
-  @IsOptional()
-  @Lower()
-  @IsIn(['asc', 'desc'], { message: 'order must be asc or desc' })
+  @SortOrderParam()
   order?: 'asc' | 'desc';
 }

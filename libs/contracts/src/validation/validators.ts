@@ -2,9 +2,6 @@ import { registerDecorator, type ValidationArguments, type ValidationOptions } f
 
 export const ID_PATTERN = /^[0-9a-fA-F]{24}$/;
 
-/** `YYYY-MM-DD` or Unix seconds (decisions.md "Paging and lists"). */
-export const TIME_PATTERN = /^(\d{4}-\d{2}-\d{2}|\d{1,12})$/;
-
 function given(value: unknown): boolean {
   return value !== undefined && value !== null;
 }
@@ -30,30 +27,6 @@ export function NotWith(others: readonly string[], options?: ValidationOptions):
           const object = args.object as Record<string, unknown>;
           const clash = others.filter((other) => given(object[other]));
           return `${args.property} cannot be combined with ${clash.join(', ')}`;
-        },
-      },
-    });
-  };
-}
-
-/** A real calendar day or Unix seconds (the pattern alone lets 2026-02-30 through). */
-export function IsTimeValue(options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) => {
-    registerDecorator({
-      name: 'isTimeValue',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options,
-      validator: {
-        validate(value: unknown): boolean {
-          if (value === undefined || value === null) return true;
-          if (typeof value !== 'string' || !TIME_PATTERN.test(value)) return false;
-          if (/^\d+$/.test(value)) return true;
-          const at = new Date(`${value}T00:00:00Z`);
-          return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === value;
-        },
-        defaultMessage(args: ValidationArguments): string {
-          return `${args.property} must be a date YYYY-MM-DD or Unix seconds`;
         },
       },
     });
