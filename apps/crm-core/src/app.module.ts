@@ -2,16 +2,24 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@crm/config';
 import { DatabaseModule } from '@crm/database';
 import { ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
-import { AccountConfigModule } from './account-config/account-config.module';
 import { AccountsModule } from './accounts/accounts.module';
+import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { CompaniesModule } from './companies/companies.module';
+import { ContactRelationshipsModule } from './contact-relationships/contact-relationships.module';
 import { ContactsModule } from './contacts/contacts.module';
 import type { CrmCoreConfig } from './config/crm-core.config';
 import { crmDataSource } from './database/crm-data-source';
 import { FieldsModule } from './fields/fields.module';
+import { FiltersModule } from './filters/filters.module';
+import { LeadSourcesModule } from './lead-sources/lead-sources.module';
 import { OutboxModule } from './outbox/outbox.module';
+import { PipelinesModule } from './pipelines/pipelines.module';
+import { PredefinedActionsModule } from './predefined-actions/predefined-actions.module';
 import { RecordsModule } from './records/records.module';
 import { RelationshipTypesModule } from './relationship-types/relationship-types.module';
+import { StatusesModule } from './statuses/statuses.module';
+import { SummaryModule } from './summary/summary.module';
+import { TagsModule } from './tags/tags.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -27,8 +35,16 @@ export class AppModule {
         UsersModule,
         FieldsModule,
         RelationshipTypesModule,
+        PredefinedActionsModule,
         OutboxModule,
-        AccountConfigModule,
+        SummaryModule,
+        StatusesModule,
+        LeadSourcesModule,
+        TagsModule,
+        FiltersModule,
+        PipelinesModule,
+        ContactRelationshipsModule,
+        BootstrapModule,
         ContactsModule,
         CompaniesModule,
         RecordsModule,

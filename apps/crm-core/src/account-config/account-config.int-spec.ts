@@ -1,6 +1,25 @@
 import 'reflect-metadata';
 import { newId } from '@crm/common';
-import { ErrorName, emptyLetterCounts, type Caller, type LetterCounts, type ProvisionAccountMessage } from '@crm/contracts';
+import {
+  ContactRelationshipIdRequest,
+  CreateContactRelationshipRequest,
+  CreateFilterRequest,
+  CreateLeadSourceRequest,
+  CreateRelationshipTypeRequest,
+  CreateStatusRequest,
+  ErrorName,
+  LeadSourceIdRequest,
+  ListContactRelationshipsRequest,
+  ListTagsRequest,
+  PatchFilterRequest,
+  StatusIdRequest,
+  TagNameRequest,
+  UpdateFilterRequest,
+  emptyLetterCounts,
+  type Caller,
+  type LetterCounts,
+  type ProvisionAccountMessage,
+} from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { createTestDatabase, type TestDatabase } from '@crm/testing';
 import type { DataSource } from 'typeorm';
@@ -8,14 +27,24 @@ import { AccountsRepository } from '../accounts/accounts.repository';
 import { AccountsService } from '../accounts/accounts.service';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
+import { ContactRelationshipsRepository } from '../contact-relationships/contact-relationships.repository';
 import { ContactRelationshipsService } from '../contact-relationships/contact-relationships.service';
 import { savedFilterCondition } from '../filters/filter-sql';
+import { FiltersRepository } from '../filters/filters.repository';
 import { FiltersService } from '../filters/filters.service';
+import { LeadSourcesRepository } from '../lead-sources/lead-sources.repository';
 import { LeadSourcesService } from '../lead-sources/lead-sources.service';
+import { RelationshipTypesRepository } from '../relationship-types/relationship-types.repository';
 import { RelationshipTypesService } from '../relationship-types/relationship-types.service';
+import { StatusesRepository } from '../statuses/statuses.repository';
 import { StatusesService } from '../statuses/statuses.service';
+import { SummaryRepository } from '../summary/summary.repository';
 import { SummaryService } from '../summary/summary.service';
+import { TagsRepository } from '../tags/tags.repository';
 import { TagsService } from '../tags/tags.service';
+import { withContracts } from './with-contracts';
+
+const summaryService = new SummaryService(new SummaryRepository());
 
 /**
  * Test fixtures of the account configuration integration tests (real PostgreSQL): accounts
@@ -214,7 +243,7 @@ describe('account configuration (real PostgreSQL)', () => {
 
   describe('summary blocks', () => {
     it('counts contacts per status, lead source, tag, owner, letter and action stream in one go', async () => {
-      const summary = new SummaryService();
+      const summary = summaryService;
       const caller = await newAccount(fx, 'Summ');
       const colleague = await newUser(fx, caller, 'Colleague');
       const statuses: Array<{ id: string; status: string }> = await fx.dataSource.query(
@@ -327,10 +356,10 @@ describe('account configuration (real PostgreSQL)', () => {
     });
 
     it('answers zeros for an account without contacts', async () => {
-      const blocks = await fx.dataSource.transaction((m) => new SummaryService().blocks(m, other));
+      const blocks = await fx.dataSource.transaction((m) => summaryService.blocks(m, other));
       expect(blocks.contacts_count.all).toEqual([letters({ e: 1 })]);
       const empty = await newAccount(fx, 'Empty');
-      const none = await fx.dataSource.transaction((m) => new SummaryService().blocks(m, empty));
+      const none = await fx.dataSource.transaction((m) => summaryService.blocks(m, empty));
       expect(none).toEqual({
         lead_sources: [],
         statuses: expect.any(Array),
@@ -350,7 +379,11 @@ describe('account configuration (real PostgreSQL)', () => {
 
   describe('statuses', () => {
     it('deletes a status: contacts (deleted ones too) and companies fall back to lead with the event, in one transaction', async () => {
-      const statuses = new StatusesService(fx.dataSource);
+      const statuses = withContracts(new StatusesService(fx.dataSource, new StatusesRepository(), summaryService), {
+        create: CreateStatusRequest,
+        get: StatusIdRequest,
+        delete: StatusIdRequest,
+      });
       const { status } = await statuses.create(acme, { status: 'Qualified', color: '#123456' });
       expect(status).toMatchObject({ status: 'Qualified', text: 'QU', description: '', color: '#123456', total_count: 0 });
       const lead = await leadStatusId(fx, acme);
@@ -397,7 +430,11 @@ describe('account configuration (real PostgreSQL)', () => {
     });
 
     it('keeps names unique regardless of case, even for concurrent creates', async () => {
-      const statuses = new StatusesService(fx.dataSource);
+      const statuses = withContracts(new StatusesService(fx.dataSource, new StatusesRepository(), summaryService), {
+        create: CreateStatusRequest,
+        get: StatusIdRequest,
+        delete: StatusIdRequest,
+      });
       await expect(statuses.create(acme, { status: 'LEAD' })).rejects.toMatchObject({
         errorName: ErrorName.DuplicatedEntity,
         errors: { status: expect.any(String) },
@@ -414,7 +451,11 @@ describe('account configuration (real PostgreSQL)', () => {
 
   describe('lead sources and tags', () => {
     it('deleting a lead source leaves its contacts without one', async () => {
-      const sources = new LeadSourcesService(fx.dataSource);
+      const sources = withContracts(new LeadSourcesService(fx.dataSource, new LeadSourcesRepository(), summaryService), {
+        create: CreateLeadSourceRequest,
+        get: LeadSourceIdRequest,
+        delete: LeadSourceIdRequest,
+      });
       const { lead_source } = await sources.create(acme, { text: 'Referral' });
       const contact = await insertContact(fx, acme, { last_name: 'Referred', lead_source_id: lead_source.id });
       expect((await sources.get(acme, { lead_source_id: lead_source.id })).lead_source.total_count).toBe(1);
@@ -428,7 +469,10 @@ describe('account configuration (real PostgreSQL)', () => {
     });
 
     it('deleting a tag unlinks it from contacts and companies, in any letter case', async () => {
-      const tags = new TagsService(fx.dataSource);
+      const tags = withContracts(new TagsService(fx.dataSource, new TagsRepository(), summaryService), {
+        list: ListTagsRequest,
+        delete: TagNameRequest,
+      });
       const contact = await insertContact(fx, acme, { last_name: 'Tagged' });
       await tagContact(fx, acme, contact, 'Trade show');
       const companyId = newId();
@@ -450,7 +494,11 @@ describe('account configuration (real PostgreSQL)', () => {
 
   describe('saved filters', () => {
     it('selects exactly the contacts its conditions describe', async () => {
-      const filters = new FiltersService(fx.dataSource);
+      const filters = withContracts(new FiltersService(fx.dataSource, new FiltersRepository()), {
+        create: CreateFilterRequest,
+        update: UpdateFilterRequest,
+        patch: PatchFilterRequest,
+      });
       const account = await newAccount(fx, 'Filters');
       const colleague = await newUser(fx, account, 'Mate');
       const [customer] = await fx.dataSource.query("SELECT id FROM crm.statuses WHERE account_id = $1 AND status = 'Customer'", [
@@ -565,7 +613,11 @@ describe('account configuration (real PostgreSQL)', () => {
     });
 
     it('refuses unknown ids, other accounts and bad shapes; keeps names unique', async () => {
-      const filters = new FiltersService(fx.dataSource);
+      const filters = withContracts(new FiltersService(fx.dataSource, new FiltersRepository()), {
+        create: CreateFilterRequest,
+        update: UpdateFilterRequest,
+        patch: PatchFilterRequest,
+      });
       const otherStatus = await leadStatusId(fx, other);
       await expect(
         filters.create(acme, { name: 'X', conditions: [{ field: 'status_id', operator: 'in', value: [otherStatus] }] }),
@@ -602,8 +654,14 @@ describe('account configuration (real PostgreSQL)', () => {
 
   describe('relationships between contacts', () => {
     it('shows one label for both ends of a symmetrical type and one per end of a directional type', async () => {
-      const types = new RelationshipTypesService(fx.dataSource);
-      const relationships = new ContactRelationshipsService(fx.dataSource);
+      const types = withContracts(new RelationshipTypesService(fx.dataSource, new RelationshipTypesRepository()), {
+        create: CreateRelationshipTypeRequest,
+      });
+      const relationships = withContracts(new ContactRelationshipsService(fx.dataSource, new ContactRelationshipsRepository()), {
+        create: CreateContactRelationshipRequest,
+        list: ListContactRelationshipsRequest,
+        delete: ContactRelationshipIdRequest,
+      });
       const { relationship_type: boss } = await types.create(acme, { variants: [{ name: 'Boss' }, { name: 'Employee' }] });
       const { relationship_type: friend } = await types.create(acme, { variants: [{ name: 'Buddy' }] });
       const [bossV, employeeV] = boss.relationship_variants;

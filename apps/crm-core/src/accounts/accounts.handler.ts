@@ -1,10 +1,14 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcReplyInterceptor } from '@crm/messaging';
-import { Subjects, type ProvisionAccountReply } from '@crm/contracts';
+import { parseContract, ProvisionAccountMessage, ProvisionUserMessage, Subjects, type ProvisionAccountReply } from '@crm/contracts';
 import { AccountsService } from './accounts.service';
 
-/** Internal subject (auth-server -> crm-core): no caller, the auth-server is the operator. */
+/**
+ * Internal subjects (auth-server -> crm-core): no caller, the auth-server is the operator. The
+ * message is the payload itself (no RpcRequest envelope), so it is parsed here rather than by
+ * @ValidRequest(), which reads an envelope's `payload`.
+ */
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)
 export class AccountsHandler {
@@ -12,11 +16,11 @@ export class AccountsHandler {
 
   @MessagePattern(Subjects.UsersProvision)
   provisionUser(@Payload() message: unknown): Promise<{ user_id: string }> {
-    return this.accounts.provisionUser(message);
+    return this.accounts.provisionUser(parseContract(ProvisionUserMessage, message));
   }
 
   @MessagePattern(Subjects.AccountsProvision)
   provision(@Payload() message: unknown): Promise<ProvisionAccountReply> {
-    return this.accounts.provision(message);
+    return this.accounts.provision(parseContract(ProvisionAccountMessage, message));
   }
 }

@@ -1,55 +1,89 @@
 import { Injectable } from '@nestjs/common';
+import { newId } from '@crm/common';
 import { DataSource } from 'typeorm';
-import { UserEntity } from '../users/entities/user.entity';
-import { seedAccountDefaults } from './account-defaults';
-import { AccountEntity } from './entities/account.entity';
+import { execute, maybeOne, sql, type Db } from '../common/sql';
+import type { UserRow } from '../users/users.repository';
+import { DEFAULT_PIPELINE_STAGES, DEFAULT_PIPELINES, DEFAULT_STATUSES } from './account.rules';
 
-/** Creation of an account aggregate: the account row and its first admin, in one transaction. */
+/** crm.accounts: the CRM half of an account (the auth-server owns its identity half). */
+export interface AccountRow {
+  id: string;
+  name: string;
+  region: string;
+}
+
+/** The profile of a user the auth-server provisions (the rest of crm.users has defaults). */
+export type ProvisionedUser = Pick<UserRow, 'id' | 'account_id' | 'first_name' | 'last_name' | 'email' | 'role'> & {
+  account_rights: readonly string[];
+  permissions: readonly string[];
+};
+
+/** Updates of a repeated provisioning message: the profile the auth-server owns. */
+const USER_UPSERT =
+  sql.raw(`ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, email = EXCLUDED.email,
+  role = EXCLUDED.role, account_rights = EXCLUDED.account_rights, permissions = EXCLUDED.permissions, modified_at = now()`);
+
+/** The account aggregate: the account row, its users' profiles and the defaults it starts with. */
 @Injectable()
 export class AccountsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** A user of an existing account (idempotent); false when the account does not exist. */
-  async provisionUser(
-    admin: Omit<UserEntity, 'createdAt' | 'modifiedAt' | 'companyName' | 'bccEmail'>,
-    bccDomain: string,
-  ): Promise<boolean> {
-    const result: unknown[] = await this.dataSource.query(
-      `INSERT INTO crm.users (id, account_id, first_name, last_name, email, role, account_rights, permissions, company_name, photo_url, country_code, bcc_email, google_contacts_email)
-       SELECT $1::varchar, a.id, $3, $4, $5, $6, $7, $8, a.name, '', '', $1::varchar || '@' || $9::varchar, '' FROM crm.accounts a WHERE a.id = $2
-       ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, email = EXCLUDED.email, role = EXCLUDED.role,
-         account_rights = EXCLUDED.account_rights, permissions = EXCLUDED.permissions, modified_at = now()
-       RETURNING id`,
-      [
-        admin.id,
-        admin.accountId,
-        admin.firstName,
-        admin.lastName,
-        admin.email,
-        admin.role,
-        admin.accountRights,
-        admin.permissions,
-        bccDomain,
-      ],
-    );
-    return result.length > 0;
+  /** Runs `work` in one transaction: provisioning writes the account, its admin and its defaults at once. */
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
   }
 
-  async provision(
-    account: Pick<AccountEntity, 'id' | 'name' | 'region'>,
-    admin: Omit<UserEntity, 'createdAt' | 'modifiedAt'>,
-  ): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      // Idempotent: a retried provisioning request changes nothing that was already made.
-      await manager.createQueryBuilder().insert().into(AccountEntity).values(account).orIgnore().execute();
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(UserEntity)
-        .values(admin)
-        .orUpdate(['first_name', 'last_name', 'email', 'role', 'account_rights', 'permissions'], ['id'])
-        .execute();
-      await seedAccountDefaults(manager, account.id);
-    });
+  async find(db: Db, accountId: string): Promise<AccountRow | undefined> {
+    return maybeOne(db, sql`SELECT id, name, region FROM crm.accounts WHERE id = ${accountId}`, { prepare: true });
+  }
+
+  /** Idempotent: a retried provisioning request changes nothing already made. */
+  async insertAccount(db: Db, account: AccountRow): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO crm.accounts (id, name, region) VALUES (${account.id}, ${account.name}, ${account.region}) ON CONFLICT DO NOTHING`,
+    );
+  }
+
+  /**
+   * Creates or updates a user's profile in its account, taking the company name from the account;
+   * false when the account does not exist.
+   */
+  async upsertUser(db: Db, user: ProvisionedUser, bccEmail: string): Promise<boolean> {
+    const made = await execute(
+      db,
+      sql`INSERT INTO crm.users (id, account_id, first_name, last_name, email, role, account_rights, permissions, company_name,
+                                 photo_url, country_code, bcc_email, google_contacts_email)
+          SELECT ${user.id}, a.id, ${user.first_name}, ${user.last_name}, ${user.email}, ${user.role}, ${user.account_rights}::text[],
+                 ${user.permissions}::text[], a.name, '', '', ${bccEmail}, ''
+          FROM crm.accounts a WHERE a.id = ${user.account_id}
+          ${USER_UPSERT}`,
+    );
+    return made > 0;
+  }
+
+  /** The statuses (lead first) and default pipelines of a new account; a repeat changes nothing. */
+  async seedDefaults(db: Db, accountId: string): Promise<void> {
+    const lead = await maybeOne(db, sql`SELECT id FROM crm.statuses WHERE account_id = ${accountId} AND is_lead`);
+    if (!lead) {
+      const rows = DEFAULT_STATUSES.map(
+        (s, position) =>
+          sql`(${newId()}, ${accountId}, ${s.status}, ${s.text}, ${s.description}, ${s.color}, ${position === 0}, ${position}::int)`,
+      );
+      await execute(
+        db,
+        sql`INSERT INTO crm.statuses (id, account_id, status, text, description, color, is_lead, position) VALUES ${sql.join(rows, ', ')}
+            ON CONFLICT DO NOTHING`,
+      );
+    }
+    for (const pipeline of DEFAULT_PIPELINES) {
+      await execute(
+        db,
+        sql`INSERT INTO crm.pipelines (id, account_id, name, kind, is_default, stages)
+            SELECT ${newId()}, ${accountId}, ${pipeline.name}, ${pipeline.kind}, true, ${JSON.stringify(DEFAULT_PIPELINE_STAGES)}::jsonb
+            WHERE NOT EXISTS (SELECT 1 FROM crm.pipelines WHERE account_id = ${accountId} AND kind = ${pipeline.kind} AND is_default)
+            ON CONFLICT DO NOTHING`,
+      );
+    }
   }
 }

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, parseContract, ProvisionAccountMessage, ProvisionUserMessage, type ProvisionAccountReply } from '@crm/contracts';
+import { ApiError, type ProvisionAccountMessage, type ProvisionAccountReply, type ProvisionUserMessage } from '@crm/contracts';
 import { CrmCoreConfig } from '../config/crm-core.config';
+import { bccEmailOf } from './account.rules';
 import { AccountsRepository } from './accounts.repository';
 
+/** Provisioning from the auth-server: the CRM half of accounts and the profiles of their users. */
 @Injectable()
 export class AccountsService {
   constructor(
@@ -11,45 +13,20 @@ export class AccountsService {
   ) {}
 
   /** Creates the CRM profile of a user of an existing account; safe to repeat. */
-  async provisionUser(payload: unknown): Promise<{ user_id: string }> {
-    const { account_id, user } = parseContract(ProvisionUserMessage, payload);
-    const made = await this.accounts.provisionUser(
-      {
-        id: user.id,
-        accountId: account_id,
-        firstName: user.first_name,
-        lastName: user.last_name,
-        email: user.email,
-        role: user.role,
-        accountRights: user.account_rights,
-        permissions: user.permissions,
-        photoUrl: '',
-        countryCode: '',
-        googleContactsEmail: '',
-      },
-      this.config.BCC_EMAIL_DOMAIN,
+  async provisionUser({ account_id, user }: ProvisionUserMessage): Promise<{ user_id: string }> {
+    const made = await this.accounts.transaction((tx) =>
+      this.accounts.upsertUser(tx, { ...user, account_id }, bccEmailOf(user.id, this.config.BCC_EMAIL_DOMAIN)),
     );
     if (!made) throw ApiError.notFound('Account not found');
     return { user_id: user.id };
   }
 
-  /** Creates the CRM half of an account and its admin; safe to repeat. */
-  async provision(payload: unknown): Promise<ProvisionAccountReply> {
-    const { account, admin } = parseContract(ProvisionAccountMessage, payload);
-    await this.accounts.provision(account, {
-      id: admin.id,
-      accountId: account.id,
-      firstName: admin.first_name,
-      lastName: admin.last_name,
-      email: admin.email,
-      role: admin.role,
-      accountRights: admin.account_rights,
-      permissions: admin.permissions,
-      companyName: account.name,
-      photoUrl: '',
-      countryCode: '',
-      bccEmail: `${admin.id}@${this.config.BCC_EMAIL_DOMAIN}`,
-      googleContactsEmail: '',
+  /** Creates the CRM half of an account, its admin and its defaults in one transaction; safe to repeat. */
+  async provision({ account, admin }: ProvisionAccountMessage): Promise<ProvisionAccountReply> {
+    await this.accounts.transaction(async (tx) => {
+      await this.accounts.insertAccount(tx, { id: account.id, name: account.name, region: account.region });
+      await this.accounts.upsertUser(tx, { ...admin, account_id: account.id }, bccEmailOf(admin.id, this.config.BCC_EMAIL_DOMAIN));
+      await this.accounts.seedDefaults(tx, account.id);
     });
     return { account_id: account.id, user_id: admin.id };
   }

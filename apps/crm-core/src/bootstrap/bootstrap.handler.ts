@@ -1,7 +1,7 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import { Subjects, type BootstrapRequest, type Caller } from '@crm/contracts';
 import { BootstrapService } from './bootstrap.service';
 
 @Controller()
@@ -9,8 +9,9 @@ import { BootstrapService } from './bootstrap.service';
 export class BootstrapHandler {
   constructor(private readonly bootstrap: BootstrapService) {}
 
+  /** The request has no parameters; it is still validated (unknown query parameters are refused). */
   @MessagePattern(Subjects.Bootstrap)
-  get(@Payload() request: RpcRequest) {
-    return this.bootstrap.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() _request: BootstrapRequest) {
+    return this.bootstrap.get(caller);
   }
 }

@@ -5,20 +5,20 @@ import {
   DEFAULT_PER_PAGE,
   MAX_PER_PAGE,
   SYSTEM_TAGS,
-  parseContract,
-  BootstrapRequest,
   type BootstrapReply,
   type Caller,
   type PageInfo,
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
-import { toFieldDto, FieldsService } from '../fields/fields.service';
+import { toFieldDto } from '../fields/field.view';
+import { FieldsService } from '../fields/fields.service';
 import { FiltersService } from '../filters/filters.service';
 import { PipelinesService } from '../pipelines/pipelines.service';
 import { PredefinedActionsService } from '../predefined-actions/predefined-actions.service';
 import { RelationshipTypesService } from '../relationship-types/relationship-types.service';
 import { SummaryService } from '../summary/summary.service';
 import { UsersService } from '../users/users.service';
+import { BootstrapRepository } from './bootstrap.repository';
 
 /** Every page of a paged list method, concatenated. */
 async function everyPage<R extends PageInfo, T>(fetch: (page: number) => Promise<R>, items: (reply: R) => T[]): Promise<T[]> {
@@ -30,6 +30,9 @@ async function everyPage<R extends PageInfo, T>(fetch: (page: number) => Promise
   }
 }
 
+/** Page `page` of a list at the largest page size, without time filters. */
+const pageOf = (page: number) => ({ page, per_page: MAX_PER_PAGE });
+
 /**
  * GET /bootstrap: what a client reads on connect, in one response. The reads run in one
  * repeatable-read transaction where they can, so counts and configuration agree.
@@ -38,6 +41,7 @@ async function everyPage<R extends PageInfo, T>(fetch: (page: number) => Promise
 export class BootstrapService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly bootstrap: BootstrapRepository,
     private readonly users: UsersService,
     private readonly fields: FieldsService,
     private readonly filters: FiltersService,
@@ -47,38 +51,35 @@ export class BootstrapService {
     private readonly summary: SummaryService,
   ) {}
 
-  async get(caller: Caller, payload: unknown): Promise<BootstrapReply> {
-    parseContract(BootstrapRequest, payload);
-    const all = { per_page: MAX_PER_PAGE };
+  async get(caller: Caller): Promise<BootstrapReply> {
     const [me, team, customFields, companyFields, dealFields, predefinedActions, groups, relationshipTypes] = await Promise.all([
       this.users.get(caller, { user_id: caller.user_id }),
       everyPage(
-        (page) => this.users.list(caller, { ...all, page }),
+        (page) => this.users.list(caller, pageOf(page)),
         (r) => r.users,
       ),
       this.fields.all('custom_fields', caller.account_id),
       this.fields.all('company_fields', caller.account_id),
       this.fields.all('deal_fields', caller.account_id),
       everyPage(
-        (page) => this.predefinedActions.list(caller, { ...all, page }),
+        (page) => this.predefinedActions.list(caller, pageOf(page)),
         (r) => r.predefined_actions,
       ),
       everyPage(
-        (page) => this.predefinedActions.listGroups(caller, { ...all, page }),
+        (page) => this.predefinedActions.listGroups(caller, pageOf(page)),
         (r) => r.predefined_action_groups,
       ),
       everyPage(
-        (page) => this.relationshipTypes.list(caller, { ...all, page }),
+        (page) => this.relationshipTypes.list(caller, pageOf(page)),
         (r) => r.relationship_types,
       ),
     ]);
-    const rest = await this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      const [account] = await m.query('SELECT id, name, region FROM crm.accounts WHERE id = $1', [caller.account_id]);
-      const [lead] = await m.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [caller.account_id]);
-      const pipelines = await this.pipelines.all(m, caller.account_id);
-      const filters = await this.filters.all(m, caller.account_id);
-      const blocks = await this.summary.blocks(m, caller);
-      return { account, lead, pipelines, filters, blocks };
+    const rest = await this.dataSource.transaction('REPEATABLE READ', async (tx) => {
+      const account = await this.bootstrap.settings(tx, caller.account_id);
+      const pipelines = await this.pipelines.all(tx, caller.account_id);
+      const filters = await this.filters.all(tx, caller.account_id);
+      const blocks = await this.summary.blocks(tx, caller);
+      return { account, pipelines, filters, blocks };
     });
     const defaultOf = (type: 'pipeline' | 'sales_pipeline') => rest.pipelines.find((p) => p.type === type && p.default)?.id ?? null;
     return {
@@ -90,7 +91,7 @@ export class BootstrapService {
         account_id: rest.account.id,
         account_name: rest.account.name,
         region: rest.account.region,
-        lead_status_id: rest.lead.id,
+        lead_status_id: rest.account.lead_status_id,
         default_pipeline_id: defaultOf('pipeline'),
         default_sales_pipeline_id: defaultOf('sales_pipeline'),
         role: caller.role,

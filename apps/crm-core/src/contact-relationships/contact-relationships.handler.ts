@@ -1,7 +1,13 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type Caller,
+  type ContactRelationshipIdRequest,
+  type CreateContactRelationshipRequest,
+  type ListContactRelationshipsRequest,
+} from '@crm/contracts';
 import { ContactRelationshipsService } from './contact-relationships.service';
 
 @Controller()
@@ -10,17 +16,17 @@ export class ContactRelationshipsHandler {
   constructor(private readonly relationships: ContactRelationshipsService) {}
 
   @MessagePattern(Subjects.ContactRelationshipsList)
-  list(@Payload() request: RpcRequest) {
-    return this.relationships.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListContactRelationshipsRequest) {
+    return this.relationships.list(caller, request);
   }
 
   @MessagePattern(Subjects.ContactRelationshipsCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.relationships.create(request.caller, request.payload), { httpStatus: 201 });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateContactRelationshipRequest) {
+    return this.relationships.create(caller, request);
   }
 
   @MessagePattern(Subjects.ContactRelationshipsDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.relationships.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: ContactRelationshipIdRequest) {
+    return this.relationships.delete(caller, request);
   }
 }

@@ -1,8 +1,6 @@
 import { createDataSource } from '@crm/database';
 import type { DataSource } from 'typeorm';
-import { AccountEntity } from '../accounts/entities/account.entity';
 import type { CrmCoreConfig } from '../config/crm-core.config';
-import { FieldEntity } from '../fields/entities/field.entity';
 import { InitCrm1763800000000 } from '../migrations/1763800000000-init-crm';
 import { RelationshipTypes1764000100000 } from '../migrations/1764000100000-relationship-types';
 import { PredefinedActions1764000200000 } from '../migrations/1764000200000-predefined-actions';
@@ -14,7 +12,6 @@ import { DealsStatusCount1764100510000 } from '../migrations/1764100510000-deals
 import { ContactRelationshipsRelated1764100440000 } from '../migrations/1764100440000-contact-relationships-related';
 import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
-import { UserEntity } from '../users/entities/user.entity';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -23,13 +20,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
   return createDataSource({
     url: config.databaseUrl,
     schema: CRM_SCHEMA,
-    entities: [
-      AccountEntity,
-      UserEntity,
-      // fields (issue 4)
-      FieldEntity,
-      // relationship types, predefined actions (issue 4)
-    ],
+    // No TypeORM entities: every statement is an sql`` template in a repository.
+    entities: [],
     migrations: [
       InitCrm1763800000000,
       // fields (issue 4): 1764000000000

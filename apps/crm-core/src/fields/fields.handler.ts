@@ -1,7 +1,16 @@
 import { Controller, Inject, UseInterceptors, type Type } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor } from '@crm/messaging';
-import { FIELD_SET_INFO, FIELD_SETS, type FieldSet, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  FIELD_SET_INFO,
+  FIELD_SETS,
+  type Caller,
+  type CreateFieldRequest,
+  type FieldSet,
+  type ListFieldsRequest,
+  type PatchFieldRequest,
+  type UpdateFieldRequest,
+} from '@crm/contracts';
 import { FieldsService } from './fields.service';
 
 /**
@@ -17,33 +26,33 @@ function fieldsHandlerFor(set: FieldSet): Type<unknown> {
     constructor(@Inject(FieldsService) private readonly fields: FieldsService) {}
 
     @MessagePattern(subjects.list)
-    list(@Payload() request: RpcRequest): Promise<unknown> {
-      return this.fields.list(set, request.caller, request.payload);
+    list(@RpcCaller() caller: Caller, @ValidRequest() request: ListFieldsRequest): Promise<unknown> {
+      return this.fields.list(set, caller, request);
     }
 
     @MessagePattern(subjects.get)
-    get(@Payload() request: RpcRequest): Promise<unknown> {
-      return this.fields.get(set, request.caller, request.payload);
+    get(@RpcCaller() caller: Caller, @ValidRequest() request: object): Promise<unknown> {
+      return this.fields.get(set, caller, request);
     }
 
     @MessagePattern(subjects.create)
-    create(@Payload() request: RpcRequest): Promise<unknown> {
-      return this.fields.create(set, request.caller, request.payload);
+    create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateFieldRequest): Promise<unknown> {
+      return this.fields.create(set, caller, request);
     }
 
     @MessagePattern(subjects.update)
-    update(@Payload() request: RpcRequest): Promise<unknown> {
-      return this.fields.update(set, request.caller, request.payload);
+    update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateFieldRequest): Promise<unknown> {
+      return this.fields.update(set, caller, request);
     }
 
     @MessagePattern(subjects.patch)
-    patch(@Payload() request: RpcRequest): Promise<unknown> {
-      return this.fields.patch(set, request.caller, request.payload);
+    patch(@RpcCaller() caller: Caller, @ValidRequest() request: PatchFieldRequest): Promise<unknown> {
+      return this.fields.patch(set, caller, request);
     }
 
     @MessagePattern(subjects.delete)
-    delete(@Payload() request: RpcRequest): Promise<unknown> {
-      return this.fields.delete(set, request.caller, request.payload);
+    delete(@RpcCaller() caller: Caller, @ValidRequest() request: object): Promise<unknown> {
+      return this.fields.delete(set, caller, request);
     }
   }
 

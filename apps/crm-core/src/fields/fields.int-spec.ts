@@ -1,6 +1,16 @@
 import 'reflect-metadata';
 import { newId } from '@crm/common';
-import { FIELD_SETS, type Caller, type FieldDto, type FieldSet, type ProvisionAccountMessage } from '@crm/contracts';
+import {
+  CreateFieldRequest,
+  FIELD_REQUESTS,
+  FIELD_SETS,
+  ListFieldsRequest,
+  parseContract,
+  type Caller,
+  type FieldDto,
+  type FieldSet,
+  type ProvisionAccountMessage,
+} from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { createTestDatabase, type TestDatabase } from '@crm/testing';
 import type { DataSource } from 'typeorm';
@@ -39,11 +49,30 @@ type AnyReply = Record<string, unknown>;
 const itemOf = (set: FieldSet) => set.slice(0, -1);
 const fieldOf = (set: FieldSet, reply: unknown): FieldDto => (reply as Record<string, FieldDto>)[itemOf(set)];
 
+/** The service with raw payloads parsed into each set's request classes first, as the handlers' @ValidRequest() does. */
+function parsedCalls(service: FieldsService) {
+  return {
+    list: async <S extends FieldSet>(set: S, caller: Caller, payload: object) =>
+      service.list(set, caller, parseContract(ListFieldsRequest, payload)),
+    get: async <S extends FieldSet>(set: S, caller: Caller, payload: object) =>
+      service.get(set, caller, parseContract(FIELD_REQUESTS[set].id, payload)),
+    create: async <S extends FieldSet>(set: S, caller: Caller, payload: object) =>
+      service.create(set, caller, parseContract(CreateFieldRequest, payload)),
+    update: async <S extends FieldSet>(set: S, caller: Caller, payload: object) =>
+      service.update(set, caller, parseContract(FIELD_REQUESTS[set].update, payload)),
+    patch: async <S extends FieldSet>(set: S, caller: Caller, payload: object) =>
+      service.patch(set, caller, parseContract(FIELD_REQUESTS[set].patch, payload)),
+    delete: async (set: FieldSet, caller: Caller, payload: object) =>
+      service.delete(set, caller, parseContract(FIELD_REQUESTS[set].id, payload)),
+    all: (set: FieldSet, accountId: string) => service.all(set, accountId),
+  };
+}
+
 describe('crm-core fields (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let accounts: AccountsService;
-  let fields: FieldsService;
+  let fields: ReturnType<typeof parsedCalls>;
 
   beforeAll(async () => {
     db = await createTestDatabase('crm_fields');
@@ -51,7 +80,7 @@ describe('crm-core fields (real PostgreSQL)', () => {
     dataSource = crmDataSource(config);
     await runMigrations(dataSource);
     accounts = new AccountsService(new AccountsRepository(dataSource), config);
-    fields = new FieldsService(new FieldsRepository(dataSource));
+    fields = parsedCalls(new FieldsService(dataSource, new FieldsRepository()));
   });
 
   afterAll(async () => {

@@ -1,11 +1,40 @@
 import { Injectable } from '@nestjs/common';
 import type { FieldSet, FieldSortKey, FieldSortOrder, FieldType } from '@crm/contracts';
-import { DataSource, type Repository } from 'typeorm';
-import { timeConditionsNamed, type TimeFilterInput } from '../records/time-filters';
-import { FieldEntity } from './entities/field.entity';
+import {
+  execute,
+  many,
+  maybeOne,
+  one,
+  orderDirection,
+  pageLimit,
+  sql,
+  timeFilterConditions,
+  type Db,
+  type SqlFragment,
+  type TimeFilterInput,
+} from '../common/sql';
 
 /** The unique index that makes names case-insensitively unique per account and set. */
 export const FIELD_NAME_UNIQUE_INDEX = 'fields_name_uq';
+
+/**
+ * crm.fields: one field definition of an account. Contact custom fields, company fields and deal
+ * fields live in one table, told apart by `field_set`; names are unique per account and set
+ * regardless of letter case (`fields_name_uq`).
+ */
+export interface FieldRow {
+  id: string;
+  account_id: string;
+  field_set: FieldSet;
+  name: string;
+  type: FieldType;
+  position: number;
+  /** Only for select_box and multiple_choice; null otherwise. */
+  choices: string[] | null;
+  /** Set by the service (not the database) so the answer shows exactly what was stored. */
+  created_at: Date;
+  modified_at: Date;
+}
 
 export interface FieldListQuery {
   type?: FieldType;
@@ -17,70 +46,88 @@ export interface FieldListQuery {
   time?: TimeFilterInput;
 }
 
-export { isUniqueViolation } from '../common/unique-violation';
+const COLUMNS = sql.raw('f.id, f.account_id, f.field_set, f.name, f.type, f.position, f.choices, f.created_at, f.modified_at');
+
+/** The sort columns of each key; ties fall back to created_at and id in the same direction. */
+const SORT_COLUMNS: Record<FieldSortKey, readonly string[]> = {
+  position: ['f.position', 'f.created_at', 'f.id'],
+  created_at: ['f.created_at', 'f.id'],
+  modified_at: ['f.modified_at', 'f.id'],
+};
+
+function listWhere(accountId: string, fieldSet: FieldSet, query: Pick<FieldListQuery, 'type' | 'time'>): SqlFragment {
+  return sql.and([
+    sql`f.account_id = ${accountId}`,
+    sql`f.field_set = ${fieldSet}`,
+    ...(query.type ? [sql`f.type = ${query.type}`] : []),
+    ...timeFilterConditions(query.time ?? {}, 'f'),
+  ]);
+}
 
 /** Every query is scoped by account and set: another account's field is simply not found. */
 @Injectable()
 export class FieldsRepository {
-  private readonly repo: Repository<FieldEntity>;
-
-  constructor(dataSource: DataSource) {
-    this.repo = dataSource.getRepository(FieldEntity);
+  find(db: Db, accountId: string, fieldSet: FieldSet, id: string): Promise<FieldRow | undefined> {
+    return maybeOne(
+      db,
+      sql`SELECT ${COLUMNS} FROM crm.fields f WHERE f.account_id = ${accountId} AND f.field_set = ${fieldSet} AND f.id = ${id}`,
+      {
+        prepare: true,
+      },
+    );
   }
 
-  findInSet(accountId: string, fieldSet: FieldSet, id: string): Promise<FieldEntity | null> {
-    return this.repo.findOneBy({ accountId, fieldSet, id });
+  /** One page in the requested order. */
+  page(db: Db, accountId: string, fieldSet: FieldSet, query: FieldListQuery): Promise<FieldRow[]> {
+    const direction = orderDirection(query.order, 'asc');
+    const order = sql.join(
+      SORT_COLUMNS[query.sortBy].map((column) => sql`${sql.raw(column)} ${direction}`),
+      ', ',
+    );
+    return many(
+      db,
+      sql`SELECT ${COLUMNS} FROM crm.fields f WHERE ${listWhere(accountId, fieldSet, query)} ORDER BY ${order} ${pageLimit(query.page, query.perPage)}`,
+    );
   }
 
-  /** One page in the requested order; ties fall back to created_at and id in the same direction. */
-  page(accountId: string, fieldSet: FieldSet, query: FieldListQuery): Promise<[FieldEntity[], number]> {
-    const direction = query.order === 'desc' ? 'DESC' : 'ASC';
-    const order: Record<string, 'ASC' | 'DESC'> =
-      query.sortBy === 'position'
-        ? { 'f.position': direction, 'f.createdAt': direction, 'f.id': direction }
-        : query.sortBy === 'created_at'
-          ? { 'f.createdAt': direction, 'f.id': direction }
-          : { 'f.modifiedAt': direction, 'f.id': direction };
-    const builder = this.repo
-      .createQueryBuilder('f')
-      .where('f.account_id = :accountId AND f.field_set = :fieldSet', { accountId, fieldSet });
-    if (query.type) builder.andWhere('f.type = :type', { type: query.type });
-    const { conditions, parameters } = timeConditionsNamed(query.time ?? {}, 'f');
-    for (const condition of conditions) builder.andWhere(condition);
-    return builder
-      .setParameters(parameters)
-      .orderBy(order)
-      .skip((query.page - 1) * query.perPage)
-      .take(query.perPage)
-      .getManyAndCount();
+  async count(db: Db, accountId: string, fieldSet: FieldSet, query: Pick<FieldListQuery, 'type' | 'time'>): Promise<number> {
+    const row = await one<{ total: number }>(
+      db,
+      sql`SELECT count(*)::int AS total FROM crm.fields f WHERE ${listWhere(accountId, fieldSet, query)}`,
+    );
+    return row.total;
   }
 
   /** One more than the highest position of the set; 1 for an empty set. */
-  async nextPosition(accountId: string, fieldSet: FieldSet): Promise<number> {
-    const row = await this.repo
-      .createQueryBuilder('f')
-      .select('COALESCE(MAX(f.position), 0) + 1', 'next')
-      .where('f.account_id = :accountId AND f.field_set = :fieldSet', { accountId, fieldSet })
-      .getRawOne<{ next: number | string }>();
-    return Number(row?.next ?? 1);
+  async nextPosition(db: Db, accountId: string, fieldSet: FieldSet): Promise<number> {
+    const row = await one<{ next: number }>(
+      db,
+      sql`SELECT (coalesce(max(position), 0) + 1)::int AS next FROM crm.fields WHERE account_id = ${accountId} AND field_set = ${fieldSet}`,
+    );
+    return row.next;
   }
 
-  /** Throws the driver's unique violation on a duplicate name (see {@link isUniqueViolation}). */
-  async insert(field: FieldEntity): Promise<void> {
-    await this.repo.insert(field);
+  /** Throws the driver's unique violation on a duplicate name (see FIELD_NAME_UNIQUE_INDEX). */
+  async insert(db: Db, field: FieldRow): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO crm.fields (id, account_id, field_set, name, type, position, choices, created_at, modified_at)
+          VALUES (${field.id}, ${field.account_id}, ${field.field_set}, ${field.name}, ${field.type}, ${field.position}, ${field.choices}::text[],
+                  ${field.created_at}, ${field.modified_at})`,
+    );
   }
 
   /** Writes the changeable columns; false when the field no longer exists. */
-  async update(field: FieldEntity): Promise<boolean> {
-    const result = await this.repo.update(
-      { accountId: field.accountId, fieldSet: field.fieldSet, id: field.id },
-      { name: field.name, position: field.position, choices: field.choices, modifiedAt: field.modifiedAt },
+  async update(db: Db, field: FieldRow): Promise<boolean> {
+    const n = await execute(
+      db,
+      sql`UPDATE crm.fields SET name = ${field.name}, position = ${field.position}, choices = ${field.choices}::text[], modified_at = ${field.modified_at}
+          WHERE account_id = ${field.account_id} AND field_set = ${field.field_set} AND id = ${field.id}`,
     );
-    return (result.affected ?? 0) > 0;
+    return n > 0;
   }
 
-  async delete(accountId: string, fieldSet: FieldSet, id: string): Promise<boolean> {
-    const result = await this.repo.delete({ accountId, fieldSet, id });
-    return (result.affected ?? 0) > 0;
+  async delete(db: Db, accountId: string, fieldSet: FieldSet, id: string): Promise<boolean> {
+    return (await execute(db, sql`DELETE FROM crm.fields WHERE account_id = ${accountId} AND field_set = ${fieldSet} AND id = ${id}`)) > 0;
   }
 }

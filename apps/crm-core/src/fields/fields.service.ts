@@ -2,26 +2,26 @@ import { Injectable } from '@nestjs/common';
 import { isId, newId } from '@crm/common';
 import {
   ApiError,
-  CreateFieldRequest,
   ErrorName,
-  FIELD_REQUESTS,
   FIELD_SET_INFO,
-  ListFieldsRequest,
-  hasChoices,
   pageInfo,
-  parseContract,
   type Caller,
+  type CreateFieldRequest,
   type DeleteFieldReply,
-  type FieldDto,
   type FieldReply,
   type FieldSet,
   type FieldType,
   type ListFieldsReply,
+  type ListFieldsRequest,
+  type PatchFieldRequest,
+  type UpdateFieldRequest,
 } from '@crm/contracts';
+import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
-import { FieldEntity } from './entities/field.entity';
+import { isUniqueViolation } from '../common/unique-violation';
 import { checkChoices, checkTypeUnchanged } from './field-rules';
-import { FIELD_NAME_UNIQUE_INDEX, FieldsRepository, isUniqueViolation } from './fields.repository';
+import { toFieldDto } from './field.view';
+import { FIELD_NAME_UNIQUE_INDEX, FieldsRepository, type FieldRow } from './fields.repository';
 
 /** Changes to a stored field: undefined leaves a property as it is. */
 interface FieldChanges {
@@ -32,23 +32,30 @@ interface FieldChanges {
   choices?: string[] | null;
 }
 
+/** The id request of a set (custom_field_id, company_field_id or deal_field_id). */
+type FieldIdRequest = object;
+
 /**
  * Contact custom fields, company fields and deal fields: three sets with the same rules, told
  * apart by `set`. Reads are open to every user of the account; writes are admin only.
  */
 @Injectable()
 export class FieldsService {
-  constructor(private readonly fields: FieldsRepository) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly fields: FieldsRepository,
+  ) {}
 
-  async list<S extends FieldSet>(set: S, caller: Caller, payload: unknown): Promise<ListFieldsReply<S>> {
-    const request = parseContract(ListFieldsRequest, payload);
-    const [rows, total] = await this.fields.page(caller.account_id, set, {
-      type: request.type,
+  async list<S extends FieldSet>(set: S, caller: Caller, request: ListFieldsRequest): Promise<ListFieldsReply<S>> {
+    const db = this.dataSource.manager;
+    const query = { type: request.type, time: request };
+    const total = await this.fields.count(db, caller.account_id, set, query);
+    const rows = await this.fields.page(db, caller.account_id, set, {
+      ...query,
       sortBy: request.sort_by ?? 'position',
       order: request.order ?? 'asc',
       page: request.page,
       perPage: request.per_page,
-      time: request,
     });
     const item = FIELD_SET_INFO[set].item;
     return {
@@ -57,46 +64,49 @@ export class FieldsService {
     } as ListFieldsReply<S>;
   }
 
-  async get<S extends FieldSet>(set: S, caller: Caller, payload: unknown): Promise<FieldReply<S>> {
-    const field = await this.find(set, caller, this.idOf(set, parseContract(FIELD_REQUESTS[set].id, payload)));
-    return this.reply(set, field);
+  async get<S extends FieldSet>(set: S, caller: Caller, request: FieldIdRequest): Promise<FieldReply<S>> {
+    return this.reply(set, await this.find(set, caller, this.idOf(set, request)));
   }
 
-  /** All field definitions of a set in display order (for contacts, companies and deals). */
-  async all(set: FieldSet, accountId: string): Promise<FieldEntity[]> {
-    const rows: FieldEntity[] = [];
+  /** All field definitions of a set in display order (bootstrap). */
+  async all(set: FieldSet, accountId: string): Promise<FieldRow[]> {
+    const rows: FieldRow[] = [];
     for (let page = 1; ; page += 1) {
-      const [batch, total] = await this.fields.page(accountId, set, { sortBy: 'position', order: 'asc', page, perPage: 500 });
+      const batch = await this.fields.page(this.dataSource.manager, accountId, set, {
+        sortBy: 'position',
+        order: 'asc',
+        page,
+        perPage: 500,
+      });
       rows.push(...batch);
-      if (rows.length >= total || batch.length === 0) return rows;
+      if (batch.length < 500) return rows;
     }
   }
 
-  async create<S extends FieldSet>(set: S, caller: Caller, payload: unknown): Promise<FieldReply<S>> {
+  async create<S extends FieldSet>(set: S, caller: Caller, request: CreateFieldRequest): Promise<FieldReply<S>> {
     assertAdmin(caller);
-    const request = parseContract(CreateFieldRequest, payload);
     const choices = checkChoices(request.type, request.choices);
-    const position = request.position ?? (await this.fields.nextPosition(caller.account_id, set));
+    const db = this.dataSource.manager;
+    const position = request.position ?? (await this.fields.nextPosition(db, caller.account_id, set));
     const now = new Date();
-    const field = Object.assign(new FieldEntity(), {
+    const field: FieldRow = {
       id: newId(now),
-      accountId: caller.account_id,
-      fieldSet: set,
+      account_id: caller.account_id,
+      field_set: set,
       name: request.name,
       type: request.type,
       position,
       choices,
-      createdAt: now,
-      modifiedAt: now,
-    });
-    await this.write(set, field, () => this.fields.insert(field));
+      created_at: now,
+      modified_at: now,
+    };
+    await this.write(set, field, () => this.fields.insert(db, field));
     return this.reply(set, field);
   }
 
   /** PUT: replace name, position (kept when absent) and choices (none when absent); partial=true: PATCH. */
-  async update<S extends FieldSet>(set: S, caller: Caller, payload: unknown): Promise<FieldReply<S>> {
+  async update<S extends FieldSet>(set: S, caller: Caller, request: UpdateFieldRequest): Promise<FieldReply<S>> {
     assertAdmin(caller);
-    const request = parseContract(FIELD_REQUESTS[set].update, payload);
     const field = await this.find(set, caller, this.idOf(set, request));
     const changes: FieldChanges = request.partial
       ? sentChanges(request)
@@ -105,38 +115,37 @@ export class FieldsService {
   }
 
   /** PATCH: only the fields sent change. */
-  async patch<S extends FieldSet>(set: S, caller: Caller, payload: unknown): Promise<FieldReply<S>> {
+  async patch<S extends FieldSet>(set: S, caller: Caller, request: PatchFieldRequest): Promise<FieldReply<S>> {
     assertAdmin(caller);
-    const request = parseContract(FIELD_REQUESTS[set].patch, payload);
     const field = await this.find(set, caller, this.idOf(set, request));
     return this.reply(set, await this.apply(set, field, sentChanges(request)));
   }
 
-  async delete(set: FieldSet, caller: Caller, payload: unknown): Promise<DeleteFieldReply> {
+  async delete(set: FieldSet, caller: Caller, request: FieldIdRequest): Promise<DeleteFieldReply> {
     assertAdmin(caller);
-    const id = this.idOf(set, parseContract(FIELD_REQUESTS[set].id, payload)).toLowerCase();
-    if (!isId(id) || !(await this.fields.delete(caller.account_id, set, id))) throw this.notFound(set);
+    const id = this.idOf(set, request).toLowerCase();
+    if (!isId(id) || !(await this.fields.delete(this.dataSource.manager, caller.account_id, set, id))) throw this.notFound(set);
     return {};
   }
 
-  private async apply(set: FieldSet, field: FieldEntity, changes: FieldChanges): Promise<FieldEntity> {
+  private async apply(set: FieldSet, field: FieldRow, changes: FieldChanges): Promise<FieldRow> {
     checkTypeUnchanged(field.type, changes.type);
-    const next = Object.assign(new FieldEntity(), field);
+    const next: FieldRow = { ...field };
     if (changes.name !== undefined) next.name = changes.name;
     if (changes.position !== undefined) next.position = changes.position;
     if (changes.choices !== undefined) next.choices = checkChoices(field.type, changes.choices);
     const unchanged =
       next.name === field.name && next.position === field.position && JSON.stringify(next.choices) === JSON.stringify(field.choices);
     if (unchanged) return field;
-    next.modifiedAt = new Date();
+    next.modified_at = new Date();
     await this.write(set, next, async () => {
-      if (!(await this.fields.update(next))) throw this.notFound(set);
+      if (!(await this.fields.update(this.dataSource.manager, next))) throw this.notFound(set);
     });
     return next;
   }
 
   /** Runs an insert or update; a name already used in the set (any letter case) is duplicated_entity. */
-  private async write(set: FieldSet, field: FieldEntity, run: () => Promise<void>): Promise<void> {
+  private async write(set: FieldSet, field: FieldRow, run: () => Promise<void>): Promise<void> {
     try {
       await run();
     } catch (error) {
@@ -149,14 +158,14 @@ export class FieldsService {
     }
   }
 
-  private async find(set: FieldSet, caller: Caller, rawId: string): Promise<FieldEntity> {
+  private async find(set: FieldSet, caller: Caller, rawId: string): Promise<FieldRow> {
     const id = rawId.toLowerCase();
-    const field = isId(id) ? await this.fields.findInSet(caller.account_id, set, id) : null;
+    const field = isId(id) ? await this.fields.find(this.dataSource.manager, caller.account_id, set, id) : undefined;
     if (!field) throw this.notFound(set);
     return field;
   }
 
-  private idOf(set: FieldSet, request: object): string {
+  private idOf(set: FieldSet, request: FieldIdRequest): string {
     return String((request as Record<string, unknown>)[FIELD_SET_INFO[set].idParam]);
   }
 
@@ -165,7 +174,7 @@ export class FieldsService {
     return ApiError.notFound(`${label[0].toUpperCase()}${label.slice(1)} not found`);
   }
 
-  private reply<S extends FieldSet>(set: S, field: FieldEntity): FieldReply<S> {
+  private reply<S extends FieldSet>(set: S, field: FieldRow): FieldReply<S> {
     return { [FIELD_SET_INFO[set].item]: toFieldDto(field) } as FieldReply<S>;
   }
 }
@@ -176,18 +185,5 @@ function sentChanges(request: { name?: string; type?: FieldType; position?: numb
     type: request.type,
     position: request.position ?? undefined,
     choices: request.choices,
-  };
-}
-
-/** The API's field: `choices` only for select_box and multiple_choice; timestamps ISO 8601 UTC. */
-export function toFieldDto(field: FieldEntity): FieldDto {
-  return {
-    id: field.id,
-    name: field.name,
-    type: field.type,
-    position: field.position,
-    ...(hasChoices(field.type) ? { choices: field.choices ?? [] } : {}),
-    created_at: field.createdAt.toISOString(),
-    modified_at: field.modifiedAt.toISOString(),
   };
 }

@@ -1,7 +1,15 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type Caller,
+  type CreateFilterRequest,
+  type ListFiltersRequest,
+  type PatchFilterRequest,
+  type FilterIdRequest,
+  type UpdateFilterRequest,
+} from '@crm/contracts';
 import { FiltersService } from './filters.service';
 
 @Controller()
@@ -10,32 +18,32 @@ export class FiltersHandler {
   constructor(private readonly filters: FiltersService) {}
 
   @MessagePattern(Subjects.FiltersList)
-  list(@Payload() request: RpcRequest) {
-    return this.filters.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListFiltersRequest) {
+    return this.filters.list(caller, request);
   }
 
   @MessagePattern(Subjects.FiltersCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.filters.create(request.caller, request.payload), { httpStatus: 201 });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateFilterRequest) {
+    return this.filters.create(caller, request);
   }
 
   @MessagePattern(Subjects.FiltersGet)
-  get(@Payload() request: RpcRequest) {
-    return this.filters.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: FilterIdRequest) {
+    return this.filters.get(caller, request);
   }
 
   @MessagePattern(Subjects.FiltersUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.filters.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateFilterRequest) {
+    return this.filters.update(caller, request);
   }
 
   @MessagePattern(Subjects.FiltersPatch)
-  patch(@Payload() request: RpcRequest) {
-    return this.filters.patch(request.caller, request.payload);
+  patch(@RpcCaller() caller: Caller, @ValidRequest() request: PatchFilterRequest) {
+    return this.filters.patch(caller, request);
   }
 
   @MessagePattern(Subjects.FiltersDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.filters.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: FilterIdRequest) {
+    return this.filters.delete(caller, request);
   }
 }

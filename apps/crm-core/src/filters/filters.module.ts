@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { FiltersHandler } from './filters.handler';
+import { FiltersRepository } from './filters.repository';
 import { FiltersService } from './filters.service';
 
-/** Saved filters; the SQL of a filter for GET /contacts and GET /deals is `savedFilterCondition` (filter-sql.ts). */
-@Module({ controllers: [FiltersHandler], providers: [FiltersService], exports: [FiltersService] })
+/** Saved filters; the SQL a filter stands for on GET /contacts and GET /deals is `savedFilterSql` (filters.repository.ts). */
+@Module({ controllers: [FiltersHandler], providers: [FiltersService, FiltersRepository], exports: [FiltersService] })
 export class FiltersModule {}

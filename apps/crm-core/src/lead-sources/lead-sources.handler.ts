@@ -1,7 +1,15 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type Caller,
+  type CreateLeadSourceRequest,
+  type ListLeadSourcesRequest,
+  type PatchLeadSourceRequest,
+  type LeadSourceIdRequest,
+  type UpdateLeadSourceRequest,
+} from '@crm/contracts';
 import { LeadSourcesService } from './lead-sources.service';
 
 @Controller()
@@ -10,32 +18,32 @@ export class LeadSourcesHandler {
   constructor(private readonly leadSources: LeadSourcesService) {}
 
   @MessagePattern(Subjects.LeadSourcesList)
-  list(@Payload() request: RpcRequest) {
-    return this.leadSources.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListLeadSourcesRequest) {
+    return this.leadSources.list(caller, request);
   }
 
   @MessagePattern(Subjects.LeadSourcesCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.leadSources.create(request.caller, request.payload), { httpStatus: 201 });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateLeadSourceRequest) {
+    return this.leadSources.create(caller, request);
   }
 
   @MessagePattern(Subjects.LeadSourcesGet)
-  get(@Payload() request: RpcRequest) {
-    return this.leadSources.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: LeadSourceIdRequest) {
+    return this.leadSources.get(caller, request);
   }
 
   @MessagePattern(Subjects.LeadSourcesUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.leadSources.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateLeadSourceRequest) {
+    return this.leadSources.update(caller, request);
   }
 
   @MessagePattern(Subjects.LeadSourcesPatch)
-  patch(@Payload() request: RpcRequest) {
-    return this.leadSources.patch(request.caller, request.payload);
+  patch(@RpcCaller() caller: Caller, @ValidRequest() request: PatchLeadSourceRequest) {
+    return this.leadSources.patch(caller, request);
   }
 
   @MessagePattern(Subjects.LeadSourcesDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.leadSources.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: LeadSourceIdRequest) {
+    return this.leadSources.delete(caller, request);
   }
 }

@@ -2,115 +2,104 @@ import { Injectable } from '@nestjs/common';
 import { isId, newId } from '@crm/common';
 import {
   ApiError,
-  CreateLeadSourceRequest,
   ErrorName,
-  LeadSourceIdRequest,
-  ListLeadSourcesRequest,
-  PatchLeadSourceRequest,
-  UpdateLeadSourceRequest,
   pageInfo,
-  parseContract,
   type Caller,
+  type CreateLeadSourceRequest,
+  type LeadSourceIdRequest,
   type LeadSourceReply,
+  type ListLeadSourcesRequest,
   type PageInfo,
+  type PatchLeadSourceRequest,
+  type UpdateLeadSourceRequest,
 } from '@crm/contracts';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
+import type { Db } from '../common/sql';
 import { isUniqueViolation } from '../common/unique-violation';
-import { accountCounts, accountUserIds } from '../summary/contact-counts';
-import { leadSourceCount, leadSourceRow, leadSourceRows, toLeadSourceDto, type LeadSourceRow } from './lead-source.rows';
+import { SummaryService } from '../summary/summary.service';
+import { toLeadSourceDto } from './lead-source.view';
+import { LeadSourcesRepository, type LeadSourceRow } from './lead-sources.repository';
 
 const NAME_INDEX = 'lead_sources_name_uq';
 
 /** Lead sources of an account, with counts aggregated on read. Writes are admin only. */
 @Injectable()
 export class LeadSourcesService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly leadSources: LeadSourcesRepository,
+    private readonly summary: SummaryService,
+  ) {}
 
-  async list(caller: Caller, payload: unknown): Promise<PageInfo & { lead_sources: LeadSourceReply[] }> {
-    const request = parseContract(ListLeadSourcesRequest, payload);
+  async list(caller: Caller, request: ListLeadSourcesRequest): Promise<PageInfo & { lead_sources: LeadSourceReply[] }> {
     const { page, per_page } = request;
-    return this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      const total = await leadSourceCount(m, caller.account_id, request);
-      const rows = await leadSourceRows(m, caller.account_id, per_page, (page - 1) * per_page, request);
-      return { lead_sources: await this.withCounts(m, caller, rows), ...pageInfo(total, page, per_page) };
+    return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
+      const total = await this.leadSources.count(tx, caller.account_id, request);
+      const rows = await this.leadSources.page(tx, caller.account_id, request, page, per_page);
+      return { lead_sources: await this.withCounts(tx, caller, rows), ...pageInfo(total, page, per_page) };
     });
   }
 
-  async get(caller: Caller, payload: unknown): Promise<LeadSourceReply> {
-    const { lead_source_id } = parseContract(LeadSourceIdRequest, payload);
-    return this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      const [reply] = await this.withCounts(m, caller, [await this.find(m, caller.account_id, lead_source_id)]);
+  async get(caller: Caller, { lead_source_id }: LeadSourceIdRequest): Promise<LeadSourceReply> {
+    return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
+      const [reply] = await this.withCounts(tx, caller, [await this.find(tx, caller.account_id, lead_source_id)]);
       return reply;
     });
   }
 
-  async create(caller: Caller, payload: unknown): Promise<LeadSourceReply> {
+  async create(caller: Caller, { text }: CreateLeadSourceRequest): Promise<LeadSourceReply> {
     assertAdmin(caller);
-    const { text } = parseContract(CreateLeadSourceRequest, payload);
     const id = newId();
     return this.unique(() =>
-      this.dataSource.transaction(async (m) => {
-        await m.query(
-          'INSERT INTO crm.lead_sources (id, account_id, text, position) VALUES ($1, $2::varchar, $3, (SELECT coalesce(max(position), -1) + 1 FROM crm.lead_sources WHERE account_id = $2::varchar))',
-          [id, caller.account_id, text],
-        );
-        const [reply] = await this.withCounts(m, caller, [await this.find(m, caller.account_id, id)]);
+      this.dataSource.transaction(async (tx) => {
+        await this.leadSources.insert(tx, caller.account_id, id, text);
+        const [reply] = await this.withCounts(tx, caller, [await this.find(tx, caller.account_id, id)]);
         return reply;
       }),
     );
   }
 
-  async update(caller: Caller, payload: unknown): Promise<LeadSourceReply> {
+  async update(caller: Caller, { lead_source_id, text }: UpdateLeadSourceRequest): Promise<LeadSourceReply> {
     assertAdmin(caller);
-    const { lead_source_id, text } = parseContract(UpdateLeadSourceRequest, payload);
     return this.rename(caller, lead_source_id, text);
   }
 
-  async patch(caller: Caller, payload: unknown): Promise<LeadSourceReply> {
+  async patch(caller: Caller, { lead_source_id, text }: PatchLeadSourceRequest): Promise<LeadSourceReply> {
     assertAdmin(caller);
-    const { lead_source_id, text } = parseContract(PatchLeadSourceRequest, payload);
     return this.rename(caller, lead_source_id, text);
   }
 
   /** Deletes a lead source; its contacts are left without one (their modified_at moves). */
-  async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
+  async delete(caller: Caller, { lead_source_id }: LeadSourceIdRequest): Promise<Record<string, never>> {
     assertAdmin(caller);
-    const { lead_source_id } = parseContract(LeadSourceIdRequest, payload);
-    await this.dataSource.transaction(async (m) => {
-      const source = await this.find(m, caller.account_id, lead_source_id, true);
-      await m.query('UPDATE crm.contacts SET lead_source_id = NULL, modified_at = now() WHERE account_id = $1 AND lead_source_id = $2', [
-        caller.account_id,
-        source.id,
-      ]);
-      await m.query('DELETE FROM crm.lead_sources WHERE id = $1', [source.id]);
+    await this.dataSource.transaction(async (tx) => {
+      const source = await this.find(tx, caller.account_id, lead_source_id, true);
+      await this.leadSources.delete(tx, caller.account_id, source.id);
     });
     return {};
   }
 
   private rename(caller: Caller, leadSourceId: string, text: string | undefined): Promise<LeadSourceReply> {
     return this.unique(() =>
-      this.dataSource.transaction(async (m) => {
-        const current = await this.find(m, caller.account_id, leadSourceId, true);
-        if (text !== undefined && text !== current.text) {
-          await m.query('UPDATE crm.lead_sources SET text = $1, modified_at = now() WHERE id = $2', [text, current.id]);
-        }
-        const [reply] = await this.withCounts(m, caller, [{ ...current, text: text ?? current.text }]);
+      this.dataSource.transaction(async (tx) => {
+        const current = await this.find(tx, caller.account_id, leadSourceId, true);
+        if (text !== undefined && text !== current.text) await this.leadSources.rename(tx, current.id, text);
+        const [reply] = await this.withCounts(tx, caller, [{ ...current, text: text ?? current.text }]);
         return reply;
       }),
     );
   }
 
-  private async withCounts(m: EntityManager, caller: Caller, rows: LeadSourceRow[]): Promise<LeadSourceReply[]> {
+  private async withCounts(db: Db, caller: Caller, rows: LeadSourceRow[]): Promise<LeadSourceReply[]> {
     if (rows.length === 0) return [];
-    const userIds = await accountUserIds(m, caller.account_id);
-    const counts = await accountCounts(m, caller.account_id, caller.user_id);
+    const { userIds, counts } = await this.summary.counts(db, caller);
     return rows.map((row) => ({ lead_source: toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds) }));
   }
 
-  private async find(m: EntityManager, accountId: string, leadSourceId: string, lock = false): Promise<LeadSourceRow> {
+  private async find(db: Db, accountId: string, leadSourceId: string, lock = false): Promise<LeadSourceRow> {
     const id = leadSourceId.toLowerCase();
-    const row = isId(id) ? await leadSourceRow(m, accountId, id, lock) : undefined;
+    const row = isId(id) ? await this.leadSources.find(db, accountId, id, lock) : undefined;
     if (!row) throw ApiError.notFound('Lead source not found');
     return row;
   }

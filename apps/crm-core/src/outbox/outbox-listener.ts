@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { OUTBOX_CHANNEL } from './outbox';
+import { listenForOutboxEvents } from './outbox.repository';
 
 /**
  * LISTENs for committed outbox events on a session of its own and calls `onEvent`; reconnects
@@ -47,7 +47,7 @@ export class OutboxListener {
     client.on('end', lost);
     try {
       await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      await listenForOutboxEvents(client);
       if (this.stopped) {
         await client.end();
         return;

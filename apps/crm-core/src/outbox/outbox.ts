@@ -3,7 +3,11 @@ import { eventsStreamConfig, eventSubject, type DomainEvent, type DomainEventTyp
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import type { Db } from '../common/sql';
+import { claimOutboxBatch, insertOutboxEvent, markOutboxPublished } from './outbox.repository';
+
+export { OUTBOX_CHANNEL } from './outbox.repository';
 
 export interface NewEvent {
   account_id: string;
@@ -15,21 +19,13 @@ export interface NewEvent {
   data: Record<string, unknown>;
 }
 
-/** NOTIFY channel that wakes the relays when an event commits (the notification is sent at commit only). */
-export const OUTBOX_CHANNEL = 'crm_outbox';
-
 /**
- * Writes an event in the caller's transaction: it is relayed if and only if the change commits.
- * The same statement queues a NOTIFY, delivered at commit, so a relay publishes it at once
- * instead of at its next poll.
+ * Writes an event in the caller's transaction: it is relayed if and only if the change commits,
+ * and the relays are woken at commit (see OUTBOX_CHANNEL).
  */
-export async function writeEvent(manager: EntityManager, event: NewEvent): Promise<string> {
+export async function writeEvent(db: Db, event: NewEvent): Promise<string> {
   const id = newId();
-  await manager.query(
-    `WITH written AS (INSERT INTO crm.outbox (event_id, account_id, type, reason, record_id, contact_status_id, data) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING 1)
-     SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM written`,
-    [id, event.account_id, event.type, event.reason, event.record_id, event.contact_status_id ?? null, JSON.stringify(event.data)],
-  );
+  await insertOutboxEvent(db, { event_id: id, ...event, contact_status_id: event.contact_status_id ?? null });
   return id;
 }
 
@@ -47,22 +43,8 @@ export async function ensureEventsStream(nc: NatsConnection, namespace: string):
   }
 }
 
-interface OutboxRow {
-  seq: string;
-  event_id: string;
-  account_id: string;
-  type: DomainEventType;
-  reason: string;
-  record_id: string;
-  contact_status_id: string | null;
-  occurred_at: Date;
-  data: Record<string, unknown>;
-}
-
 /** Rows relayed per batch. */
 const BATCH = 100;
-/** Advisory lock held by the relay that is publishing (one at a time keeps the stream in outbox order). */
-const RELAY_LOCK = 0x6f757462; // "outb"
 
 /**
  * Relays outbox rows to JetStream in order, at least once: one relay publishes at a time (a
@@ -89,14 +71,8 @@ export class OutboxRelay {
 
   /** Relays one batch; returns how many events were published (0 also when another relay is at it). */
   async relayBatch(limit = BATCH): Promise<number> {
-    return this.dataSource.transaction(async (m) => {
-      // The relay lock and the batch in one round trip: no rows when another relay holds the lock.
-      const rows: OutboxRow[] = await m.query(
-        `WITH relay AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($2) AS locked)
-         SELECT o.seq, o.event_id, o.account_id, o.type, o.reason, o.record_id, o.contact_status_id, o.occurred_at, o.data
-         FROM crm.outbox o, relay WHERE relay.locked AND o.published_at IS NULL ORDER BY o.seq LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
-        [limit, RELAY_LOCK],
-      );
+    return this.dataSource.transaction(async (tx) => {
+      const rows = await claimOutboxBatch(tx, limit);
       const acks = await Promise.allSettled(
         rows.map((row) => {
           const event: DomainEvent = {
@@ -115,7 +91,7 @@ export class OutboxRelay {
       // Only the rows before the first failure count as sent: the rest go again, in order, with the next batch.
       const failed = acks.findIndex((a) => a.status === 'rejected');
       const sent = rows.slice(0, failed < 0 ? rows.length : failed).map((r) => r.seq);
-      if (sent.length > 0) await m.query('UPDATE crm.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [sent]);
+      if (sent.length > 0) await markOutboxPublished(tx, sent);
       if (failed >= 0 && sent.length === 0) throw (acks[failed] as PromiseRejectedResult).reason;
       return sent.length;
     });

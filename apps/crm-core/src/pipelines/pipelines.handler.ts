@@ -1,7 +1,7 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import { Subjects, type Caller, type ListCallResultsRequest, type ListPipelinesRequest, type PipelineIdRequest } from '@crm/contracts';
 import { PipelinesService } from './pipelines.service';
 
 @Controller()
@@ -10,17 +10,17 @@ export class PipelinesHandler {
   constructor(private readonly pipelines: PipelinesService) {}
 
   @MessagePattern(Subjects.PipelinesList)
-  list(@Payload() request: RpcRequest) {
-    return this.pipelines.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListPipelinesRequest) {
+    return this.pipelines.list(caller, request);
   }
 
   @MessagePattern(Subjects.PipelinesGet)
-  get(@Payload() request: RpcRequest) {
-    return this.pipelines.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: PipelineIdRequest) {
+    return this.pipelines.get(caller, request);
   }
 
   @MessagePattern(Subjects.CallResultsList)
-  callResults(@Payload() request: RpcRequest) {
-    return this.pipelines.callResults(request.caller, request.payload);
+  callResults(@RpcCaller() caller: Caller, @ValidRequest() request: ListCallResultsRequest) {
+    return this.pipelines.callResults(caller, request);
   }
 }

@@ -1,7 +1,16 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type Caller,
+  type CreatePredefinedActionGroupRequest,
+  type CreatePredefinedActionRequest,
+  type ListPredefinedActionGroupsRequest,
+  type ListPredefinedActionsRequest,
+  type PredefinedActionGroupIdRequest,
+  type PredefinedActionIdRequest,
+} from '@crm/contracts';
 import { PredefinedActionsService } from './predefined-actions.service';
 
 @Controller()
@@ -10,42 +19,42 @@ export class PredefinedActionsHandler {
   constructor(private readonly service: PredefinedActionsService) {}
 
   @MessagePattern(Subjects.PredefinedActionsList)
-  list(@Payload() r: RpcRequest) {
-    return this.service.list(r.caller, r.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListPredefinedActionsRequest) {
+    return this.service.list(caller, request);
   }
 
   @MessagePattern(Subjects.PredefinedActionsCreate)
-  create(@Payload() r: RpcRequest) {
-    return this.service.create(r.caller, r.payload);
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreatePredefinedActionRequest) {
+    return this.service.create(caller, request);
   }
 
   @MessagePattern(Subjects.PredefinedActionsGet)
-  get(@Payload() r: RpcRequest) {
-    return this.service.get(r.caller, r.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: PredefinedActionIdRequest) {
+    return this.service.get(caller, request);
   }
 
   @MessagePattern(Subjects.PredefinedActionsDelete)
-  delete(@Payload() r: RpcRequest) {
-    return this.service.delete(r.caller, r.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: PredefinedActionIdRequest) {
+    return this.service.delete(caller, request);
   }
 
   @MessagePattern(Subjects.PredefinedActionGroupsList)
-  listGroups(@Payload() r: RpcRequest) {
-    return this.service.listGroups(r.caller, r.payload);
+  listGroups(@RpcCaller() caller: Caller, @ValidRequest() request: ListPredefinedActionGroupsRequest) {
+    return this.service.listGroups(caller, request);
   }
 
   @MessagePattern(Subjects.PredefinedActionGroupsCreate)
-  createGroup(@Payload() r: RpcRequest) {
-    return this.service.createGroup(r.caller, r.payload);
+  createGroup(@RpcCaller() caller: Caller, @ValidRequest() request: CreatePredefinedActionGroupRequest) {
+    return this.service.createGroup(caller, request);
   }
 
   @MessagePattern(Subjects.PredefinedActionGroupsGet)
-  getGroup(@Payload() r: RpcRequest) {
-    return this.service.getGroup(r.caller, r.payload);
+  getGroup(@RpcCaller() caller: Caller, @ValidRequest() request: PredefinedActionGroupIdRequest) {
+    return this.service.getGroup(caller, request);
   }
 
   @MessagePattern(Subjects.PredefinedActionGroupsDelete)
-  deleteGroup(@Payload() r: RpcRequest) {
-    return this.service.deleteGroup(r.caller, r.payload);
+  deleteGroup(@RpcCaller() caller: Caller, @ValidRequest() request: PredefinedActionGroupIdRequest) {
+    return this.service.deleteGroup(caller, request);
   }
 }

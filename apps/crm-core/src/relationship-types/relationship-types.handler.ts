@@ -1,7 +1,14 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type Caller,
+  type CreateRelationshipTypeRequest,
+  type ListRelationshipTypesRequest,
+  type RelationshipTypeIdRequest,
+  type UpdateRelationshipTypeRequest,
+} from '@crm/contracts';
 import { RelationshipTypesService } from './relationship-types.service';
 
 @Controller()
@@ -10,27 +17,27 @@ export class RelationshipTypesHandler {
   constructor(private readonly types: RelationshipTypesService) {}
 
   @MessagePattern(Subjects.RelationshipTypesList)
-  list(@Payload() request: RpcRequest) {
-    return this.types.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListRelationshipTypesRequest) {
+    return this.types.list(caller, request);
   }
 
   @MessagePattern(Subjects.RelationshipTypesCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.types.create(request.caller, request.payload), { httpStatus: 201 });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateRelationshipTypeRequest) {
+    return this.types.create(caller, request);
   }
 
   @MessagePattern(Subjects.RelationshipTypesGet)
-  get(@Payload() request: RpcRequest) {
-    return this.types.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: RelationshipTypeIdRequest) {
+    return this.types.get(caller, request);
   }
 
   @MessagePattern(Subjects.RelationshipTypesUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.types.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateRelationshipTypeRequest) {
+    return this.types.update(caller, request);
   }
 
   @MessagePattern(Subjects.RelationshipTypesDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.types.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: RelationshipTypeIdRequest) {
+    return this.types.delete(caller, request);
   }
 }

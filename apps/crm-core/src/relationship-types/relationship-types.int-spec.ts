@@ -1,6 +1,12 @@
 import 'reflect-metadata';
 import { newId } from '@crm/common';
-import { ErrorName, type Caller, type ProvisionAccountMessage } from '@crm/contracts';
+import {
+  CreateRelationshipTypeRequest,
+  ErrorName,
+  RelationshipTypeIdRequest,
+  type Caller,
+  type ProvisionAccountMessage,
+} from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { createTestDatabase, type TestDatabase } from '@crm/testing';
 import type { DataSource } from 'typeorm';
@@ -8,6 +14,8 @@ import { AccountsRepository } from '../accounts/accounts.repository';
 import { AccountsService } from '../accounts/accounts.service';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
+import { withContracts, type RawPayloadCalls } from '../account-config/with-contracts';
+import { RelationshipTypesRepository } from './relationship-types.repository';
 import { RelationshipTypesService } from './relationship-types.service';
 
 function provisionMessage(name: string): ProvisionAccountMessage {
@@ -28,7 +36,7 @@ function provisionMessage(name: string): ProvisionAccountMessage {
 describe('relationship types (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
-  let types: RelationshipTypesService;
+  let types: RawPayloadCalls<RelationshipTypesService, 'create' | 'delete'>;
   let acme: Caller;
   let other: Caller;
 
@@ -43,7 +51,10 @@ describe('relationship types (real PostgreSQL)', () => {
     await accounts.provision(b);
     acme = { account_id: a.account.id, user_id: a.admin.id, role: 'admin', auth_method: 'api_key', scopes: ['crm'] };
     other = { account_id: b.account.id, user_id: b.admin.id, role: 'admin', auth_method: 'api_key', scopes: ['crm'] };
-    types = new RelationshipTypesService(dataSource);
+    types = withContracts(new RelationshipTypesService(dataSource, new RelationshipTypesRepository()), {
+      create: CreateRelationshipTypeRequest,
+      delete: RelationshipTypeIdRequest,
+    });
   });
 
   afterAll(async () => {

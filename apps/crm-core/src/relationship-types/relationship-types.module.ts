@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { PredefinedActionsHandler } from '../predefined-actions/predefined-actions.handler';
-import { PredefinedActionsService } from '../predefined-actions/predefined-actions.service';
 import { RelationshipTypesHandler } from './relationship-types.handler';
+import { RelationshipTypesRepository } from './relationship-types.repository';
 import { RelationshipTypesService } from './relationship-types.service';
 
-/** Relationship types and predefined actions (issue 4); relationships between contacts arrive with contacts. */
 @Module({
-  controllers: [RelationshipTypesHandler, PredefinedActionsHandler],
-  providers: [RelationshipTypesService, PredefinedActionsService],
+  controllers: [RelationshipTypesHandler],
+  providers: [RelationshipTypesService, RelationshipTypesRepository],
+  exports: [RelationshipTypesService],
 })
 export class RelationshipTypesModule {}

@@ -2,155 +2,93 @@ import { Injectable } from '@nestjs/common';
 import { isId, newId } from '@crm/common';
 import {
   ApiError,
-  CreateRelationshipTypeRequest,
   ErrorName,
-  ListRelationshipTypesRequest,
   pageInfo,
-  parseContract,
-  RelationshipTypeIdRequest,
-  UpdateRelationshipTypeRequest,
   type Caller,
+  type CreateRelationshipTypeRequest,
   type ListRelationshipTypesReply,
-  type RelationshipTypeDto,
+  type ListRelationshipTypesRequest,
+  type RelationshipTypeIdRequest,
   type RelationshipTypeReply,
+  type UpdateRelationshipTypeRequest,
 } from '@crm/contracts';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
+import type { Db } from '../common/sql';
 import { isUniqueViolation } from '../common/unique-violation';
-import { accountTimeWhere } from '../records/time-filters';
+import { checkNewVariants, checkVariantRenames } from './relationship-type.rules';
+import { toRelationshipTypeDto } from './relationship-type.view';
+import { RelationshipTypesRepository, type RelationshipTypeRow } from './relationship-types.repository';
 
 const VARIANT_NAME_INDEX = 'relationship_variants_name_uq';
-
-interface TypeRow {
-  id: string;
-  symmetrical: boolean;
-  created_at: Date;
-  modified_at: Date;
-  variants: Array<{ id: string; name: string }>;
-}
 
 /** Relationship types of an account (decisions.md "Configuration and users"). */
 @Injectable()
 export class RelationshipTypesService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly types: RelationshipTypesRepository,
+  ) {}
 
-  async list(caller: Caller, payload: unknown): Promise<ListRelationshipTypesReply> {
-    const request = parseContract(ListRelationshipTypesRequest, payload);
+  async list(caller: Caller, request: ListRelationshipTypesRequest): Promise<ListRelationshipTypesReply> {
     const { page, per_page } = request;
-    const { where, params } = accountTimeWhere(caller.account_id, request, 't');
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM crm.relationship_types t WHERE ${where}`, params);
-    const n = params.length;
-    const rows = await this.select(this.dataSource.manager, `WHERE ${where} ORDER BY t.created_at, t.id LIMIT $${n + 1} OFFSET $${n + 2}`, [
-      ...params,
-      per_page,
-      (page - 1) * per_page,
-    ]);
-    return { relationship_types: rows.map((row) => ({ relationship_type: toDto(row) })), ...pageInfo(total, page, per_page) };
+    const db = this.dataSource.manager;
+    const total = await this.types.count(db, caller.account_id, request);
+    const rows = await this.types.page(db, caller.account_id, request, page, per_page);
+    return {
+      relationship_types: rows.map((row) => ({ relationship_type: toRelationshipTypeDto(row) })),
+      ...pageInfo(total, page, per_page),
+    };
   }
 
-  async get(caller: Caller, payload: unknown): Promise<RelationshipTypeReply> {
-    const { relationship_type_id: id } = parseContract(RelationshipTypeIdRequest, payload);
-    return { relationship_type: toDto(await this.find(this.dataSource.manager, caller.account_id, id)) };
+  async get(caller: Caller, { relationship_type_id }: RelationshipTypeIdRequest): Promise<RelationshipTypeReply> {
+    return { relationship_type: toRelationshipTypeDto(await this.find(this.dataSource.manager, caller.account_id, relationship_type_id)) };
   }
 
-  async create(caller: Caller, payload: unknown): Promise<RelationshipTypeReply> {
+  async create(caller: Caller, { variants }: CreateRelationshipTypeRequest): Promise<RelationshipTypeReply> {
     assertAdmin(caller);
-    const { variants } = parseContract(CreateRelationshipTypeRequest, payload);
-    if (variants.length === 2 && variants[0].name.toLowerCase() === variants[1].name.toLowerCase()) {
-      throw ApiError.invalid({ variants: 'a directional type needs two different labels; use one variant for a symmetrical type' });
-    }
+    checkNewVariants(variants);
     const id = newId();
     await this.unique(() =>
-      this.dataSource.transaction(async (m) => {
-        await m.query('INSERT INTO crm.relationship_types (id, account_id, symmetrical) VALUES ($1, $2, $3)', [
-          id,
+      this.dataSource.transaction((tx) =>
+        this.types.insert(
+          tx,
           caller.account_id,
-          variants.length === 1,
-        ]);
-        for (const [position, variant] of variants.entries()) {
-          await m.query(
-            'INSERT INTO crm.relationship_variants (id, account_id, relationship_type_id, position, name) VALUES ($1, $2, $3, $4, $5)',
-            [newId(), caller.account_id, id, position, variant.name],
-          );
-        }
-      }),
+          id,
+          variants.map((v) => v.name),
+        ),
+      ),
     );
-    return { relationship_type: toDto(await this.find(this.dataSource.manager, caller.account_id, id)) };
+    return { relationship_type: toRelationshipTypeDto(await this.find(this.dataSource.manager, caller.account_id, id)) };
   }
 
   /** Renames the complete variant set; adding, removing or switching kinds is refused. */
-  async update(caller: Caller, payload: unknown): Promise<RelationshipTypeReply> {
+  async update(caller: Caller, request: UpdateRelationshipTypeRequest): Promise<RelationshipTypeReply> {
     assertAdmin(caller);
-    const request = parseContract(UpdateRelationshipTypeRequest, payload);
     return this.unique(() =>
-      this.dataSource.transaction(async (m) => {
-        const current = await this.find(m, caller.account_id, request.relationship_type_id, true);
-        const existing = new Set(current.variants.map((v) => v.id));
-        const sent = request.variants.map((v) => v.id.toLowerCase());
-        if (new Set(sent).size !== sent.length) throw ApiError.invalid({ variants: 'each variant id may appear only once' });
-        const unknown = sent.filter((id) => !existing.has(id));
-        if (unknown.length > 0) throw ApiError.invalid({ variants: `unknown variant id(s) of this type: ${unknown.join(', ')}` });
-        if (sent.length !== existing.size) {
-          throw ApiError.invalid({
-            variants: current.symmetrical
-              ? 'a symmetrical type has exactly one variant; it cannot become directional'
-              : 'a directional type has exactly two variants; list both, none can be removed',
-          });
-        }
-        if (sent.length === 2 && request.variants[0].name.toLowerCase() === request.variants[1].name.toLowerCase()) {
-          throw ApiError.invalid({ variants: 'the two labels of a directional type must differ' });
-        }
-        const changed = request.variants.filter((v) => current.variants.find((c) => c.id === v.id.toLowerCase())?.name !== v.name);
-        if (changed.length > 0) {
-          // Free the old names first, so two variants can swap labels.
-          await m.query('UPDATE crm.relationship_variants SET name = id WHERE relationship_type_id = $1', [current.id]);
-          for (const variant of request.variants) {
-            await m.query('UPDATE crm.relationship_variants SET name = $1 WHERE id = $2 AND relationship_type_id = $3', [
-              variant.name,
-              variant.id.toLowerCase(),
-              current.id,
-            ]);
-          }
-          await m.query('UPDATE crm.relationship_types SET modified_at = now() WHERE id = $1', [current.id]);
-        }
-        return { relationship_type: toDto(await this.find(m, caller.account_id, current.id)) };
+      this.dataSource.transaction(async (tx) => {
+        const current = await this.find(tx, caller.account_id, request.relationship_type_id, true);
+        const { variants, changed } = checkVariantRenames(current, request.variants);
+        if (changed) await this.types.renameVariants(tx, current.id, variants);
+        return { relationship_type: toRelationshipTypeDto(await this.find(tx, caller.account_id, current.id)) };
       }),
     );
   }
 
   /** Deletes the type and, through the foreign keys, every relationship using it, permanently. */
-  async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
+  async delete(caller: Caller, { relationship_type_id }: RelationshipTypeIdRequest): Promise<Record<string, never>> {
     assertAdmin(caller);
-    const { relationship_type_id: id } = parseContract(RelationshipTypeIdRequest, payload);
-    const normalized = id.toLowerCase();
-    // A CTE, so the driver returns the deleted rows (a bare DELETE ... RETURNING answers [rows, count]).
-    const result: unknown[] = isId(normalized)
-      ? await this.dataSource.query(
-          'WITH gone AS (DELETE FROM crm.relationship_types WHERE id = $1 AND account_id = $2 RETURNING id) SELECT id FROM gone',
-          [normalized, caller.account_id],
-        )
-      : [];
-    if (result.length === 0) throw ApiError.notFound('Relationship type not found');
+    const id = relationship_type_id.toLowerCase();
+    if (!isId(id) || !(await this.types.delete(this.dataSource.manager, caller.account_id, id)))
+      throw ApiError.notFound('Relationship type not found');
     return {};
   }
 
-  private async find(m: EntityManager, accountId: string, id: string, lock = false): Promise<TypeRow> {
+  private async find(db: Db, accountId: string, id: string, lock = false): Promise<RelationshipTypeRow> {
     const normalized = id.toLowerCase();
-    if (!isId(normalized)) throw ApiError.notFound('Relationship type not found');
-    if (lock) await m.query('SELECT 1 FROM crm.relationship_types WHERE id = $1 AND account_id = $2 FOR UPDATE', [normalized, accountId]);
-    const [row] = await this.select(m, 'WHERE t.id = $1 AND t.account_id = $2', [normalized, accountId]);
+    const row = isId(normalized) ? await this.types.find(db, accountId, normalized, lock) : undefined;
     if (!row) throw ApiError.notFound('Relationship type not found');
     return row;
-  }
-
-  private select(m: EntityManager, where: string, params: unknown[]): Promise<TypeRow[]> {
-    return m.query(
-      `SELECT t.id, t.symmetrical, t.created_at, t.modified_at,
-              coalesce((SELECT json_agg(json_build_object('id', v.id, 'name', v.name) ORDER BY v.position)
-                        FROM crm.relationship_variants v WHERE v.relationship_type_id = t.id), '[]'::json) AS variants
-       FROM crm.relationship_types t ${where}`,
-      params,
-    );
   }
 
   private async unique<T>(fn: () => Promise<T>): Promise<T> {
@@ -164,14 +102,4 @@ export class RelationshipTypesService {
       throw error;
     }
   }
-}
-
-function toDto(row: TypeRow): RelationshipTypeDto {
-  return {
-    id: row.id,
-    symmetrical: row.symmetrical,
-    relationship_variants: row.variants,
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
-  };
 }

@@ -1,7 +1,15 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type Caller,
+  type CreateStatusRequest,
+  type ListStatusesRequest,
+  type PatchStatusRequest,
+  type StatusIdRequest,
+  type UpdateStatusRequest,
+} from '@crm/contracts';
 import { StatusesService } from './statuses.service';
 
 @Controller()
@@ -10,32 +18,32 @@ export class StatusesHandler {
   constructor(private readonly statuses: StatusesService) {}
 
   @MessagePattern(Subjects.StatusesList)
-  list(@Payload() request: RpcRequest) {
-    return this.statuses.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListStatusesRequest) {
+    return this.statuses.list(caller, request);
   }
 
   @MessagePattern(Subjects.StatusesCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.statuses.create(request.caller, request.payload), { httpStatus: 201 });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateStatusRequest) {
+    return this.statuses.create(caller, request);
   }
 
   @MessagePattern(Subjects.StatusesGet)
-  get(@Payload() request: RpcRequest) {
-    return this.statuses.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: StatusIdRequest) {
+    return this.statuses.get(caller, request);
   }
 
   @MessagePattern(Subjects.StatusesUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.statuses.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateStatusRequest) {
+    return this.statuses.update(caller, request);
   }
 
   @MessagePattern(Subjects.StatusesPatch)
-  patch(@Payload() request: RpcRequest) {
-    return this.statuses.patch(request.caller, request.payload);
+  patch(@RpcCaller() caller: Caller, @ValidRequest() request: PatchStatusRequest) {
+    return this.statuses.patch(caller, request);
   }
 
   @MessagePattern(Subjects.StatusesDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.statuses.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: StatusIdRequest) {
+    return this.statuses.delete(caller, request);
   }
 }

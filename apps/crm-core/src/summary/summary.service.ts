@@ -1,16 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller, SummaryBlocksDto } from '@crm/contracts';
-import type { EntityManager } from 'typeorm';
-import { leadSourceRows, toLeadSourceDto } from '../lead-sources/lead-source.rows';
-import { statusRows, toStatusDto } from '../statuses/status.rows';
-import { systemTags, tagRows, toTagDto } from '../tags/tag.rows';
-import { accountCounts, accountUserIds, streamCounts, tagCounts, teamCounts } from './contact-counts';
+import type { Db } from '../common/sql';
+import { toLeadSourceDto } from '../lead-sources/lead-source.view';
+import { toStatusDto } from '../statuses/status.view';
+import { systemTags, toTagDto } from '../tags/tag.view';
+import { accountCountsOf, streamCountsOf, tagCountsOf, teamCounts, type AccountCounts, type GroupCounts } from './counts';
+import { SummaryRepository } from './summary.repository';
 
 /** The five top-level summary blocks, counted after the change (decisions.md "Paging and lists"). */
 export type SummaryBlocks = SummaryBlocksDto;
 
+/** The account's contact counts as the caller sees them, with the user ids its team counts list. */
+export interface CallerCounts {
+  userIds: string[];
+  counts: AccountCounts;
+}
+
 /**
- * Builds the summary blocks for the caller's account. Call it with the manager of the
+ * Counts of the account's contacts and the summary blocks. Call with the executor of the
  * transaction that made the change (after the change), so the counts include it.
  *
  * A handful of grouped queries whatever the account's size: one scan of the contacts grouped by
@@ -19,15 +26,29 @@ export type SummaryBlocks = SummaryBlocksDto;
  */
 @Injectable()
 export class SummaryService {
-  async blocks(m: EntityManager, caller: Caller): Promise<SummaryBlocks> {
+  // The default keeps `new SummaryService()` working in tests: the repository holds no state.
+  constructor(private readonly repository: SummaryRepository = new SummaryRepository()) {}
+
+  /** Counts per status, lead source and overall (with system tags), and the account's users. */
+  async counts(db: Db, caller: Caller): Promise<CallerCounts> {
+    const userIds = await this.repository.userIds(db, caller.account_id);
+    const counts = accountCountsOf(await this.repository.contactGroups(db, caller.account_id, caller.user_id));
+    return { userIds, counts };
+  }
+
+  /** Counts per tag id, with the caller's action stream. */
+  async tagCounts(db: Db, caller: Caller): Promise<Map<string, GroupCounts>> {
+    return tagCountsOf(await this.repository.tagGroups(db, caller.account_id, caller.user_id));
+  }
+
+  async blocks(db: Db, caller: Caller): Promise<SummaryBlocks> {
     const accountId = caller.account_id;
-    const userIds = await accountUserIds(m, accountId);
-    const counts = await accountCounts(m, accountId, caller.user_id);
-    const byTag = await tagCounts(m, accountId, caller.user_id);
-    const stream = await streamCounts(m, accountId);
-    const statuses = await statusRows(m, accountId);
-    const leadSources = await leadSourceRows(m, accountId);
-    const tags = await tagRows(m, accountId);
+    const { userIds, counts } = await this.counts(db, caller);
+    const byTag = await this.tagCounts(db, caller);
+    const stream = streamCountsOf(await this.repository.streamGroups(db, accountId));
+    const statuses = await this.repository.statuses(db, accountId);
+    const leadSources = await this.repository.leadSources(db, accountId);
+    const tags = await this.repository.tags(db, accountId);
     return {
       lead_sources: leadSources.map((row) => ({ lead_source: toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds) })),
       statuses: statuses.map((row) => ({ status: toStatusDto(row, counts.byStatus.get(row.id), userIds) })),

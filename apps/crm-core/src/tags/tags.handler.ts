@@ -1,7 +1,7 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import { Subjects, type Caller, type ListTagsRequest, type TagNameRequest } from '@crm/contracts';
 import { TagsService } from './tags.service';
 
 @Controller()
@@ -10,12 +10,12 @@ export class TagsHandler {
   constructor(private readonly tags: TagsService) {}
 
   @MessagePattern(Subjects.TagsList)
-  list(@Payload() request: RpcRequest) {
-    return this.tags.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListTagsRequest) {
+    return this.tags.list(caller, request);
   }
 
   @MessagePattern(Subjects.TagsDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.tags.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: TagNameRequest) {
+    return this.tags.delete(caller, request);
   }
 }

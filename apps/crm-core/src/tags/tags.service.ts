@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, ListTagsRequest, TagNameRequest, pageInfo, parseContract, type Caller, type ListTagsReply } from '@crm/contracts';
+import { ApiError, pageInfo, type Caller, type ListTagsReply, type ListTagsRequest, type TagNameRequest } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
-import { accountCounts, tagCounts } from '../summary/contact-counts';
-import { systemTags, tagCount, tagRows, toTagDto } from './tag.rows';
+import { SummaryService } from '../summary/summary.service';
+import { systemTags, toTagDto } from './tag.view';
+import { TagsRepository } from './tags.repository';
 
 /**
  * Tags of an account: made by assigning them to contacts (the contacts module), listed here with
@@ -11,16 +12,19 @@ import { systemTags, tagCount, tagRows, toTagDto } from './tag.rows';
  */
 @Injectable()
 export class TagsService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tags: TagsRepository,
+    private readonly summary: SummaryService,
+  ) {}
 
-  async list(caller: Caller, payload: unknown): Promise<ListTagsReply> {
-    const request = parseContract(ListTagsRequest, payload);
+  async list(caller: Caller, request: ListTagsRequest): Promise<ListTagsReply> {
     const { page, per_page } = request;
-    return this.dataSource.transaction('REPEATABLE READ', async (m) => {
-      const total = await tagCount(m, caller.account_id, request);
-      const rows = await tagRows(m, caller.account_id, per_page, (page - 1) * per_page, request);
-      const byTag = await tagCounts(m, caller.account_id, caller.user_id);
-      const counts = await accountCounts(m, caller.account_id, caller.user_id);
+    return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
+      const total = await this.tags.count(tx, caller.account_id, request);
+      const rows = await this.tags.page(tx, caller.account_id, request, page, per_page);
+      const byTag = await this.summary.tagCounts(tx, caller);
+      const { counts } = await this.summary.counts(tx, caller);
       return {
         tags: rows.map((row) => toTagDto(row.name, byTag.get(row.id))),
         system_tags: systemTags(counts),
@@ -30,24 +34,12 @@ export class TagsService {
   }
 
   /** Removes the tag (matched in any letter case) from every contact and from companies' synced tags. */
-  async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
+  async delete(caller: Caller, { tag_name }: TagNameRequest): Promise<Record<string, never>> {
     assertAdmin(caller);
-    const { tag_name } = parseContract(TagNameRequest, payload);
-    await this.dataSource.transaction(async (m) => {
-      const [tag]: Array<{ id: string; name: string }> = await m.query(
-        'SELECT id, name FROM crm.tags WHERE account_id = $1 AND lower(name) = lower($2) FOR UPDATE',
-        [caller.account_id, tag_name.trim()],
-      );
+    await this.dataSource.transaction(async (tx) => {
+      const tag = await this.tags.findByNameForUpdate(tx, caller.account_id, tag_name.trim());
       if (!tag) throw ApiError.notFound('Tag not found');
-      await m.query(
-        'UPDATE crm.contacts SET modified_at = now() WHERE id IN (SELECT contact_id FROM crm.contact_tags WHERE tag_id = $1) AND account_id = $2',
-        [tag.id, caller.account_id],
-      );
-      await m.query(
-        'UPDATE crm.companies SET synced_tags = ARRAY(SELECT t FROM unnest(synced_tags) t WHERE lower(t) <> lower($2)), modified_at = now() WHERE account_id = $1 AND EXISTS (SELECT 1 FROM unnest(synced_tags) t WHERE lower(t) = lower($2))',
-        [caller.account_id, tag.name],
-      );
-      await m.query('DELETE FROM crm.tags WHERE id = $1', [tag.id]);
+      await this.tags.delete(tx, caller.account_id, tag);
     });
     return {};
   }

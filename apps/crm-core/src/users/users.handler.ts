@@ -1,7 +1,7 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor } from '@crm/messaging';
-import { Subjects, type GetUserReply, type ListUsersReply, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import { Subjects, type Caller, type GetUserReply, type GetUserRequest, type ListUsersReply, type ListUsersRequest } from '@crm/contracts';
 import { UsersService } from './users.service';
 
 @Controller()
@@ -10,12 +10,12 @@ export class UsersHandler {
   constructor(private readonly users: UsersService) {}
 
   @MessagePattern(Subjects.UsersGet)
-  get(@Payload() request: RpcRequest): Promise<GetUserReply> {
-    return this.users.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: GetUserRequest): Promise<GetUserReply> {
+    return this.users.get(caller, request);
   }
 
   @MessagePattern(Subjects.UsersList)
-  list(@Payload() request: RpcRequest): Promise<ListUsersReply> {
-    return this.users.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListUsersRequest): Promise<ListUsersReply> {
+    return this.users.list(caller, request);
   }
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { newId } from '@crm/common';
-import { ApiError, type Caller, type ProvisionAccountMessage } from '@crm/contracts';
+import { ApiError, GetUserRequest, ListUsersRequest, ProvisionAccountMessage, parseContract, type Caller } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { createTestDatabase, type TestDatabase } from '@crm/testing';
 import type { DataSource } from 'typeorm';
@@ -10,6 +10,7 @@ import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
+import { withContracts } from '../account-config/with-contracts';
 
 function provisionMessage(name: string): ProvisionAccountMessage {
   return {
@@ -34,11 +35,13 @@ const callerOf = (m: ProvisionAccountMessage): Caller => ({
   scopes: ['crm'],
 });
 
+const parsedUsers = (service: UsersService) => withContracts(service, { get: GetUserRequest, list: ListUsersRequest });
+
 describe('crm-core users and account provisioning (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let accounts: AccountsService;
-  let users: UsersService;
+  let users: ReturnType<typeof parsedUsers>;
 
   beforeAll(async () => {
     db = await createTestDatabase('crm_users');
@@ -46,7 +49,7 @@ describe('crm-core users and account provisioning (real PostgreSQL)', () => {
     dataSource = crmDataSource(config);
     await runMigrations(dataSource);
     accounts = new AccountsService(new AccountsRepository(dataSource), config);
-    users = new UsersService(new UsersRepository(dataSource));
+    users = parsedUsers(new UsersService(dataSource, new UsersRepository()));
   });
 
   afterAll(async () => {
@@ -80,10 +83,10 @@ describe('crm-core users and account provisioning (real PostgreSQL)', () => {
   it('rejects an invalid provisioning message with field errors', async () => {
     const message = provisionMessage('Broken');
     (message.admin as { email: string }).email = 'not-an-email';
-    await expect(accounts.provision(message)).rejects.toMatchObject({
-      errorName: 'invalid_request_data',
-      errors: { 'admin.email': expect.any(String) },
-    });
+    // The handler parses the message (the service takes it typed).
+    expect(() => parseContract(ProvisionAccountMessage, message)).toThrow(
+      expect.objectContaining({ errorName: 'invalid_request_data', errors: { 'admin.email': expect.any(String) } }),
+    );
   });
 
   it("never shows another account's user, and hides private fields of other users", async () => {

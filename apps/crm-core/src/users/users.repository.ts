@@ -1,31 +1,50 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type Repository } from 'typeorm';
-import { timeConditionsNamed, type TimeFilterInput } from '../records/time-filters';
-import { UserEntity } from './entities/user.entity';
+import { accountTimeWhere, many, maybeOne, one, pageLimit, sql, type Db, type TimeFilterInput } from '../common/sql';
+
+/** crm.users: the CRM user profile (credentials live in the auth schema). */
+export interface UserRow {
+  id: string;
+  account_id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  role: 'admin' | 'user';
+  account_rights: string[];
+  permissions: string[];
+  company_name: string;
+  photo_url: string;
+  country_code: string;
+  bcc_email: string;
+  google_contacts_email: string;
+  created_at: Date;
+  modified_at: Date;
+}
+
+const COLUMNS = sql.raw(
+  'u.id, u.account_id, u.first_name, u.last_name, u.email, u.role, u.account_rights, u.permissions, u.company_name, u.photo_url, u.country_code, u.bcc_email, u.google_contacts_email, u.created_at, u.modified_at',
+);
 
 /** Every query is scoped by account: another account's user is simply not found. */
 @Injectable()
 export class UsersRepository {
-  private readonly repo: Repository<UserEntity>;
-
-  constructor(dataSource: DataSource) {
-    this.repo = dataSource.getRepository(UserEntity);
-  }
-
-  findInAccount(accountId: string, userId: string): Promise<UserEntity | null> {
-    return this.repo.findOneBy({ accountId, id: userId });
+  find(db: Db, accountId: string, userId: string): Promise<UserRow | undefined> {
+    return maybeOne(db, sql`SELECT ${COLUMNS} FROM crm.users u WHERE u.account_id = ${accountId} AND u.id = ${userId}`, { prepare: true });
   }
 
   /** One page by name; `time`: the common time filters (decisions.md "Paging and lists"). */
-  async pageInAccount(accountId: string, page: number, perPage: number, time: TimeFilterInput = {}): Promise<[UserEntity[], number]> {
-    const { conditions, parameters } = timeConditionsNamed(time, 'u');
-    const builder = this.repo.createQueryBuilder('u').where('u.account_id = :accountId', { accountId });
-    for (const condition of conditions) builder.andWhere(condition);
-    return builder
-      .setParameters(parameters)
-      .orderBy({ 'u.lastName': 'ASC', 'u.firstName': 'ASC', 'u.id': 'ASC' })
-      .skip((page - 1) * perPage)
-      .take(perPage)
-      .getManyAndCount();
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<UserRow[]> {
+    return many(
+      db,
+      sql`SELECT ${COLUMNS} FROM crm.users u WHERE ${accountTimeWhere(accountId, time, 'u')}
+          ORDER BY u.last_name, u.first_name, u.id ${pageLimit(page, perPage)}`,
+    );
+  }
+
+  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
+    const row = await one<{ total: number }>(
+      db,
+      sql`SELECT count(*)::int AS total FROM crm.users u WHERE ${accountTimeWhere(accountId, time, 'u')}`,
+    );
+    return row.total;
   }
 }

@@ -2,57 +2,36 @@ import { Injectable } from '@nestjs/common';
 import { isId } from '@crm/common';
 import {
   ApiError,
-  GetUserRequest,
-  ListUsersRequest,
   pageInfo,
-  parseContract,
-  type AccountRight,
   type Caller,
   type GetUserReply,
+  type GetUserRequest,
   type ListUsersReply,
-  type UserDto,
-  type UserPermission,
+  type ListUsersRequest,
 } from '@crm/contracts';
-import type { UserEntity } from './entities/user.entity';
+import { DataSource } from 'typeorm';
+import { toUserDto } from './user.view';
 import { UsersRepository } from './users.repository';
 
 @Injectable()
 export class UsersService {
-  constructor(private readonly users: UsersRepository) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
+  ) {}
 
-  async get(caller: Caller, payload: unknown): Promise<GetUserReply> {
-    const request = parseContract(GetUserRequest, payload);
+  async get(caller: Caller, request: GetUserRequest): Promise<GetUserReply> {
     const userId = request.user_id.toLowerCase();
-    const user = isId(userId) ? await this.users.findInAccount(caller.account_id, userId) : null;
+    const user = isId(userId) ? await this.users.find(this.dataSource.manager, caller.account_id, userId) : undefined;
     if (!user) throw ApiError.notFound('User not found');
     return { user: toUserDto(user, caller) };
   }
 
-  async list(caller: Caller, payload: unknown): Promise<ListUsersReply> {
-    const request = parseContract(ListUsersRequest, payload);
+  async list(caller: Caller, request: ListUsersRequest): Promise<ListUsersReply> {
     const { page, per_page } = request;
-    const [users, total] = await this.users.pageInAccount(caller.account_id, page, per_page, request);
+    const db = this.dataSource.manager;
+    const total = await this.users.count(db, caller.account_id, request);
+    const users = await this.users.page(db, caller.account_id, request, page, per_page);
     return { users: users.map((user) => ({ user: toUserDto(user, caller) })), ...pageInfo(total, page, per_page) };
   }
-}
-
-/** The API's User: bcc_email and google_contacts_email only for the caller's own record. */
-export function toUserDto(user: UserEntity, caller: Caller): UserDto {
-  const dto: UserDto = {
-    id: user.id,
-    first_name: user.firstName,
-    last_name: user.lastName,
-    email: user.email,
-    company_name: user.companyName,
-    account_rights: user.accountRights as AccountRight[],
-    permissions: user.permissions as UserPermission[],
-    role: user.role,
-    photo_url: user.photoUrl,
-    country_code: user.countryCode,
-  };
-  if (user.id === caller.user_id) {
-    dto.bcc_email = user.bccEmail;
-    dto.google_contacts_email = user.googleContactsEmail;
-  }
-  return dto;
 }

@@ -1,6 +1,5 @@
 import { ErrorName, type ApiError } from '@crm/contracts';
-import { parseConditions, type CustomFieldInfo } from './filter-conditions';
-import { conditionsSql } from './filter-sql';
+import { parseConditions, type CustomFieldInfo } from './filter.rules';
 
 const FIELD = 'a'.repeat(24);
 const CHOICES = 'b'.repeat(24);
@@ -84,37 +83,5 @@ describe('saved filter conditions', () => {
     const error = errorsOf([{ field: 'custom_field', custom_field_id: 'd'.repeat(24), operator: 'is_empty' }]);
     expect(error.errorName).toBe(ErrorName.ResourceNotFound);
     expect(error.errors).toEqual({ 'conditions.0.custom_field_id': expect.any(String) });
-  });
-});
-
-describe('saved filter SQL', () => {
-  it('numbers parameters from firstParam and never inlines values', () => {
-    const { sql, params } = conditionsSql(
-      [
-        { field: 'first_name', operator: 'contains', value: "50%_o'k" },
-        { field: 'tag', operator: 'has_all', value: ['VIP', 'Partner'] },
-        { field: 'created_at', operator: 'until', value: '2026-01-31' },
-      ],
-      4,
-      new Map(),
-    );
-    expect(sql).toContain('$4');
-    expect(sql).toContain('cardinality($5::text[])');
-    expect(sql).toContain('$6::timestamptz');
-    expect(sql).not.toContain("o'k");
-    expect(params).toEqual(["%50\\%\\_o'k%", ['vip', 'partner'], '2026-02-01T00:00:00.000Z']);
-  });
-
-  it('is TRUE without conditions, and treats a deleted custom field as empty', () => {
-    expect(conditionsSql([], 1, new Map())).toEqual({ sql: 'TRUE', params: [] });
-    const gone = conditionsSql(
-      [
-        { field: 'custom_field', custom_field_id: FIELD, operator: 'is_empty' },
-        { field: 'custom_field', custom_field_id: FIELD, operator: 'greater_than', value: 1 },
-      ],
-      1,
-      new Map(),
-    );
-    expect(gone).toEqual({ sql: '(TRUE) AND (FALSE)', params: [] });
   });
 });

@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { execute, many, maybeOne, one, pageLimit, sql, type Db, type SqlFragment } from '../common/sql';
+import type { TypeVariant } from './contact-relationship.rules';
+
+/** crm.contact_relationships joined with its type's variants (see {@link liveRelationships}). */
+export interface ContactRelationshipRow {
+  id: string;
+  relationship_type_id: string;
+  contact_id: string;
+  related_contact_id: string;
+  symmetrical: boolean;
+  variant_id: string;
+  variant_name: string;
+  other_id: string | null;
+  other_name: string | null;
+  created_at: Date;
+}
+
+/**
+ * Live relationships (not soft-deleted, other end not deleted) touching `contactId`. A row stores
+ * (contact_id, related_contact_id, variant_id): the related contact's label seen from contact_id;
+ * a symmetrical type's only variant (also when variant_id is null); `other_*` is the second
+ * variant of a directional type.
+ */
+function liveRelationships(accountId: string, contactId: string, extra: SqlFragment = sql.empty): SqlFragment {
+  return sql`
+    SELECT r.id, r.relationship_type_id, r.contact_id, r.related_contact_id, t.symmetrical, r.created_at,
+           v.id AS variant_id, v.name AS variant_name, ov.id AS other_id, ov.name AS other_name
+    FROM crm.contact_relationships r
+    JOIN crm.relationship_types t ON t.id = r.relationship_type_id
+    JOIN crm.relationship_variants v ON v.relationship_type_id = t.id AND (v.id = r.variant_id OR (r.variant_id IS NULL AND v.position = 0))
+    LEFT JOIN crm.relationship_variants ov ON ov.relationship_type_id = t.id AND ov.id <> v.id
+    JOIN crm.contacts oc ON oc.id = CASE WHEN r.contact_id = ${contactId} THEN r.related_contact_id ELSE r.contact_id END
+                        AND oc.account_id = ${accountId} AND oc.deleted_at IS NULL
+    WHERE r.account_id = ${accountId} AND (r.contact_id = ${contactId} OR r.related_contact_id = ${contactId}) AND r.deleted_at IS NULL ${extra}`;
+}
+
+@Injectable()
+export class ContactRelationshipsRepository {
+  page(db: Db, accountId: string, contactId: string, page: number, perPage: number): Promise<ContactRelationshipRow[]> {
+    return many(db, sql`${liveRelationships(accountId, contactId)} ORDER BY r.created_at, r.id ${pageLimit(page, perPage)}`);
+  }
+
+  async count(db: Db, accountId: string, contactId: string): Promise<number> {
+    const row = await one<{ total: number }>(db, sql`SELECT count(*)::int AS total FROM (${liveRelationships(accountId, contactId)}) x`);
+    return row.total;
+  }
+
+  find(db: Db, accountId: string, contactId: string, id: string): Promise<ContactRelationshipRow | undefined> {
+    return maybeOne(db, liveRelationships(accountId, contactId, sql`AND r.id = ${id}`));
+  }
+
+  /** The id of a live (not deleted) contact of the account, if it is one. */
+  async liveContactId(db: Db, accountId: string, id: string): Promise<string | undefined> {
+    const row = await maybeOne<{ id: string }>(
+      db,
+      sql`SELECT id FROM crm.contacts WHERE id = ${id} AND account_id = ${accountId} AND deleted_at IS NULL`,
+      { prepare: true },
+    );
+    return row?.id;
+  }
+
+  /** The variants of the account's relationship type in position order (none: no such type). */
+  typeVariants(db: Db, accountId: string, typeId: string): Promise<TypeVariant[]> {
+    return many(
+      db,
+      sql`SELECT v.id, t.symmetrical FROM crm.relationship_types t JOIN crm.relationship_variants v ON v.relationship_type_id = t.id
+          WHERE t.id = ${typeId} AND t.account_id = ${accountId} ORDER BY v.position`,
+    );
+  }
+
+  async variantExists(db: Db, accountId: string, variantId: string): Promise<boolean> {
+    return (
+      (await maybeOne(db, sql`SELECT 1 FROM crm.relationship_variants WHERE id = ${variantId} AND account_id = ${accountId}`)) !== undefined
+    );
+  }
+
+  /**
+   * Whether the two contacts have a live relationship of the type, either way round, after taking
+   * the pair's transaction lock (`pairKey`): creators of the same pair run one after the other.
+   */
+  async lockPairAndCheck(db: Db, accountId: string, typeId: string, a: string, b: string, pairKey: string): Promise<boolean> {
+    await execute(db, sql`SELECT pg_advisory_xact_lock(hashtextextended(${pairKey}, 0))`);
+    const row = await maybeOne(
+      db,
+      sql`SELECT 1 FROM crm.contact_relationships
+          WHERE account_id = ${accountId} AND relationship_type_id = ${typeId} AND deleted_at IS NULL
+            AND ((contact_id = ${a} AND related_contact_id = ${b}) OR (contact_id = ${b} AND related_contact_id = ${a}))`,
+    );
+    return row !== undefined;
+  }
+
+  async insert(
+    db: Db,
+    accountId: string,
+    row: { id: string; relationship_type_id: string; contact_id: string; related_contact_id: string; variant_id: string },
+  ): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO crm.contact_relationships (id, account_id, relationship_type_id, contact_id, related_contact_id, variant_id)
+          VALUES (${row.id}, ${accountId}, ${row.relationship_type_id}, ${row.contact_id}, ${row.related_contact_id}, ${row.variant_id})`,
+    );
+  }
+
+  /** Deletes a live relationship of the contact (either end), permanently; false when there is none. */
+  async delete(db: Db, accountId: string, contactId: string, id: string): Promise<boolean> {
+    const n = await execute(
+      db,
+      sql`DELETE FROM crm.contact_relationships
+          WHERE id = ${id} AND account_id = ${accountId} AND (contact_id = ${contactId} OR related_contact_id = ${contactId}) AND deleted_at IS NULL`,
+    );
+    return n > 0;
+  }
+}

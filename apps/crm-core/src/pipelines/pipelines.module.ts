@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { PipelinesHandler } from './pipelines.handler';
+import { PipelinesRepository } from './pipelines.repository';
+import { PipelinesService } from './pipelines.service';
+
+/** Deal and sales pipelines (read-only) and call results. */
+@Module({ controllers: [PipelinesHandler], providers: [PipelinesService, PipelinesRepository], exports: [PipelinesService] })
+export class PipelinesModule {}

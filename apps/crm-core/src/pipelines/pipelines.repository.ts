@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { accountTimeWhere, many, maybeOne, one, pageLimit, sql, type Db, type TimeFilterInput } from '../common/sql';
+
+/** crm.pipelines as the service reads it. */
+export interface PipelineRow {
+  id: string;
+  name: string;
+  kind: 'pipeline' | 'sales';
+  is_default: boolean;
+  won_column_enabled: boolean;
+  won_column_name: string;
+  stages: Array<{ stage: number; label: string }>;
+  created_at: Date;
+  modified_at: Date;
+}
+
+const COLUMNS = sql.raw(
+  'p.id, p.name, p.kind, p.is_default, p.won_column_enabled, p.won_column_name, p.stages, p.created_at, p.modified_at',
+);
+/** Deal pipelines first, then sales pipelines; the default of each first. */
+const ORDER = sql.raw("ORDER BY (p.kind = 'sales'), p.is_default DESC, p.created_at, p.id");
+
+/** Pipelines are read-only through the API: every account has its defaults (seeded at provisioning). */
+@Injectable()
+export class PipelinesRepository {
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<PipelineRow[]> {
+    return many(
+      db,
+      sql`SELECT ${COLUMNS} FROM crm.pipelines p WHERE ${accountTimeWhere(accountId, time, 'p')} ${ORDER} ${pageLimit(page, perPage)}`,
+    );
+  }
+
+  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
+    const row = await one<{ total: number }>(
+      db,
+      sql`SELECT count(*)::int AS total FROM crm.pipelines p WHERE ${accountTimeWhere(accountId, time, 'p')}`,
+    );
+    return row.total;
+  }
+
+  all(db: Db, accountId: string): Promise<PipelineRow[]> {
+    return many(db, sql`SELECT ${COLUMNS} FROM crm.pipelines p WHERE p.account_id = ${accountId} ${ORDER}`, { prepare: true });
+  }
+
+  find(db: Db, accountId: string, id: string): Promise<PipelineRow | undefined> {
+    return maybeOne(db, sql`SELECT ${COLUMNS} FROM crm.pipelines p WHERE p.id = ${id} AND p.account_id = ${accountId}`, { prepare: true });
+  }
+}

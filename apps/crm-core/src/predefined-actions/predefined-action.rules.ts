@@ -1,0 +1,32 @@
+import { ApiError, type PredefinedActionDto } from '@crm/contracts';
+
+/**
+ * A template's date rule (decisions.md "Predefined actions"): `date_time` needs a time and only it
+ * may have one; a `waiting` action has no date, so no days_after.
+ */
+export function checkPredefinedAction(template: { status: PredefinedActionDto['status']; days_after: number; time?: string | null }): void {
+  if (template.status === 'date_time' && !template.time) throw ApiError.invalid({ time: 'is required for status date_time' });
+  if (template.status !== 'date_time' && template.time) throw ApiError.invalid({ time: 'is only allowed with status date_time' });
+  if (template.status === 'waiting' && template.days_after !== 0) throw ApiError.invalid({ days_after: 'a waiting action has no date' });
+}
+
+/** The member ids of a new group, in the order given (ids are case-insensitive); each once. */
+export function groupMemberIds(sent: readonly string[]): string[] {
+  const ids = sent.map((id) => id.toLowerCase());
+  if (new Set(ids).size !== ids.length) throw ApiError.invalid({ predefined_action_ids: 'each predefined action may appear only once' });
+  return ids;
+}
+
+/** Every member must be an ungrouped template of the account: 404 naming the unknown, 400 naming the grouped. */
+export function checkGroupable(ids: readonly string[], found: ReadonlyArray<{ id: string; group_id: string | null }>): void {
+  const byId = new Map(found.map((r) => [r.id, r]));
+  const missing = ids.filter((id) => !byId.has(id));
+  if (missing.length > 0) throw ApiError.notFound(`Predefined action not found: ${missing.join(', ')}`);
+  const grouped = found.filter((r) => r.group_id);
+  if (grouped.length > 0) throw ApiError.invalid({ predefined_action_ids: `already in a group: ${grouped.map((r) => r.id).join(', ')}` });
+}
+
+/** A group left with fewer than two members is dissolved. */
+export function groupDissolves(remainingMembers: number): boolean {
+  return remainingMembers < 2;
+}

@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import type { PredefinedActionDto } from '@crm/contracts';
+import { accountTimeWhere, execute, many, maybeOne, one, pageLimit, sql, type Db, type TimeFilterInput } from '../common/sql';
+
+/** crm.predefined_actions as the service reads it. */
+export interface PredefinedActionRow {
+  id: string;
+  text: string;
+  status: PredefinedActionDto['status'];
+  days_after: number;
+  time: string | null;
+  group_id: string | null;
+  created_at: Date;
+  modified_at: Date;
+}
+
+/** crm.predefined_action_groups with its members' ids in group order. */
+export interface PredefinedActionGroupRow {
+  id: string;
+  name: string;
+  member_ids: string[];
+  created_at: Date;
+  modified_at: Date;
+}
+
+const ACTION_COLUMNS = sql.raw('a.id, a.text, a.status, a.days_after, a.time, a.group_id, a.created_at, a.modified_at');
+const GROUP_SELECT = sql.raw(`SELECT g.id, g.name, g.created_at, g.modified_at,
+  coalesce((SELECT array_agg(m.id ORDER BY m.group_position, m.id) FROM crm.predefined_actions m WHERE m.group_id = g.id), '{}') AS member_ids
+  FROM crm.predefined_action_groups g`);
+
+@Injectable()
+export class PredefinedActionsRepository {
+  /** One page of templates by creation. */
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<PredefinedActionRow[]> {
+    return many(
+      db,
+      sql`SELECT ${ACTION_COLUMNS} FROM crm.predefined_actions a WHERE ${accountTimeWhere(accountId, time, 'a')}
+          ORDER BY a.created_at, a.id ${pageLimit(page, perPage)}`,
+    );
+  }
+
+  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
+    const row = await one<{ total: number }>(
+      db,
+      sql`SELECT count(*)::int AS total FROM crm.predefined_actions a WHERE ${accountTimeWhere(accountId, time, 'a')}`,
+    );
+    return row.total;
+  }
+
+  find(db: Db, accountId: string, id: string, lock = false): Promise<PredefinedActionRow | undefined> {
+    return maybeOne(
+      db,
+      sql`SELECT ${ACTION_COLUMNS} FROM crm.predefined_actions a WHERE a.id = ${id} AND a.account_id = ${accountId} ${lock ? sql`FOR UPDATE` : sql.empty}`,
+    );
+  }
+
+  async insert(
+    db: Db,
+    accountId: string,
+    id: string,
+    template: { text: string; status: string; days_after: number; time: string | null },
+  ): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO crm.predefined_actions (id, account_id, text, status, days_after, time)
+          VALUES (${id}, ${accountId}, ${template.text}, ${template.status}, ${template.days_after}, ${template.time})`,
+    );
+  }
+
+  /** Deletes a template; returns how many members its group keeps. */
+  async delete(db: Db, action: PredefinedActionRow): Promise<number> {
+    await execute(db, sql`DELETE FROM crm.predefined_actions WHERE id = ${action.id}`);
+    if (!action.group_id) return 0;
+    const row = await one<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM crm.predefined_actions WHERE group_id = ${action.group_id}`,
+    );
+    return row.n;
+  }
+
+  /** The templates among `ids` of the account, locked while they are grouped. */
+  lockForGrouping(db: Db, accountId: string, ids: readonly string[]): Promise<Array<{ id: string; group_id: string | null }>> {
+    return many(
+      db,
+      sql`SELECT id, group_id FROM crm.predefined_actions WHERE account_id = ${accountId} AND id = ANY(${ids}::varchar[]) FOR UPDATE`,
+    );
+  }
+
+  pageGroups(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<PredefinedActionGroupRow[]> {
+    return many(
+      db,
+      sql`${GROUP_SELECT} WHERE ${accountTimeWhere(accountId, time, 'g')} ORDER BY g.created_at, g.id ${pageLimit(page, perPage)}`,
+    );
+  }
+
+  async countGroups(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
+    const row = await one<{ total: number }>(
+      db,
+      sql`SELECT count(*)::int AS total FROM crm.predefined_action_groups g WHERE ${accountTimeWhere(accountId, time, 'g')}`,
+    );
+    return row.total;
+  }
+
+  findGroup(db: Db, accountId: string, id: string): Promise<PredefinedActionGroupRow | undefined> {
+    return maybeOne(db, sql`${GROUP_SELECT} WHERE g.id = ${id} AND g.account_id = ${accountId}`);
+  }
+
+  /** A new group of `memberIds`, in that order. */
+  async insertGroup(db: Db, accountId: string, id: string, name: string, memberIds: readonly string[]): Promise<void> {
+    await execute(db, sql`INSERT INTO crm.predefined_action_groups (id, account_id, name) VALUES (${id}, ${accountId}, ${name})`);
+    await execute(
+      db,
+      sql`UPDATE crm.predefined_actions a SET group_id = ${id}, group_position = m.position - 1, modified_at = now()
+          FROM unnest(${memberIds}::varchar[]) WITH ORDINALITY AS m(id, position) WHERE a.id = m.id`,
+    );
+  }
+
+  /** Deletes a group; its templates stay, ungrouped. */
+  async deleteGroup(db: Db, groupId: string): Promise<void> {
+    await execute(db, sql`UPDATE crm.predefined_actions SET group_position = NULL, modified_at = now() WHERE group_id = ${groupId}`);
+    await execute(db, sql`DELETE FROM crm.predefined_action_groups WHERE id = ${groupId}`);
+  }
+}

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { newId } from '@crm/common';
+import {
+  accountTimeWhere,
+  execute,
+  many,
+  maybeOne,
+  one,
+  pageLimit,
+  sql,
+  type Db,
+  type SqlFragment,
+  type TimeFilterInput,
+} from '../common/sql';
+import type { Variant } from './relationship-type.rules';
+
+/** crm.relationship_types with its variants (crm.relationship_variants) in position order. */
+export interface RelationshipTypeRow {
+  id: string;
+  symmetrical: boolean;
+  created_at: Date;
+  modified_at: Date;
+  variants: Variant[];
+}
+
+function selectTypes(where: SqlFragment): SqlFragment {
+  return sql`SELECT t.id, t.symmetrical, t.created_at, t.modified_at,
+                    coalesce((SELECT json_agg(json_build_object('id', v.id, 'name', v.name) ORDER BY v.position)
+                              FROM crm.relationship_variants v WHERE v.relationship_type_id = t.id), '[]'::json) AS variants
+             FROM crm.relationship_types t ${where}`;
+}
+
+@Injectable()
+export class RelationshipTypesRepository {
+  /** One page by creation. */
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<RelationshipTypeRow[]> {
+    return many(
+      db,
+      selectTypes(sql`WHERE ${accountTimeWhere(accountId, time, 't')} ORDER BY t.created_at, t.id ${pageLimit(page, perPage)}`),
+    );
+  }
+
+  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
+    const row = await one<{ total: number }>(
+      db,
+      sql`SELECT count(*)::int AS total FROM crm.relationship_types t WHERE ${accountTimeWhere(accountId, time, 't')}`,
+    );
+    return row.total;
+  }
+
+  /** The type, locked FOR UPDATE first when `lock` (its variants are about to be renamed). */
+  async find(db: Db, accountId: string, id: string, lock = false): Promise<RelationshipTypeRow | undefined> {
+    if (lock) await execute(db, sql`SELECT 1 FROM crm.relationship_types WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`);
+    return maybeOne(db, selectTypes(sql`WHERE t.id = ${id} AND t.account_id = ${accountId}`));
+  }
+
+  /** A new type with its variants in the order given (one variant: symmetrical). */
+  async insert(db: Db, accountId: string, id: string, names: readonly string[]): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO crm.relationship_types (id, account_id, symmetrical) VALUES (${id}, ${accountId}, ${names.length === 1})`,
+    );
+    const rows = names.map((name, position) => sql`(${newId()}, ${accountId}, ${id}, ${position}::int, ${name})`);
+    await execute(
+      db,
+      sql`INSERT INTO crm.relationship_variants (id, account_id, relationship_type_id, position, name) VALUES ${sql.join(rows, ', ')}`,
+    );
+  }
+
+  /** Gives the type's variants their new labels (two may swap) and moves its modified_at. */
+  async renameVariants(db: Db, typeId: string, variants: readonly Variant[]): Promise<void> {
+    // Free the old names first, so two variants can swap labels under the unique index.
+    await execute(db, sql`UPDATE crm.relationship_variants SET name = id WHERE relationship_type_id = ${typeId}`);
+    for (const variant of variants)
+      await execute(
+        db,
+        sql`UPDATE crm.relationship_variants SET name = ${variant.name} WHERE id = ${variant.id} AND relationship_type_id = ${typeId}`,
+      );
+    await execute(db, sql`UPDATE crm.relationship_types SET modified_at = now() WHERE id = ${typeId}`);
+  }
+
+  /** Deletes the type and, through the foreign keys, every relationship using it; false when there is none. */
+  async delete(db: Db, accountId: string, id: string): Promise<boolean> {
+    return (await execute(db, sql`DELETE FROM crm.relationship_types WHERE id = ${id} AND account_id = ${accountId}`)) > 0;
+  }
+}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { execute, many, maybeOne, one, pageLimit, sql, accountTimeWhere, type Db, type TimeFilterInput } from '../common/sql';
+import type { StatusValues } from './status.rules';
+
+/** crm.statuses as the service reads it. */
+export interface StatusRow extends StatusValues {
+  id: string;
+  is_lead: boolean;
+}
+
+const COLUMNS = sql.raw('s.id, s.status, s.text, s.description, s.color, s.is_lead');
+
+@Injectable()
+export class StatusesRepository {
+  /** One page in display order: position (the lead status first), then creation. */
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<StatusRow[]> {
+    return many(
+      db,
+      sql`SELECT ${COLUMNS} FROM crm.statuses s WHERE ${accountTimeWhere(accountId, time, 's')}
+          ORDER BY s.position, s.created_at, s.id ${pageLimit(page, perPage)}`,
+    );
+  }
+
+  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
+    const row = await one<{ total: number }>(
+      db,
+      sql`SELECT count(*)::int AS total FROM crm.statuses s WHERE ${accountTimeWhere(accountId, time, 's')}`,
+    );
+    return row.total;
+  }
+
+  /** The status, locked FOR UPDATE when `lock` (a delete or rename of it waits). */
+  find(db: Db, accountId: string, id: string, lock = false): Promise<StatusRow | undefined> {
+    return maybeOne(
+      db,
+      sql`SELECT ${COLUMNS} FROM crm.statuses s WHERE s.account_id = ${accountId} AND s.id = ${id} ${lock ? sql`FOR UPDATE` : sql.empty}`,
+    );
+  }
+
+  async leadStatusId(db: Db, accountId: string): Promise<string> {
+    const row = await one<{ id: string }>(db, sql`SELECT id FROM crm.statuses WHERE account_id = ${accountId} AND is_lead`, {
+      prepare: true,
+    });
+    return row.id;
+  }
+
+  /** Appends a status after the account's last one. */
+  async insert(db: Db, accountId: string, id: string, values: StatusValues): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO crm.statuses (id, account_id, status, text, description, color, position)
+          VALUES (${id}, ${accountId}, ${values.status}, ${values.text}, ${values.description}, ${values.color},
+                  (SELECT coalesce(max(position), -1) + 1 FROM crm.statuses WHERE account_id = ${accountId}))`,
+    );
+  }
+
+  async update(db: Db, id: string, values: StatusValues): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE crm.statuses SET status = ${values.status}, text = ${values.text}, description = ${values.description},
+            color = ${values.color}, modified_at = now() WHERE id = ${id}`,
+    );
+  }
+
+  /** Moves the status's contacts (soft-deleted ones too) and syncing companies to `toId`, then deletes it. */
+  async deleteMovingTo(db: Db, accountId: string, id: string, toId: string): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE crm.contacts SET status_id = ${toId}, modified_at = now() WHERE account_id = ${accountId} AND status_id = ${id}`,
+    );
+    await execute(
+      db,
+      sql`UPDATE crm.companies SET synced_status_id = ${toId}, modified_at = now()
+          WHERE account_id = ${accountId} AND synced_status_id = ${id}`,
+    );
+    await execute(db, sql`DELETE FROM crm.statuses WHERE id = ${id}`);
+  }
+}
