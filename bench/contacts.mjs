@@ -8,9 +8,14 @@
 //     one pg query by primary key on the same table) at 32 clients;
 //   - GET /contacts?per_page=100 and GET /contacts?search=... at 16 clients;
 //   - a whole cascade walk (500 batches of 100) following next_set_url, time per batch;
-//   - EXPLAIN (ANALYZE, BUFFERS) of the cascade query at the first and at a deep batch.
+//   - EXPLAIN (ANALYZE, BUFFERS) of the cascade query at the first and at a deep batch;
+//   - scale (issue 12): one company with 20,000 contacts; creates into it against creates into a
+//     new company (16 clients), a read of one of its contacts against a contact with no company,
+//     and GET /companies/{id}, each reported as a ratio.
 //
-// Writes bench/results/<date>-contacts.md.   npm run bench:contacts [-- --seconds 10 --contacts 50000]
+// Writes bench/results/<date>-contacts.md (with --only scale: <date>-contacts-scale.md).
+//   npm run bench:contacts [-- --seconds 10 --contacts 50000 --scale-contacts 20000]
+//   npm run bench:contacts -- --only scale [--scale-contacts 20000 --seconds 10]
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -23,6 +28,13 @@ import { machineDescription, node, parseArgs, root, startSystem, waitReady } fro
 const args = parseArgs(process.argv.slice(2));
 const SECONDS = Number(args.seconds ?? 10);
 const CONTACTS = Number(args.contacts ?? 50_000);
+const SCALE_CONTACTS = Number(args['scale-contacts'] ?? 20_000);
+// `--only scale` (or `--only=scale`): the scale scenario alone.
+const ONLY =
+  args.only ??
+  Object.keys(args)
+    .find((k) => k.startsWith('only='))
+    ?.slice('only='.length);
 const log = (msg) => console.log(`[bench:contacts] ${msg}`);
 
 const ports = { gateway: 3410, auth: 3411, core: 3412, dispatcher: 3413 };
@@ -38,6 +50,23 @@ function request(url, headers = {}) {
     });
     req.on('error', reject);
     req.end();
+  });
+}
+
+function send(method, url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = http.request(
+      url,
+      { method, agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
   });
 }
 
@@ -208,6 +237,31 @@ function objectId(random, seconds) {
   return hex;
 }
 
+/** One batch of contacts in one INSERT (unnest of arrays); the derived columns come computed. */
+async function insertContacts(db, accountId, ownerId, statusId, rows) {
+  await db.query(
+    `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, first_name, last_name, company_id, company_name, phones, emails, sort_name, letter, search_text, created_at, modified_at)
+     SELECT v.id, $1, $2, $3, v.f, v.l, v.cid, v.cname, v.ph::jsonb, v.em::jsonb, v.s, v.le, v.t, v.ca::timestamptz, v.ca::timestamptz
+     FROM unnest($4::varchar[], $5::varchar[], $6::varchar[], $7::varchar[], $8::varchar[], $9::text[], $10::text[], $11::varchar[], $12::varchar[], $13::text[], $14::text[]) AS v(id, f, l, cid, cname, ph, em, s, le, t, ca)`,
+    [
+      accountId,
+      ownerId,
+      statusId,
+      rows.map((r) => r.id),
+      rows.map((r) => r.first),
+      rows.map((r) => r.last),
+      rows.map((r) => r.company?.id ?? null),
+      rows.map((r) => r.company?.name ?? ''),
+      rows.map((r) => JSON.stringify(r.phones)),
+      rows.map((r) => JSON.stringify(r.emails)),
+      rows.map((r) => r.sortName),
+      rows.map((r) => r.letter),
+      rows.map((r) => r.search),
+      rows.map((r) => r.created),
+    ],
+  );
+}
+
 async function seed(dbUrl, accountId, ownerId, columns) {
   const random = rng(42);
   const db = new pg.Client({ connectionString: dbUrl });
@@ -251,27 +305,7 @@ async function seed(dbUrl, accountId, ownerId, columns) {
           created: new Date((now - 86_400 * 30 + i) * 1000).toISOString(),
         });
       }
-      await db.query(
-        `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, first_name, last_name, company_id, company_name, phones, emails, sort_name, letter, search_text, created_at, modified_at)
-         SELECT v.id, $1, $2, $3, v.f, v.l, v.cid, v.cname, v.ph::jsonb, v.em::jsonb, v.s, v.le, v.t, v.ca::timestamptz, v.ca::timestamptz
-         FROM unnest($4::varchar[], $5::varchar[], $6::varchar[], $7::varchar[], $8::varchar[], $9::text[], $10::text[], $11::varchar[], $12::varchar[], $13::text[], $14::text[]) AS v(id, f, l, cid, cname, ph, em, s, le, t, ca)`,
-        [
-          accountId,
-          ownerId,
-          statusId,
-          rows.map((r) => r.id),
-          rows.map((r) => r.first),
-          rows.map((r) => r.last),
-          rows.map((r) => r.company?.id ?? null),
-          rows.map((r) => r.company?.name ?? ''),
-          rows.map((r) => JSON.stringify(r.phones)),
-          rows.map((r) => JSON.stringify(r.emails)),
-          rows.map((r) => r.sortName),
-          rows.map((r) => r.letter),
-          rows.map((r) => r.search),
-          rows.map((r) => r.created),
-        ],
-      );
+      await insertContacts(db, accountId, ownerId, statusId, rows);
     }
     await db.query('VACUUM ANALYZE crm.contacts');
     await db.query('VACUUM ANALYZE crm.companies');
@@ -348,6 +382,147 @@ async function explainSearch(dbUrl, accountId, ownerId, term) {
   }
 }
 
+/**
+ * One company with SCALE_CONTACTS contacts (and a few hundred contacts without a company), seeded
+ * with SQL in batches through crm-core's column rules; the counters are kept by the triggers of
+ * migration 1764200000000 as the rows go in. Progress is printed as it goes.
+ */
+async function seedScale(dbUrl, accountId, ownerId, columns) {
+  const random = rng(2026);
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const [{ id: statusId }] = (await db.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [accountId])).rows;
+    const now = Math.floor(Date.now() / 1000);
+    const company = { id: objectId(random, now - 86_400), name: `Scale Holdings ${Date.now()}` };
+    await db.query('INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, $3)', [company.id, accountId, company.name]);
+    const LOOSE = 500;
+    const total = SCALE_CONTACTS + LOOSE;
+    const BATCH = 2000;
+    const started = Date.now();
+    const members = [];
+    const loose = [];
+    for (let start = 0; start < total; start += BATCH) {
+      const rows = [];
+      for (let i = start; i < Math.min(total, start + BATCH); i += 1) {
+        const inCompany = i < SCALE_CONTACTS;
+        const first = FIRST[Math.floor(random() * FIRST.length)];
+        const last = word(random, 2 + Math.floor(random() * 2));
+        const emails = [{ type: 'work', value: `${first.toLowerCase()}.${last.toLowerCase()}.s${i}@example.test` }];
+        const parts = { first_name: first, last_name: last, company_name: inCompany ? company.name : '', phones: [], emails, urls: [] };
+        const sortName = columns.sortNameOf(parts);
+        const id = objectId(random, now - 86_400 + i);
+        (inCompany ? members : loose).push(id);
+        rows.push({
+          id,
+          first,
+          last,
+          company: inCompany ? company : null,
+          phones: [],
+          emails,
+          sortName,
+          letter: columns.letterOf(sortName),
+          search: columns.searchTextOf(parts),
+          created: new Date((now - 86_400 + i) * 1000).toISOString(),
+        });
+      }
+      await insertContacts(db, accountId, ownerId, statusId, rows);
+      log(
+        `scale: seeded ${Math.min(total, start + BATCH).toLocaleString('en')} / ${total.toLocaleString('en')} contacts (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
+    }
+    await db.query('VACUUM ANALYZE crm.contacts');
+    await db.query('VACUUM ANALYZE crm.company_counters');
+    return { company, members, loose };
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * The scale scenario of issue 12: creates into the big company against creates into a new one,
+ * reads of its contacts against contacts without a company, GET /companies/{id}; ratios and the
+ * targets (create ≥ 0.8×, read ≤ 1.2×, company p99 < 100 ms). Returns the report's section.
+ */
+async function scaleScenario({ api, basic, dbUrl, accountId, userId, columns }) {
+  log(`scale: seeding one company with ${SCALE_CONTACTS.toLocaleString('en')} contacts`);
+  const seedStart = Date.now();
+  const { company, members, loose } = await seedScale(dbUrl, accountId, userId, columns);
+  log(`scale: seeded in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+  const random = rng(11);
+  const pickOf = (ids) => () => ids[Math.floor(random() * ids.length)];
+  const check = await request(`${api}/companies/${company.id}`, basic);
+  if (check.status !== 200) throw new Error(`GET /companies/{id} answered ${check.status}: ${check.body.slice(0, 300)}`);
+  const shown = JSON.parse(check.body).data.company;
+  log(
+    `scale: GET /companies/{id} shows contacts_count ${shown.contacts_count} and embeds ${shown.contacts.length} contacts (${(check.body.length / 1024).toFixed(0)} KiB)`,
+  );
+  // A new company for the baseline: made by the first create, then every create links it by id.
+  const fresh = await send('POST', `${api}/contacts`, basic, { last_name: 'Fresh', company_name: `Fresh Company ${Date.now()}` });
+  if (fresh.status !== 201) throw new Error(`POST /contacts answered ${fresh.status}: ${fresh.body.slice(0, 300)}`);
+  const freshCompanyId = JSON.parse(fresh.body).data.contact.company_id;
+  let n = 0;
+  const create = (companyId) => () =>
+    send('POST', `${api}/contacts`, basic, { first_name: 'Load', last_name: `Create ${(n += 1)}`, company_id: companyId });
+  await load('scale warm-up', create(freshCompanyId), { seconds: 2, connections: 16 });
+  const rows = [];
+  rows.push(await load('POST /contacts into a new company', create(freshCompanyId), { connections: 16 }));
+  rows.push(
+    await load(`POST /contacts into the company of ${SCALE_CONTACTS.toLocaleString('en')}`, create(company.id), { connections: 16 }),
+  );
+  const pickLoose = pickOf(loose);
+  const pickMember = pickOf(members);
+  rows.push(
+    await load('GET /contacts/{id}, a contact without a company', () => request(`${api}/contacts/${pickLoose()}`, basic), {
+      connections: 16,
+    }),
+  );
+  rows.push(
+    await load(
+      `GET /contacts/{id}, a contact of the company of ${SCALE_CONTACTS.toLocaleString('en')}`,
+      () => request(`${api}/contacts/${pickMember()}`, basic),
+      { connections: 16 },
+    ),
+  );
+  rows.push(
+    await load(
+      `GET /companies/{id}, the company of ${SCALE_CONTACTS.toLocaleString('en')} (1 client)`,
+      () => request(`${api}/companies/${company.id}`, basic),
+      { connections: 1 },
+    ),
+  );
+  rows.push(
+    await load(
+      `GET /companies/{id}, the company of ${SCALE_CONTACTS.toLocaleString('en')} (16 clients)`,
+      () => request(`${api}/companies/${company.id}`, basic),
+      { connections: 16 },
+    ),
+  );
+  const [createFresh, createBig, readLoose, readMember, company1, company16] = rows;
+  const createRatio = createBig.rps / createFresh.rps;
+  const readRatio = Number(readMember.p50) / Number(readLoose.p50);
+  const readRate = readLoose.rps / readMember.rps;
+  const lines = [
+    `## Scale: one company with ${SCALE_CONTACTS.toLocaleString('en')} contacts`,
+    '',
+    `Seeded with SQL (the counters kept by the triggers as the rows went in) in ${((Date.now() - seedStart) / 1000).toFixed(0)} s, then measured through the same chain, ${SECONDS} s per scenario. GET /companies/{id} embeds ${shown.contacts.length} of its contacts (${(check.body.length / 1024).toFixed(0)} KiB reply; the rest through GET /contacts?company_id=).`,
+    '',
+    '| scenario | clients | requests | req/s | p50 ms | p99 ms | CPU ms per request: gateway / crm-core / PostgreSQL | statuses |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.connections} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.cpu.gateway} / ${r.cpu.core} / ${r.cpu.postgres} | ${JSON.stringify(r.statuses)} |`,
+    ),
+    '',
+    `- Create into the big company: ${createBig.rps} req/s = ${createRatio.toFixed(2)}× the rate into a new company (${createFresh.rps} req/s), 16 clients (target ≥ 0.8×) — ${createRatio >= 0.8 ? 'met' : 'NOT met'}.`,
+    `- Read one of its contacts: p50 ${readMember.p50} ms = ${readRatio.toFixed(2)}× a contact with no company (p50 ${readLoose.p50} ms); by rate ${readRate.toFixed(2)}× (target ≤ 1.2×) — ${readRatio <= 1.2 && readRate <= 1.2 ? 'met' : 'NOT met'}.`,
+    `- GET /companies/{id}: p99 ${company1.p99} ms at 1 client, ${company16.p99} ms at 16 clients (target < 100 ms) — ${Number(company1.p99) < 100 ? 'met' : 'NOT met'} at 1 client.`,
+    '',
+  ];
+  for (const line of lines.slice(-4, -1)) log(line);
+  return lines;
+}
+
 async function main() {
   const system = await startSystem({ ports, log, extraEnv: { PUBLIC_URL: `http://127.0.0.1:${ports.gateway}` } });
   let floor;
@@ -369,6 +544,23 @@ async function main() {
     const userId = account.user.id;
     const basic = { authorization: `Basic ${Buffer.from(`${userId}:${account.user.api_key}`).toString('base64')}` };
     const columns = createRequire(import.meta.url)(path.join(root, 'dist/apps/crm-core/src/contacts/contact-columns.js'));
+    const scale = () => scaleScenario({ api: `${gateway}/api/v3`, basic, dbUrl: system.env.DATABASE_URL, accountId, userId, columns });
+
+    if (ONLY === 'scale') {
+      const section = await scale();
+      const report = [
+        `# Contacts benchmark, scale scenario ${new Date().toISOString()}`,
+        '',
+        `Machine: ${machineDescription()}. Services from a fresh build with NODE_ENV=production, LOG_LEVEL=warn, one replica each; the full production chain; load generator on the same machine (closed loop, keep-alive).`,
+        '',
+        ...section,
+      ].join('\n');
+      mkdirSync(path.join(root, 'bench/results'), { recursive: true });
+      const file = path.join(root, 'bench/results', `${new Date().toISOString().slice(0, 10)}-contacts-scale.md`);
+      writeFileSync(file, report);
+      log(`report written to ${path.relative(root, file)}`);
+      return;
+    }
 
     log(`seeding ${CONTACTS} contacts with SQL`);
     const seedStart = Date.now();
@@ -461,6 +653,7 @@ async function main() {
     const deepPlan = await explainCascade(system.env.DATABASE_URL, accountId, userId, Math.min(45_000, ids.length - 100));
     const searchPlan = await explainSearch(system.env.DATABASE_URL, accountId, userId, terms[0]);
 
+    const scaleSection = await scale();
     const [gw, fl, users, list, listPages, search] = rows;
     const ratio = gw.rps / fl.rps;
     const report = [
@@ -549,6 +742,7 @@ async function main() {
       searchPlan.plan,
       '```',
       '',
+      ...scaleSection,
     ].join('\n');
     mkdirSync(path.join(root, 'bench/results'), { recursive: true });
     const file = path.join(root, 'bench/results', `${new Date().toISOString().slice(0, 10)}-contacts.md`);

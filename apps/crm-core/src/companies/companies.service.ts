@@ -16,12 +16,11 @@ import {
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { isUniqueViolation } from '../common/unique-violation';
-import { fieldDefinitions } from '../contacts/contact-readers';
+import { fieldDefinitions, loadCompanyDtos } from '../read-models';
 import { customFieldValues, listOrder, pathId, rangedColumn } from '../contacts/contact.rules';
 import { ContactsService } from '../contacts/contacts.service';
 import { writeEvent } from '../outbox/outbox';
 import { CompaniesRepository, COMPANY_NAME_INDEX } from './companies.repository';
-import { loadCompanyDtos } from './company-readers';
 import { duplicatedName, planCompanyWrite, sameCompany, type CompanyState } from './company.rules';
 
 /**

@@ -24,7 +24,7 @@ import { crmDataSource } from '../database/crm-data-source';
 import { SummaryService } from '../summary/summary.service';
 import { letterOf, searchTextOf, sortNameOf } from './contact-columns';
 import { ContactTagsRepository } from './contact-tags.repository';
-import { contactEventSiblings, loadContactDtos } from './contact-readers';
+import { contactEventSiblings, loadContactDtos } from '../read-models';
 import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 

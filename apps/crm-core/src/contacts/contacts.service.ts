@@ -24,10 +24,9 @@ import {
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
-import { loadCompanyDtos } from '../companies/company-readers';
+import { contactEventData, contactResourceArrays, fieldDefinitions, loadCompanyDtos, loadContactWrappers } from '../read-models';
 import { writeEvent } from '../outbox/outbox';
 import { SummaryService, type SummaryBlocks } from '../summary/summary.service';
-import { contactEventData, fieldDefinitions, loadContactWrappers } from './contact-readers';
 import { ContactTagsRepository } from './contact-tags.repository';
 import {
   assertCanDelete,
@@ -53,7 +52,6 @@ import {
   type WriteMode,
 } from './contact.rules';
 import { ContactsRepository, type ContactQuery } from './contacts.repository';
-import { contactResourceArrays } from './record-arrays';
 
 export interface WithSummary<T> {
   data: T;

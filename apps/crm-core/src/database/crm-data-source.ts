@@ -9,6 +9,7 @@ import { OutboxContactStatus1764100100000 } from '../migrations/1764100100000-ou
 import { ContactsCountIndex1764100300000 } from '../migrations/1764100300000-contacts-count-index';
 import { RecordAttachments1764100500000 } from '../migrations/1764100500000-record-attachments';
 import { DealsStatusCount1764100510000 } from '../migrations/1764100510000-deals-status-count';
+import { RecordCounters1764200000000 } from '../migrations/1764200000000-record-counters';
 import { ContactRelationshipsRelated1764100440000 } from '../migrations/1764100440000-contact-relationships-related';
 import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
@@ -36,6 +37,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       ContactRelationshipsRelated1764100440000,
       RecordAttachments1764100500000,
       DealsStatusCount1764100510000,
+      // issue 12: counters kept in the writing transaction
+      RecordCounters1764200000000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

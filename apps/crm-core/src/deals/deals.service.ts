@@ -19,7 +19,7 @@ import {
   type ListDealsReply,
 } from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
-import { loadContactDtos } from '../contacts/contact-readers';
+import { loadContactDtos } from '../read-models';
 import { preparedQuery } from '../contacts/prepared-query';
 import { validateFieldValue } from '../fields/field-values';
 import { savedFilterCondition } from '../filters/filter-sql';

@@ -11,7 +11,7 @@ import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
 import { DealsService } from '../deals/deals.service';
 import { NotesService } from '../notes/notes.service';
-import { contactActionsOf, dealsOfContacts, notesOfContacts, pendingDealsOfCompanies } from './record-readers';
+import { contactActionsOf, dealsOfContacts, notesOfContacts, pendingDealsOfCompanies } from '../read-models';
 import { todayUtc } from './record-common';
 
 function provisionMessage(name: string): ProvisionAccountMessage {

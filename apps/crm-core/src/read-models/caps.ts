@@ -1,0 +1,16 @@
+/**
+ * How many entries an embedded array holds at most (docs/decisions.md "Bounded embedded arrays"):
+ * no reply or event grows with the data. The rest is reached through the lists named beside each.
+ */
+
+/** Contact wrappers a company embeds (its non-deleted contacts by name); the rest: GET /contacts?company_id=. */
+export const COMPANY_CONTACTS_CAP = 100;
+
+/** Pending deals a company embeds (newest date first); the rest: GET /deals?company_id=&status=pending. */
+export const COMPANY_PENDING_DEALS_CAP = 25;
+
+/** Queued actions in a contact wrapper or contact event (the queue's first, by position), and as many date conflicts. */
+export const QUEUED_ACTIONS_CAP = 25;
+
+/** Entries of each `fields=deals(all),notes(all),...` array per contact (newest first); the rest: the resource's own list. */
+export const CONTACT_RECORDS_CAP = 25;

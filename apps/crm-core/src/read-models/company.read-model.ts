@@ -1,0 +1,40 @@
+import type { CompanyDto } from '@crm/contracts';
+import type { Db } from '../common/sql';
+import { COMPANY_CONTACTS_CAP } from './caps';
+import { loadCompanySummaries } from './company-summary.read-model';
+import { companyMemberIds } from './company.repository';
+import { loadContactWrappers } from './contact.read-model';
+
+export interface CompanyLoadOptions {
+  withContacts: boolean;
+  viewerId: string | null;
+}
+
+/**
+ * Companies of the account by id, with counters and pending deals; with `withContacts` also
+ * `contacts`: wrappers (seen by `viewerId`) of its first COMPANY_CONTACTS_CAP non-deleted contacts
+ * by name; the rest through GET /contacts?company_id=. Batched: the cost does not grow with the
+ * number of companies beyond one query per part, nor with a company's size.
+ */
+export async function loadCompanyDtos(
+  db: Db,
+  accountId: string,
+  ids: string[],
+  options: CompanyLoadOptions,
+): Promise<Map<string, CompanyDto>> {
+  const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
+  if (wanted.length === 0) return new Map();
+  const out = await loadCompanySummaries(db, accountId, wanted);
+  if (options.withContacts && out.size > 0) {
+    const members = await companyMemberIds(db, accountId, [...out.keys()], COMPANY_CONTACTS_CAP);
+    const wrappers = await loadContactWrappers(
+      db,
+      accountId,
+      members.map((c) => c.id),
+      options.viewerId,
+    );
+    for (const company of out.values()) company.contacts = [];
+    for (const wrapper of wrappers) out.get(wrapper.contact.company_id!)?.contacts?.push(wrapper);
+  }
+  return out;
+}

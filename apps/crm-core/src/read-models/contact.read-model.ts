@@ -1,0 +1,101 @@
+import type { CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, ContactWrapperDto } from '@crm/contracts';
+import type { Db } from '../common/sql';
+import { loadCompanySummaries } from './company-summary.read-model';
+import { contactOwnerId, contactRows } from './contact.repository';
+import { compareUrgency, toContactDto } from './contact.view';
+import { fieldDefinitions } from './fields.repository';
+import { contactActionsOf } from './records.read-model';
+
+/**
+ * Reading contacts as the API shows them, in batches: a list of 100 costs the same handful of
+ * queries as one contact (contacts with their stored counters, custom field definitions, open
+ * actions, companies). Plain functions over a Db, so other modules (deals'
+ * `fields=contacts(all)`, events) and transactions use them.
+ */
+
+/**
+ * Full Contact objects (computed fields included) of the given ids in the account, keyed by id;
+ * ids that name no (non-deleted, unless `includeDeleted`) contact of the account are absent.
+ */
+export async function loadContactDtos(
+  db: Db,
+  accountId: string,
+  ids: string[],
+  options: { includeDeleted?: boolean } = {},
+): Promise<Map<string, ContactDto>> {
+  const out = new Map<string, ContactDto>();
+  const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
+  if (wanted.length === 0) return out;
+  const rows = await contactRows(db, accountId, wanted, options.includeDeleted === true);
+  const needsFields = rows.some((row) => row.custom_fields && Object.keys(row.custom_fields).length > 0);
+  const definitions = needsFields ? await fieldDefinitions(db, accountId, 'custom_fields') : [];
+  for (const row of rows) out.set(row.id, toContactDto(row, definitions));
+  return out;
+}
+
+/**
+ * Contact wrappers of the given ids, in the order of `ids` (missing ones skipped). `viewerId` is the
+ * user whose next action and queued actions the wrapper shows (the caller); null: each contact's owner.
+ */
+export async function loadContactWrappers(db: Db, accountId: string, ids: string[], viewerId: string | null): Promise<ContactWrapperDto[]> {
+  const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
+  if (wanted.length === 0) return [];
+  // The contacts and their open actions (as the viewer sees them) in parallel; then the companies,
+  // only when some contact has one.
+  const [contacts, viewerActions] = await Promise.all([
+    loadContactDtos(db, accountId, wanted),
+    viewerId ? contactActionsOf(db, accountId, viewerId, wanted) : Promise.resolve(null),
+  ]);
+  const found = wanted.map((id) => contacts.get(id)).filter((c): c is ContactDto => c !== undefined);
+  const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => id !== null))];
+  const companyMap = companyIds.length > 0 ? await loadCompanySummaries(db, accountId, companyIds) : new Map<string, CompanyDto>();
+  let byOwner: Map<string, Map<string, ContactActionsDto>> | null = null;
+  if (!viewerId) {
+    const owners = [...new Set(found.map((c) => c.owner_id))];
+    const maps = await Promise.all(
+      owners.map((owner) =>
+        contactActionsOf(
+          db,
+          accountId,
+          owner,
+          found.filter((c) => c.owner_id === owner).map((c) => c.id),
+        ),
+      ),
+    );
+    byOwner = new Map(owners.map((owner, i) => [owner, maps[i]]));
+  }
+  const none: ContactActionsDto = { next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] };
+  return found.map((contact) => ({
+    contact,
+    ...((viewerActions ?? byOwner?.get(contact.owner_id))?.get(contact.id) ?? none),
+    company: contact.company_id ? (companyMap.get(contact.company_id) ?? null) : null,
+  }));
+}
+
+/**
+ * The siblings of `contact` in a contact webhook event: every assignee's next actions, the
+ * contact owner's next action and queued actions (capped as in a wrapper), and the most urgent next
+ * action over every assignee (overdue, today, future by date and exact_time, then waiting; null when none).
+ */
+export async function contactEventSiblings(db: Db, accountId: string, contactId: string): Promise<ContactEventSiblings> {
+  const owner = await contactOwnerId(db, accountId, contactId);
+  const parts = (await contactActionsOf(db, accountId, owner ?? '', [contactId])).get(contactId);
+  const next = parts?.next_actions ?? [];
+  return {
+    next_actions: next,
+    next_action: parts?.next_action ?? null,
+    queued_actions: parts?.queued_actions ?? [],
+    most_urgent_action: [...next].sort(compareUrgency)[0] ?? null,
+  };
+}
+
+/** The `data` of a contact created/updated event: `{ contact, next_actions, next_action, queued_actions, most_urgent_action }`. */
+export async function contactEventData(
+  db: Db,
+  accountId: string,
+  contactId: string,
+): Promise<{ contact: ContactDto } & ContactEventSiblings> {
+  const contact = (await loadContactDtos(db, accountId, [contactId], { includeDeleted: true })).get(contactId);
+  if (!contact) throw new Error(`contactEventData: contact ${contactId} not found`);
+  return { contact, ...(await contactEventSiblings(db, accountId, contactId)) };
+}

@@ -1,0 +1,56 @@
+import type { ActionDto, ContactDto, CustomFieldValueDto } from '@crm/contracts';
+import type { ContactRow } from './contact.repository';
+import type { FieldDefinitionRow } from './fields.repository';
+import { fieldValues } from './fields.view';
+
+/** The API (and webhook) shape of a contact. */
+export function toContactDto(row: ContactRow, definitions: FieldDefinitionRow[]): ContactDto {
+  const closed = Array.isArray(row.closed_sales) ? row.closed_sales : [];
+  return {
+    id: row.id,
+    title: row.title,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    job_title: row.job_title,
+    starred: row.starred,
+    photo_url: row.photo_url,
+    company_id: row.company_id,
+    company_name: row.company_name,
+    urls: row.urls,
+    phones: row.phones,
+    emails: row.emails,
+    address_list: row.address_list,
+    status: row.status,
+    status_id: row.status_id,
+    tags: row.tags,
+    lead_source_id: row.lead_source_id,
+    lead_source: row.lead_source,
+    background: row.background,
+    owner_id: row.owner_id,
+    custom_fields: fieldValues(row.custom_fields ?? {}, definitions, 'custom_field') as CustomFieldValueDto[],
+    letter: row.letter,
+    pending_deal: row.pending_count > 0,
+    total_pendings: Number(row.total_pendings),
+    total_deals_count: row.total_deals_count,
+    company_size: row.company_size,
+    sales_closed_for: closed.map((sale) => sale.user_id),
+    closed_sales: closed,
+    google_contacts_data: row.google_contacts_data ?? null,
+    created_at: new Date(row.created_at).toISOString(),
+    modified_at: new Date(row.modified_at).toISOString(),
+  };
+}
+
+/** Next actions, most urgent first: dated (overdue, today, future) by date and exact_time, then waiting. */
+export function compareUrgency(a: ActionDto, b: ActionDto): number {
+  const waitA = a.status === 'waiting' ? 1 : 0;
+  const waitB = b.status === 'waiting' ? 1 : 0;
+  if (waitA !== waitB) return waitA - waitB;
+  const dateA = a.date ?? '9999-12-31';
+  const dateB = b.date ?? '9999-12-31';
+  if (dateA !== dateB) return dateA < dateB ? -1 : 1;
+  const timeA = a.exact_time ?? Number.MAX_SAFE_INTEGER;
+  const timeB = b.exact_time ?? Number.MAX_SAFE_INTEGER;
+  if (timeA !== timeB) return timeA - timeB;
+  return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
+}

@@ -1,0 +1,291 @@
+import { newId } from '@crm/common';
+import { createTestDatabase } from '@crm/testing';
+import { Pool, type PoolClient } from 'pg';
+import type { DataSource } from 'typeorm';
+import { openMediumDatabase, type TestAccount } from '../contacts/contacts.medium-fixture';
+import { companyRows } from './company.repository';
+import { contactRows } from './contact.repository';
+
+/**
+ * The counters kept by the triggers of migration 1764200000000 (docs/decisions.md "Record
+ * counters") under many concurrent writers: 16 connections run a few hundred transactions at once
+ * over two companies (creates into one company, moves between the two, soft deletes and undeletes,
+ * bulk deletes, hard deletes, deal creates, status/amount/months changes, deals moved between
+ * contacts, deal deletes); at the end every stored counter equals a full recount.
+ */
+
+/** Contacts whose stored deal counters differ from a recount of their deals. */
+const CONTACT_MISMATCHES = `
+  SELECT c.id, c.deals_count, r.n, c.pending_deals_count, r.p, c.pending_deals_amount, r.pa, c.won_deals_count, r.w, c.won_deals_amount, r.wa
+  FROM crm.contacts c
+  LEFT JOIN LATERAL (
+    SELECT count(*)::int AS n,
+           count(*) FILTER (WHERE d.status = 'pending')::int AS p,
+           coalesce(sum(d.amount * d.months) FILTER (WHERE d.status = 'pending'), 0) AS pa,
+           count(*) FILTER (WHERE d.status = 'won')::int AS w,
+           coalesce(sum(d.amount * d.months) FILTER (WHERE d.status = 'won'), 0) AS wa
+    FROM crm.deals d WHERE d.contact_id = c.id
+  ) r ON true
+  WHERE c.account_id = $1
+    AND (c.deals_count, c.pending_deals_count, c.pending_deals_amount, c.won_deals_count, c.won_deals_amount) IS DISTINCT FROM (r.n, r.p, r.pa, r.w, r.wa)`;
+
+/** Each company's counters recounted as the readers did before: over its non-deleted contacts and their deals. */
+const COMPANY_RECOUNT = `
+  SELECT co.id,
+         (SELECT count(*)::int FROM crm.contacts c WHERE c.company_id = co.id AND c.deleted_at IS NULL) AS contacts_count,
+         dd.won_deals_count, dd.pending_deals_count, dd.total_won_amount, dd.total_pending_amount
+  FROM crm.companies co
+  LEFT JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE d.status = 'won')::int AS won_deals_count,
+           count(*) FILTER (WHERE d.status = 'pending')::int AS pending_deals_count,
+           coalesce(sum(d.amount * d.months) FILTER (WHERE d.status = 'won'), 0)::float8 AS total_won_amount,
+           coalesce(sum(d.amount * d.months) FILTER (WHERE d.status = 'pending'), 0)::float8 AS total_pending_amount
+    FROM crm.contacts c JOIN crm.deals d ON d.contact_id = c.id
+    WHERE c.company_id = co.id AND c.deleted_at IS NULL
+  ) dd ON true
+  WHERE co.account_id = $1 ORDER BY co.id`;
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('record counters under concurrent writers (real PostgreSQL)', () => {
+  let dataSource: DataSource;
+  let close: () => Promise<void>;
+  let url: string;
+  let acme: TestAccount;
+  let pool: Pool;
+  let statusId: string;
+  let pipelineId: string;
+  const companies: string[] = [];
+
+  beforeAll(async () => {
+    const db = await createTestDatabase('crm_record_counters');
+    url = db.url;
+    let accounts: [TestAccount, TestAccount];
+    ({ dataSource, accounts, close } = await openMediumDatabase(db));
+    [acme] = accounts;
+    pool = new Pool({ connectionString: url, max: 16 });
+    statusId = (await pool.query('SELECT id FROM crm.statuses WHERE account_id = $1 ORDER BY is_lead DESC LIMIT 1', [acme.accountId]))
+      .rows[0].id;
+    pipelineId = (await pool.query('SELECT id FROM crm.pipelines WHERE account_id = $1 LIMIT 1', [acme.accountId])).rows[0].id;
+    for (const name of ['Big Co', 'Other Co']) {
+      const id = newId();
+      await pool.query('INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, $3)', [id, acme.accountId, name]);
+      companies.push(id);
+    }
+  });
+
+  afterAll(async () => {
+    await pool?.end();
+    await close?.();
+  });
+
+  async function insertContact(client: PoolClient, companyId: string | null): Promise<string> {
+    const id = newId();
+    await client.query(
+      `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, last_name, company_id, sort_name, letter)
+       VALUES ($1, $2, $3, $4, $5, $6, $5, 'c')`,
+      [id, acme.accountId, acme.userId, statusId, `c${id.slice(-6)}`, companyId],
+    );
+    return id;
+  }
+
+  async function insertDeal(client: PoolClient, contactId: string, status: string, amount: number, months: number): Promise<void> {
+    await client.query(
+      `INSERT INTO crm.deals (id, account_id, contact_id, owner_id, author_id, pipeline_id, sales_pipeline_id, status, stage, expected_close_date,
+                              close_date, date, amount, months)
+       VALUES ($1, $2, $3, $4, $4, $5, $5, $6, $7, current_date, current_date, current_date, $8, $9)`,
+      [newId(), acme.accountId, contactId, acme.userId, pipelineId, status, status === 'pending' ? 10 : null, amount, months],
+    );
+  }
+
+  async function pickContact(client: PoolClient, random: () => number): Promise<string | undefined> {
+    const rows = (await client.query('SELECT id FROM crm.contacts WHERE account_id = $1', [acme.accountId])).rows;
+    return rows.length > 0 ? rows[Math.floor(random() * rows.length)].id : undefined;
+  }
+
+  async function pickDeal(client: PoolClient, random: () => number): Promise<string | undefined> {
+    const rows = (await client.query('SELECT id FROM crm.deals WHERE account_id = $1', [acme.accountId])).rows;
+    return rows.length > 0 ? rows[Math.floor(random() * rows.length)].id : undefined;
+  }
+
+  const STATUSES = ['pending', 'won', 'lost'];
+  const amountOf = (random: () => number) => Math.round(random() * 1_000_000) / 100;
+
+  /**
+   * One random write. A deadlock between two writers, or a contact hard-deleted by another writer
+   * between the pick and the write (foreign key), rolls the transaction back and it is retried.
+   */
+  async function randomWrite(client: PoolClient, random: () => number): Promise<void> {
+    const op = Math.floor(random() * 11);
+    const company = () => (random() < 0.75 ? companies[0] : random() < 0.7 ? companies[1] : null);
+    const pick = () => pickContact(client, random);
+    switch (op) {
+      case 0:
+      case 1: {
+        // a contact created into a company, sometimes with its deals in the same transaction
+        const id = await insertContact(client, companies[0]);
+        if (random() < 0.5)
+          await insertDeal(client, id, STATUSES[Math.floor(random() * 3)], amountOf(random), 1 + Math.floor(random() * 12));
+        return;
+      }
+      case 2: {
+        const id = await pick();
+        if (id) await client.query('UPDATE crm.contacts SET company_id = $2 WHERE id = $1', [id, company()]);
+        return;
+      }
+      case 3: {
+        const id = await pick();
+        if (id) await client.query('UPDATE crm.contacts SET deleted_at = CASE WHEN deleted_at IS NULL THEN now() END WHERE id = $1', [id]);
+        return;
+      }
+      case 4: {
+        // bulk soft delete, or bulk undelete, of several contacts in one statement
+        const ids = [await pick(), await pick(), await pick()].filter(Boolean);
+        await client.query(`UPDATE crm.contacts SET deleted_at = ${random() < 0.5 ? 'now()' : 'NULL'} WHERE id = ANY($1::varchar[])`, [
+          ids,
+        ]);
+        return;
+      }
+      case 5:
+      case 6: {
+        const id = await pick();
+        if (id) await insertDeal(client, id, STATUSES[Math.floor(random() * 3)], amountOf(random), 1 + Math.floor(random() * 12));
+        return;
+      }
+      case 7: {
+        const deal = await pickDeal(client, random);
+        if (deal)
+          await client.query(
+            "UPDATE crm.deals SET status = $2::varchar, stage = CASE WHEN $2::varchar = 'pending' THEN 20 END, amount = $3, months = $4 WHERE id = $1",
+            [deal, STATUSES[Math.floor(random() * 3)], amountOf(random), 1 + Math.floor(random() * 12)],
+          );
+        return;
+      }
+      case 8: {
+        const [deal, to] = [await pickDeal(client, random), await pick()];
+        if (deal && to) await client.query('UPDATE crm.deals SET contact_id = $2 WHERE id = $1', [deal, to]);
+        return;
+      }
+      case 9: {
+        const deal = await pickDeal(client, random);
+        if (deal) await client.query('DELETE FROM crm.deals WHERE id = $1', [deal]);
+        return;
+      }
+      default: {
+        // a rename-like update that changes no counter, and now and then a hard delete (its deals cascade)
+        const id = await pick();
+        if (!id) return;
+        if (random() < 0.3) await client.query('DELETE FROM crm.contacts WHERE id = $1', [id]);
+        else await client.query("UPDATE crm.contacts SET first_name = 'x' WHERE id = $1", [id]);
+      }
+    }
+  }
+
+  it('keep every counter equal to a full recount after hundreds of concurrent writes', async () => {
+    const WRITERS = 16;
+    const OPS = 25;
+    let retries = 0;
+    const RETRIED = new Set(['40P01', '23503']);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: WRITERS }, async (_, w) => {
+        const random = rng(1000 + w);
+        const client = await pool.connect();
+        try {
+          for (let i = 0; i < OPS; i += 1) {
+            const state = random();
+            for (let attempt = 0; ; attempt += 1) {
+              const replay = rng(Math.floor(state * 2 ** 31));
+              try {
+                await client.query('BEGIN');
+                await randomWrite(client, replay);
+                if (replay() < 0.3) await randomWrite(client, replay);
+                await client.query('COMMIT');
+                break;
+              } catch (error) {
+                await client.query('ROLLBACK');
+                if (!RETRIED.has((error as { code?: string }).code ?? '') || attempt > 10) throw error;
+                retries += 1;
+              }
+            }
+          }
+        } finally {
+          client.release();
+        }
+      }),
+    );
+    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+
+    const contactsCount = Number(
+      (await pool.query('SELECT count(*) FROM crm.contacts WHERE account_id = $1', [acme.accountId])).rows[0].count,
+    );
+    const dealsCount = Number((await pool.query('SELECT count(*) FROM crm.deals WHERE account_id = $1', [acme.accountId])).rows[0].count);
+    expect(contactsCount).toBeGreaterThan(50);
+    expect(dealsCount).toBeGreaterThan(30);
+    expect(retries).toBeLessThan(WRITERS * OPS);
+
+    expect((await pool.query(CONTACT_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    const recount = (await pool.query(COMPANY_RECOUNT, [acme.accountId])).rows;
+    expect(recount.find((r) => r.id === companies[0]).contacts_count).toBeGreaterThan(10);
+    // The readers' view of the stored counters is the recount.
+    const stored = await companyRows(dataSource.manager, acme.accountId, companies);
+    expect(
+      [...stored]
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .map(({ id, contacts_count, won_deals_count, pending_deals_count, total_won_amount, total_pending_amount }) => ({
+          id,
+          contacts_count,
+          won_deals_count,
+          pending_deals_count,
+          total_won_amount,
+          total_pending_amount,
+        })),
+    ).toEqual(recount);
+    const sizes = await contactRows(
+      dataSource.manager,
+      acme.accountId,
+      (await pool.query('SELECT id FROM crm.contacts WHERE account_id = $1', [acme.accountId])).rows.map((r) => r.id),
+      true,
+    );
+    for (const contact of sizes)
+      expect(contact.company_size).toBe(contact.company_id ? recount.find((r) => r.id === contact.company_id).contacts_count : 0);
+  }, 120_000);
+
+  it('migrate down and up again, backfilling the counters from the data', async () => {
+    const before = (await pool.query(COMPANY_RECOUNT, [acme.accountId])).rows;
+    await dataSource.undoLastMigration({ transaction: 'all' });
+    const columns = await pool.query(
+      "SELECT 1 FROM information_schema.columns WHERE table_schema = 'crm' AND table_name = 'contacts' AND column_name = 'deals_count'",
+    );
+    expect(columns.rowCount).toBe(0);
+    await dataSource.runMigrations({ transaction: 'all' });
+    expect((await pool.query(CONTACT_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    const stored = await companyRows(dataSource.manager, acme.accountId, companies);
+    expect(stored.map((r) => [r.id, r.contacts_count, r.total_won_amount]).sort()).toEqual(
+      before.map((r) => [r.id, r.contacts_count, r.total_won_amount]).sort(),
+    );
+  });
+
+  it('a counter update leaves modified_at alone', async () => {
+    const client = await pool.connect();
+    try {
+      const id = await insertContact(client, companies[1]);
+      const before = (await client.query('SELECT modified_at FROM crm.contacts WHERE id = $1', [id])).rows[0].modified_at;
+      await insertDeal(client, id, 'pending', 10, 2);
+      const after = (await client.query('SELECT modified_at, pending_deals_amount FROM crm.contacts WHERE id = $1', [id])).rows[0];
+      expect(after.modified_at).toEqual(before);
+      expect(Number(after.pending_deals_amount)).toBe(20);
+    } finally {
+      client.release();
+    }
+  });
+});
