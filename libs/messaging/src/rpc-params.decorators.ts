@@ -40,3 +40,11 @@ export const RpcCaller = createParamDecorator((_: unknown, context: ExecutionCon
 export const RpcOrigin = createParamDecorator((_: unknown, context: ExecutionContext): HttpOrigin | undefined => {
   return context.switchToRpc().getData<RpcRequest & { origin?: HttpOrigin }>().origin;
 });
+
+/**
+ * An internal message without the caller envelope (e.g. account provisioning from the
+ * auth-server), parsed and validated whole into `cls`.
+ */
+export const ValidMessage = createParamDecorator((cls: ClassConstructor<object>, context: ExecutionContext) => {
+  return parseContract(cls, context.switchToRpc().getData<unknown>());
+});

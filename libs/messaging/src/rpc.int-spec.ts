@@ -11,7 +11,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { attachNatsServer } from './attach-nats-server';
 import { RpcClient } from './rpc-client';
 import { RpcReplyInterceptor } from './rpc-reply.interceptor';
-import { RpcCaller, ValidRequest } from './rpc-params.decorators';
+import { RpcCaller, ValidMessage, ValidRequest } from './rpc-params.decorators';
 
 class EchoRequest {
   @IsInt()
@@ -48,6 +48,11 @@ class EchoHandler {
   @MessagePattern('test.valid.v1')
   valid(@RpcCaller() caller: Caller, @ValidRequest(EchoRequest) request: EchoRequest) {
     return { value: request.value, typed: request instanceof EchoRequest, user: caller.user_id };
+  }
+
+  @MessagePattern('test.message.v1')
+  message(@ValidMessage(EchoRequest) message: EchoRequest) {
+    return { value: message.value, typed: message instanceof EchoRequest };
   }
 
   /** A declared API route: the request class comes from the route table. */
@@ -126,6 +131,11 @@ describe('RPC over NATS (real NATS)', () => {
     expect(bad).toMatchObject({ ok: false, error: { error_name: 'invalid_request_data', errors: { value: expect.any(String) } } });
     const routed = await client.call(Subjects.UsersGet, { caller, payload: { user_id: 'abc' } });
     expect(routed).toEqual({ ok: true, data: { user_id: 'abc' } });
+    expect(await client.call('test.message.v1', { value: 3 })).toEqual({ ok: true, data: { value: 3, typed: true } });
+    expect(await client.call('test.message.v1', { value: -1 })).toMatchObject({
+      ok: false,
+      error: { errors: { value: expect.any(String) } },
+    });
     const missing = await client.call(Subjects.UsersGet, { caller, payload: {} });
     expect(missing).toMatchObject({ ok: false, error: { error_name: 'invalid_request_data', errors: { user_id: expect.any(String) } } });
   });
