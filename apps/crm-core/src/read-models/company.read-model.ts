@@ -3,7 +3,7 @@ import type { Db } from '../common/sql';
 import { COMPANY_CONTACTS_CAP } from './caps';
 import { loadCompanySummaries } from './company-summary.read-model';
 import { companyMemberIds } from './company.repository';
-import { loadContactWrappers } from './contact.read-model';
+import { contactWrappers } from './contact.read-model';
 
 export interface CompanyLoadOptions {
   withContacts: boolean;
@@ -27,11 +27,14 @@ export async function loadCompanyDtos(
   const out = await loadCompanySummaries(db, accountId, wanted);
   if (options.withContacts && out.size > 0) {
     const members = await companyMemberIds(db, accountId, [...out.keys()], COMPANY_CONTACTS_CAP);
-    const wrappers = await loadContactWrappers(
+    // The wrappers show these companies without `contacts`: copies, read once.
+    const summaries = new Map([...out].map(([id, company]) => [id, { ...company }]));
+    const wrappers = await contactWrappers(
       db,
       accountId,
       members.map((c) => c.id),
       options.viewerId,
+      summaries,
     );
     for (const company of out.values()) company.contacts = [];
     for (const wrapper of wrappers) out.get(wrapper.contact.company_id!)?.contacts?.push(wrapper);

@@ -37,7 +37,21 @@ export async function loadContactDtos(
  * Contact wrappers of the given ids, in the order of `ids` (missing ones skipped). `viewerId` is the
  * user whose next action and queued actions the wrapper shows (the caller); null: each contact's owner.
  */
-export async function loadContactWrappers(db: Db, accountId: string, ids: string[], viewerId: string | null): Promise<ContactWrapperDto[]> {
+export function loadContactWrappers(db: Db, accountId: string, ids: string[], viewerId: string | null): Promise<ContactWrapperDto[]> {
+  return contactWrappers(db, accountId, ids, viewerId, new Map());
+}
+
+/**
+ * {@link loadContactWrappers}, given companies already read (without `contacts`), which are not
+ * read again: a company view passes itself for its own contacts' wrappers.
+ */
+export async function contactWrappers(
+  db: Db,
+  accountId: string,
+  ids: string[],
+  viewerId: string | null,
+  known: ReadonlyMap<string, CompanyDto>,
+): Promise<ContactWrapperDto[]> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return [];
   // The contacts and their open actions (as the viewer sees them) in parallel; then the companies,
@@ -47,8 +61,9 @@ export async function loadContactWrappers(db: Db, accountId: string, ids: string
     viewerId ? contactActionsOf(db, accountId, viewerId, wanted) : Promise.resolve(null),
   ]);
   const found = wanted.map((id) => contacts.get(id)).filter((c): c is ContactDto => c !== undefined);
-  const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => id !== null))];
-  const companyMap = companyIds.length > 0 ? await loadCompanySummaries(db, accountId, companyIds) : new Map<string, CompanyDto>();
+  const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => id !== null && !known.has(id)))];
+  const companyMap = new Map(known);
+  if (companyIds.length > 0) for (const [id, company] of await loadCompanySummaries(db, accountId, companyIds)) companyMap.set(id, company);
   let byOwner: Map<string, Map<string, ContactActionsDto>> | null = null;
   if (!viewerId) {
     const owners = [...new Set(found.map((c) => c.owner_id))];

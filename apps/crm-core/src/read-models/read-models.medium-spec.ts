@@ -1,0 +1,97 @@
+import { newId } from '@crm/common';
+import { createTestDatabase } from '@crm/testing';
+import type { DataSource } from 'typeorm';
+import { openMediumDatabase, type TestAccount } from '../contacts/contacts.medium-fixture';
+import { COMPANY_CONTACTS_CAP, CONTACT_RECORDS_CAP, QUEUED_ACTIONS_CAP } from './caps';
+import { loadCompanyDtos } from './company.read-model';
+import { loadContactWrappers } from './contact.read-model';
+import { contactActionsOf, notesOfContacts } from './records.read-model';
+
+/** The read models' bounds against the real PostgreSQL: each embedded array stops at its cap, in its order. */
+describe('read models (real PostgreSQL)', () => {
+  let dataSource: DataSource;
+  let close: () => Promise<void>;
+  let acme: TestAccount;
+  let companyId: string;
+  let contactIds: string[];
+  const q = (text: string, values: unknown[]) => dataSource.query(text, values);
+
+  beforeAll(async () => {
+    let accounts: [TestAccount, TestAccount];
+    ({ dataSource, accounts, close } = await openMediumDatabase(await createTestDatabase('crm_read_models')));
+    [acme] = accounts;
+    companyId = newId();
+    await q('INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, $3)', [companyId, acme.accountId, 'Big']);
+    const [{ id: statusId }] = await q('SELECT id FROM crm.statuses WHERE account_id = $1 ORDER BY is_lead DESC LIMIT 1', [acme.accountId]);
+    // One more contact than the company embeds, named so that the name order differs from the id order.
+    const n = COMPANY_CONTACTS_CAP + 1;
+    contactIds = Array.from({ length: n }, () => newId());
+    await q(
+      `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, last_name, company_id, company_name, sort_name, letter)
+       SELECT id, $1, $2, $3, 'n' || lpad((1000 - i)::text, 4, '0'), $4, 'Big', 'n' || lpad((1000 - i)::text, 4, '0'), 'n'
+       FROM unnest($5::varchar[]) WITH ORDINALITY AS v(id, i)`,
+      [acme.accountId, acme.userId, statusId, companyId, contactIds],
+    );
+  });
+
+  afterAll(async () => close?.());
+
+  it('a company embeds its first contacts by name up to the cap, and counts them all', async () => {
+    const company = (
+      await loadCompanyDtos(dataSource.manager, acme.accountId, [companyId], { withContacts: true, viewerId: acme.userId })
+    ).get(companyId)!;
+    expect(company.contacts_count).toBe(COMPANY_CONTACTS_CAP + 1);
+    expect(company.contacts).toHaveLength(COMPANY_CONTACTS_CAP);
+    // last names count down with the insert order: the name order is the reverse of it
+    expect(company.contacts![0].contact.id).toBe(contactIds[contactIds.length - 1]);
+    expect(company.contacts![0].contact.company_size).toBe(COMPANY_CONTACTS_CAP + 1);
+    expect(company.contacts!.map((w) => w.contact.last_name)).toEqual([...company.contacts!.map((w) => w.contact.last_name)].sort());
+  });
+
+  it('queued actions stop at the cap (queue order); date conflicts are found past it', async () => {
+    const contactId = contactIds[0];
+    await q(
+      `INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, position)
+       VALUES ($1, $2, $3, $4, 'next', 'date', '2030-06-01', 0)`,
+      [newId(), acme.accountId, contactId, acme.userId],
+    );
+    // 30 queued actions: positions 1..30; only the last one is dated before the next action.
+    for (let i = 1; i <= QUEUED_ACTIONS_CAP + 5; i += 1)
+      await q(
+        `INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, position)
+         VALUES ($1, $2, $3, $4, $5, 'queued_with_date', $6, $7)`,
+        [newId(), acme.accountId, contactId, acme.userId, `q${i}`, i === QUEUED_ACTIONS_CAP + 5 ? '2030-01-01' : '2031-01-01', i],
+      );
+    const parts = (await contactActionsOf(dataSource.manager, acme.accountId, acme.userId, [contactId])).get(contactId)!;
+    expect(parts.next_action?.text).toBe('next');
+    expect(parts.queued_actions.map((a) => a.text)).toEqual(Array.from({ length: QUEUED_ACTIONS_CAP }, (_, i) => `q${i + 1}`));
+    expect(parts.next_action_conflicts.map((a) => a.text)).toEqual([`q${QUEUED_ACTIONS_CAP + 5}`]);
+    const [wrapper] = await loadContactWrappers(dataSource.manager, acme.accountId, [contactId], null);
+    expect(wrapper.queued_actions).toHaveLength(QUEUED_ACTIONS_CAP);
+  });
+
+  it('fields=notes(all) holds the newest notes up to the cap per contact', async () => {
+    const [a, b] = contactIds;
+    for (let i = 1; i <= CONTACT_RECORDS_CAP + 3; i += 1)
+      await q(`INSERT INTO crm.notes (id, account_id, contact_id, author_id, text, date) VALUES ($1, $2, $3, $4, $5, $6)`, [
+        newId(),
+        acme.accountId,
+        a,
+        acme.userId,
+        `n${i}`,
+        `2026-01-${String(i).padStart(2, '0')}`,
+      ]);
+    await q(`INSERT INTO crm.notes (id, account_id, contact_id, author_id, text, date) VALUES ($1, $2, $3, $4, 'only', '2026-02-01')`, [
+      newId(),
+      acme.accountId,
+      b,
+      acme.userId,
+    ]);
+    const notes = await notesOfContacts(dataSource.manager, acme.accountId, [a, b, contactIds[2]]);
+    expect(notes.get(a)!.map((e) => e.note.text)).toEqual(
+      Array.from({ length: CONTACT_RECORDS_CAP }, (_, i) => `n${CONTACT_RECORDS_CAP + 3 - i}`),
+    );
+    expect(notes.get(b)!.map((e) => e.note.text)).toEqual(['only']);
+    expect(notes.has(contactIds[2])).toBe(false);
+  });
+});
