@@ -1,5 +1,6 @@
-import { createAccount, createUser, DEFAULT_TEST_PASSWORD, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { createAccount, DEFAULT_TEST_PASSWORD, type CreatedAccount } from '@crm/testing';
 import { createHash, randomBytes } from 'node:crypto';
+import { setupE2e } from './setup';
 import { recordCalls, type Json } from './record-helpers';
 
 const ACTION_KEYS = [
@@ -22,20 +23,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 /** Actions over HTTP (spec "Action", "States and transitions"; decisions.md "Deals and actions"). */
 describe('actions (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let member: CreatedAccount;
-  let stranger: CreatedAccount;
-
-  beforeAll(async () => {
-    services = await startServices();
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services, { name: 'Stranger Ltd' })]);
-    member = await createUser(services, admin);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
-  });
+  const { services, admin, stranger, member } = setupE2e({ stranger: { name: 'Stranger Ltd' }, member: true });
 
   const { call, ok, contact } = recordCalls(() => services);
   const action = async (who: CreatedAccount, contactId: string, body: Record<string, unknown>) =>

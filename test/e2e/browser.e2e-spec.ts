@@ -1,16 +1,17 @@
-import { createAccount, startServices, type ServicesHandle } from '@crm/testing';
+import { createAccount } from '@crm/testing';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { setupE2e } from './setup';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The authorization code flow as a person does it: Debian's Chromium driven by playwright-core. */
 describe('login and consent in a real browser (e2e)', () => {
-  let services: ServicesHandle;
+  const { services } = setupE2e({ services: { crmCoreReplicas: 1 }, admin: false });
   let browser: Browser;
   let callbackServer: http.Server;
   let redirectUri: string;
@@ -30,7 +31,6 @@ describe('login and consent in a real browser (e2e)', () => {
     });
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
     redirectUri = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
-    services = await startServices({ crmCoreReplicas: 1 });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -48,7 +48,6 @@ describe('login and consent in a real browser (e2e)', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await services?.stopAll();
     callbackServer?.close();
   });
 

@@ -1,4 +1,5 @@
-import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { api, type CreatedAccount } from '@crm/testing';
+import { setupE2e } from './setup';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -32,20 +33,7 @@ const PNG = 'data:image/png;base64,iVBORw0KGgo=';
 
 /** Companies over HTTP, and the counters contacts and companies aggregate from deals (spec "Company"). */
 describe('companies (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let member: CreatedAccount;
-  let stranger: CreatedAccount;
-
-  beforeAll(async () => {
-    services = await startServices();
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services)]);
-    member = await createUser(services, admin);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
-  });
+  const { services, admin, stranger, member } = setupE2e({ stranger: true, member: true });
 
   const call = (who: CreatedAccount) => api(services, who);
   const ok = async (who: CreatedAccount, method: string, path: string, body?: unknown, status = 200) => {

@@ -1,4 +1,5 @@
-import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { api, type CreatedAccount } from '@crm/testing';
+import { setupE2e } from './setup';
 
 type Counts = Record<string, number> & { total_count: number };
 type Status = {
@@ -52,20 +53,7 @@ const LETTERS = ['1', ...'abcdefghijklmnopqrstuvwxyz'];
 
 /** Statuses, lead sources, tags, saved filters, contact relationships, pipelines, call results and bootstrap over HTTP. */
 describe('account configuration (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let member: CreatedAccount;
-  let stranger: CreatedAccount;
-
-  beforeAll(async () => {
-    services = await startServices();
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services)]);
-    member = await createUser(services, admin);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
-  });
+  const { services, admin, stranger, member } = setupE2e({ stranger: true, member: true });
 
   const call = (who: CreatedAccount) => api(services, who);
   const contact = async (who: CreatedAccount, body: Record<string, unknown>) => {

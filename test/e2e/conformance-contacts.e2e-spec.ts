@@ -1,4 +1,5 @@
-import { createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { createAccount, createUser, type CreatedAccount } from '@crm/testing';
+import { setupE2e } from './setup';
 import {
   BAD_IDS,
   caller,
@@ -34,10 +35,7 @@ import {
  * crm-service-spec.md and decisions.md only (quoted in the test names / comments).
  */
 describe('conformance: contacts, companies, configuration (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let stranger: CreatedAccount;
-  let member: CreatedAccount;
+  const { services, admin, stranger, member } = setupE2e({ stranger: { name: 'Stranger Ltd' }, member: true });
   let deleter: CreatedAccount;
   let A: Caller;
   let B: Caller;
@@ -49,18 +47,11 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
   };
 
   beforeAll(async () => {
-    services = await startServices();
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services, { name: 'Stranger Ltd' })]);
-    member = await createUser(services, admin);
     deleter = await createUserWith(services, admin, { role: 'user', permissions: ['delete_contacts'] });
     A = caller(services, admin);
     B = caller(services, stranger);
     M = caller(services, member);
     D = caller(services, deleter);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
   });
 
   describe('POST /contacts', () => {

@@ -4,10 +4,10 @@
  * here quotes a rule of one of them; details they leave open are not asserted.
  */
 import { randomBytes } from 'node:crypto';
-import { api, type ApiResponse, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { type ApiResponse, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { calls, type Caller, type Json } from './setup';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-export type Json = any;
+export type { Caller, Json } from './setup';
 
 export const HEX24 = /^[0-9a-f]{24}$/;
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
@@ -185,13 +185,7 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 export const sortedKeys = (o: object): string[] => Object.keys(o).sort();
 export const unique = (prefix: string): string => `${prefix}${randomBytes(4).toString('hex')}`;
 
-export type Caller = <T = Json>(
-  method: string,
-  pathname: string,
-  body?: unknown,
-  headers?: Record<string, string>,
-) => Promise<ApiResponse<T>>;
-export const caller = (services: ServicesHandle, who: CreatedAccount): Caller => api(services, who) as Caller;
+export const caller = (services: ServicesHandle, who: CreatedAccount): Caller => calls(services).call(who);
 
 function describeRes(res: ApiResponse<Json>): string {
   return `HTTP ${res.status}: ${res.text.slice(0, 600)}`;

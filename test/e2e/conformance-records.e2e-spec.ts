@@ -1,4 +1,5 @@
-import { createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { createAccount, type CreatedAccount } from '@crm/testing';
+import { setupE2e } from './setup';
 import {
   ACTION_FIELDS,
   BAD_IDS,
@@ -34,10 +35,7 @@ import {
  * crm-service-spec.md and decisions.md only.
  */
 describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let stranger: CreatedAccount;
-  let member: CreatedAccount;
+  const { services, admin, stranger, member } = setupE2e({ stranger: { name: 'Stranger Ltd' }, member: true });
   let A: Caller;
   let B: Caller;
   let M: Caller;
@@ -49,18 +47,11 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
   };
 
   beforeAll(async () => {
-    services = await startServices();
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services, { name: 'Stranger Ltd' })]);
-    member = await createUser(services, admin);
     A = caller(services, admin);
     B = caller(services, stranger);
     M = caller(services, member);
     contactId = (await newContact(A, { first_name: 'Pat', last_name: 'Primary', company_name: 'Primary Co' })).contact.id;
     foreignContactId = (await newContact(B, { last_name: 'Foreign' })).contact.id;
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
   });
 
   const expectDeal = (d: Json): void => {

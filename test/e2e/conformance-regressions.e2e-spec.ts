@@ -1,4 +1,4 @@
-import { createAccount, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { setupE2e } from './setup';
 import {
   caller,
   dayOffset,
@@ -19,18 +19,11 @@ import {
  * decisions.md). Run: npm run build && npx jest test/e2e/conformance-failures.e2e-spec.ts
  */
 describe('conformance failures (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
+  const { services, admin } = setupE2e();
   let A: Caller;
 
   beforeAll(async () => {
-    services = await startServices();
-    admin = await createAccount(services);
     A = caller(services, admin);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
   });
 
   // Spec "Common list filters for time": date_filter is "not to be used with modified_since or

@@ -1,4 +1,5 @@
-import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { api, createAccount, createUser, type CreatedAccount } from '@crm/testing';
+import { setupE2e } from './setup';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -42,20 +43,7 @@ const FOREIGN_ID = 'f'.repeat(24);
 
 /** Contacts over HTTP (spec "Contact", decisions.md "Contacts", "Paging and lists"). */
 describe('contacts (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let member: CreatedAccount;
-  let stranger: CreatedAccount;
-
-  beforeAll(async () => {
-    services = await startServices();
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services, { name: 'Stranger Ltd' })]);
-    member = await createUser(services, admin);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
-  });
+  const { services, admin, stranger, member } = setupE2e({ stranger: { name: 'Stranger Ltd' }, member: true });
 
   const call = (who: CreatedAccount) => api(services, who);
   const create = async (who: CreatedAccount, body: Record<string, unknown>) => {

@@ -1,6 +1,7 @@
-import { createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { createAccount, type CreatedAccount } from '@crm/testing';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setupE2e } from './setup';
 import { recordCalls, type Json } from './record-helpers';
 
 const DEAL_KEYS = [
@@ -44,20 +45,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 /** Deals over HTTP (spec "Deal", "GET /deals", "POST /contacts/{contact_id}/deals"; decisions.md "Deals and actions"). */
 describe('deals (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let member: CreatedAccount;
-  let stranger: CreatedAccount;
-
-  beforeAll(async () => {
-    services = await startServices();
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services, { name: 'Stranger Ltd' })]);
-    member = await createUser(services, admin);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
-  });
+  const { services, admin, stranger, member } = setupE2e({ stranger: { name: 'Stranger Ltd' }, member: true });
 
   const { call, ok, contact } = recordCalls(() => services);
   const deal = async (who: CreatedAccount, contactId: string, body: Record<string, unknown> = {}) =>

@@ -1,14 +1,5 @@
-import {
-  api,
-  createAccount,
-  startPrivateNats,
-  startPrivatePostgres,
-  startPrivateRedis,
-  startServices,
-  type CreatedAccount,
-  type PrivateServer,
-  type ServicesHandle,
-} from '@crm/testing';
+import { api, startPrivateNats, startPrivatePostgres, startPrivateRedis, type PrivateServer } from '@crm/testing';
+import { setupE2e } from './setup';
 
 /**
  * Dependency restarts under steady load, on private PostgreSQL, Redis and NATS instances (never the
@@ -19,8 +10,6 @@ describe('PostgreSQL, Redis and NATS restarts under load (e2e)', () => {
   let pg: PrivateServer;
   let redis: PrivateServer;
   let nats: PrivateServer;
-  let services: ServicesHandle;
-  let account: CreatedAccount;
   const writes: Array<{ name: string; status: number; phase: string }> = [];
   const reads: Array<{ status: number; phase: string }> = [];
   let phase = 'steady';
@@ -45,15 +34,25 @@ describe('PostgreSQL, Redis and NATS restarts under load (e2e)', () => {
     throw new Error(`${what}: not within ${timeoutMs} ms`);
   }
 
+  // Declared before setupE2e: the load loops end before the services stop.
+  afterAll(async () => {
+    running = false;
+    await Promise.all(loops);
+  });
+
+  const { services, admin: account } = setupE2e({
+    services: async () => {
+      [pg, redis, nats] = await Promise.all([startPrivatePostgres(), startPrivateRedis(), startPrivateNats()]);
+      // Rate limits are not under test here: the load loops would reach the default per-user ceiling.
+      return {
+        crmCoreReplicas: 1,
+        infra: { databaseUrl: pg.url, redisUrl: redis.url, natsUrl: nats.url },
+        env: { RATE_LIMIT_PER_MINUTE: '1000000' },
+      };
+    },
+  });
+
   beforeAll(async () => {
-    [pg, redis, nats] = await Promise.all([startPrivatePostgres(), startPrivateRedis(), startPrivateNats()]);
-    // Rate limits are not under test here: the load loops would reach the default per-user ceiling.
-    services = await startServices({
-      crmCoreReplicas: 1,
-      infra: { databaseUrl: pg.url, redisUrl: redis.url, natsUrl: nats.url },
-      env: { RATE_LIMIT_PER_MINUTE: '1000000' },
-    });
-    account = await createAccount(services);
     const client = api(services, account);
     let n = 0;
     const writer = async () => {
@@ -77,9 +76,6 @@ describe('PostgreSQL, Redis and NATS restarts under load (e2e)', () => {
   });
 
   afterAll(async () => {
-    running = false;
-    await Promise.all(loops);
-    await services?.stopAll();
     await Promise.all([pg, redis, nats].map((s) => s?.destroy()));
   });
 

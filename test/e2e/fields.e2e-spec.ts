@@ -1,5 +1,6 @@
-import { api, basicAuth, createAccount, startServices, type ApiResponse, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { api, basicAuth, createAccount, createUser as createTestUser, type ApiResponse, type CreatedAccount } from '@crm/testing';
 import { randomBytes } from 'node:crypto';
+import { setupE2e } from './setup';
 
 /**
  * Contact custom fields, company fields and deal fields over HTTP only: the CRUD of each set,
@@ -7,13 +8,10 @@ import { randomBytes } from 'node:crypto';
  * `.json` suffix and the OpenAPI document. One set of services for the whole file.
  */
 describe('Custom, company and deal fields (e2e)', () => {
-  let services: ServicesHandle;
-  /** Account A: its admin is the main caller. */
-  let a: CreatedAccount;
+  /** a: the admin of account A, the main caller; b: account B, another tenant. */
+  const { services, admin: a, stranger: b } = setupE2e({ admin: { name: 'Alpha Fields' }, stranger: { name: 'Beta Fields' } });
   /** A non-admin user of account A. */
   let aUser: CreatedAccount;
-  /** Account B: another tenant. */
-  let b: CreatedAccount;
 
   const SETS = [
     { set: 'custom_fields', item: 'custom_field' },
@@ -57,30 +55,14 @@ describe('Custom, company and deal fields (e2e)', () => {
     expect(field).toMatchObject(expected);
   }
 
-  async function createUser(account: CreatedAccount, role: 'admin' | 'user'): Promise<CreatedAccount> {
-    const email = `${role}-${randomBytes(6).toString('hex')}@example.test`;
-    const res = await fetch(`${services.authUrl}/operator/accounts/${account.account.id}/users`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ first_name: 'Uma', last_name: 'User', email, password: 'another long password', role }),
-    });
-    const text = await res.text();
-    if (res.status !== 201) throw new Error(`POST /operator/accounts/{id}/users answered ${res.status}: ${text}`);
-    const { user } = JSON.parse(text) as { user: CreatedAccount['user'] };
-    return { account: account.account, user };
-  }
+  const createUser = (account: CreatedAccount, role: 'admin' | 'user'): Promise<CreatedAccount> =>
+    createTestUser(services, account, { role, password: 'another long password' });
 
   beforeAll(async () => {
-    services = await startServices();
-    [a, b] = await Promise.all([createAccount(services, { name: 'Alpha Fields' }), createAccount(services, { name: 'Beta Fields' })]);
     aUser = await createUser(a, 'user');
     asA = api(services, a) as Call;
     asUser = api(services, aUser) as Call;
     asB = api(services, b) as Call;
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
   });
 
   describe.each(SETS)('$set', ({ set, item }) => {

@@ -1,15 +1,7 @@
-import {
-  api,
-  basicAuth,
-  createAccount,
-  DEFAULT_TEST_PASSWORD,
-  startServices,
-  type CreatedAccount,
-  type ServiceProcess,
-  type ServicesHandle,
-} from '@crm/testing';
+import { api, basicAuth, createAccount, DEFAULT_TEST_PASSWORD, type CreatedAccount, type ServiceProcess } from '@crm/testing';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { setupE2e } from './setup';
 
 /**
  * The foundation over HTTP only: the operator API, GET /users/{id}, the envelopes and the
@@ -18,11 +10,17 @@ import { randomBytes } from 'node:crypto';
  * after the other. One set of services for the whole file; the replica tests run last.
  */
 describe('Foundation (e2e)', () => {
-  let services: ServicesHandle;
-  /** Account A (us): the main caller. */
-  let a: CreatedAccount;
-  /** Account B: another tenant. */
-  let b: CreatedAccount;
+  /** a: the admin of account A (us), the main caller; b: account B, another tenant. */
+  const {
+    services,
+    admin: a,
+    stranger: b,
+  } = setupE2e({
+    // The replica tests send bursts of parallel requests as one user: above the default concurrent ceiling (20).
+    services: { crmCoreReplicas: 2, env: { RATE_LIMIT_CONCURRENT: '200' } },
+    admin: { name: 'Alpha Ltd' },
+    stranger: { name: 'Beta LLC' },
+  });
   /** Account C: scratch account for billing, key rotation and body errors. */
   let c: CreatedAccount;
 
@@ -111,17 +109,7 @@ describe('Foundation (e2e)', () => {
   const crmCores = (): ServiceProcess[] => services.processes.filter((p) => p.app === 'crm-core');
 
   beforeAll(async () => {
-    // The replica tests send bursts of parallel requests as one user: above the default concurrent ceiling (20).
-    services = await startServices({ crmCoreReplicas: 2, env: { RATE_LIMIT_CONCURRENT: '200' } });
-    [a, b, c] = await Promise.all([
-      createAccount(services, { name: 'Alpha Ltd' }),
-      createAccount(services, { name: 'Beta LLC' }),
-      createAccount(services, { name: 'Gamma GmbH' }),
-    ]);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
+    c = await createAccount(services, { name: 'Gamma GmbH' });
   });
 
   describe('operator API', () => {

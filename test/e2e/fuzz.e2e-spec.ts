@@ -1,6 +1,7 @@
 import { API_ROUTES, Subjects, type RouteDeclaration } from '@crm/contracts';
-import { basicAuth, createAccount, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { basicAuth } from '@crm/testing';
 import fc from 'fast-check';
+import { setupE2e } from './setup';
 
 /**
  * Property-based fuzzing of every API route through the gateway: random path ids, query strings,
@@ -28,14 +29,10 @@ const SUCCESS_KEYS = new Set([
 const FUZZED_ROUTES = API_ROUTES.filter((r) => r.subject !== Subjects.ApiKeyRotate);
 
 describe('fuzzing every route (e2e, fast-check)', () => {
-  let services: ServicesHandle;
-  let victim: CreatedAccount;
-  let attacker: CreatedAccount;
+  const { services, admin: victim, stranger: attacker } = setupE2e({ services: { crmCoreReplicas: 1 }, stranger: true });
   const secrets: string[] = [];
 
   beforeAll(async () => {
-    services = await startServices({ crmCoreReplicas: 1 });
-    [victim, attacker] = await Promise.all([createAccount(services), createAccount(services)]);
     const field = await fetch(`${services.gatewayUrl}/api/v3/custom_fields`, {
       method: 'POST',
       headers: { authorization: basicAuth(victim.user.id, victim.user.api_key), 'content-type': 'application/json' },
@@ -52,10 +49,6 @@ describe('fuzzing every route (e2e, fast-check)', () => {
       'VictimSecretFieldName',
       'VictimChoice',
     );
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
   });
 
   const idLike = () =>

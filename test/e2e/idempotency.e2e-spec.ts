@@ -1,19 +1,9 @@
-import { api, createAccount, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { api, type CreatedAccount } from '@crm/testing';
+import { setupE2e } from './setup';
 
 /** Idempotency-Key on POST through the gateway (decisions.md "Beyond the spec"). */
 describe('Idempotency-Key (e2e)', () => {
-  let services: ServicesHandle;
-  let account: CreatedAccount;
-  let other: CreatedAccount;
-
-  beforeAll(async () => {
-    services = await startServices({ crmCoreReplicas: 2 });
-    [account, other] = await Promise.all([createAccount(services), createAccount(services)]);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
-  });
+  const { services, admin: account, stranger: other } = setupE2e({ services: { crmCoreReplicas: 2 }, stranger: true });
 
   const list = async (who: CreatedAccount) =>
     (

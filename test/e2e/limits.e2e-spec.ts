@@ -1,19 +1,16 @@
-import { api, createAccount, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { api } from '@crm/testing';
+import { setupE2e } from './setup';
 
 /** Per-user rate and concurrency limits through the gateway (decisions.md "Envelopes ..."). */
 describe('rate limits (e2e)', () => {
   const LIMIT = 25;
-  let services: ServicesHandle;
-  let account: CreatedAccount;
-  let other: CreatedAccount;
-
-  beforeAll(async () => {
-    services = await startServices({ crmCoreReplicas: 1, env: { RATE_LIMIT_PER_MINUTE: String(LIMIT), RATE_LIMIT_CONCURRENT: '1' } });
-    [account, other] = await Promise.all([createAccount(services), createAccount(services)]);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
+  const {
+    services,
+    admin: account,
+    stranger: other,
+  } = setupE2e({
+    services: { crmCoreReplicas: 1, env: { RATE_LIMIT_PER_MINUTE: String(LIMIT), RATE_LIMIT_CONCURRENT: '1' } },
+    stranger: true,
   });
 
   it('answers 429 Too Many Requests (plain text, Retry-After) past the concurrent ceiling', async () => {

@@ -1,4 +1,4 @@
-import { createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { setupE2e } from './setup';
 import { recordCalls, type Json } from './record-helpers';
 
 const NOTE_KEYS = [
@@ -33,20 +33,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 /** Notes, calls and meetings over HTTP (spec "POST /notes", "Note", "Call"; decisions.md "Deals and actions"). */
 describe('notes, calls and meetings (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let member: CreatedAccount;
-  let stranger: CreatedAccount;
-
-  beforeAll(async () => {
-    services = await startServices();
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services, { name: 'Stranger Ltd' })]);
-    member = await createUser(services, admin);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
-  });
+  const { services, admin, stranger, member } = setupE2e({ stranger: { name: 'Stranger Ltd' }, member: true });
 
   const { call, ok, contact } = recordCalls(() => services);
 

@@ -1,16 +1,22 @@
-import { createAccount, startServices, type ServicesHandle } from '@crm/testing';
+import { createAccount } from '@crm/testing';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import * as oauth from 'oauth4webapi';
+import { setupE2e } from './setup';
 
 /**
  * The OAuth 2.1 authorization server and the gateway's token checks, over HTTP only, with
  * panva's oauth4webapi as an independent, strict client (iss, state, PKCE, token response rules).
  */
 describe('OAuth 2.1 authorization server (e2e)', () => {
-  let services: ServicesHandle;
-  let account: Awaited<ReturnType<typeof createAccount>>;
   const password = 'correct horse battery staple';
+  const { services, admin: account } = setupE2e({
+    services: {
+      crmCoreReplicas: 1,
+      env: { ENABLE_TEST_CLOCK: 'true', SIGNING_KEY_CHECK_INTERVAL_MS: '300', JWKS_REFETCH_COOLDOWN_MS: '500' },
+    },
+    admin: { password },
+  });
   const redirectUri = 'http://localhost:8765/callback';
   let as: oauth.AuthorizationServer;
   const secretsSeen: string[] = [];
@@ -124,11 +130,6 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
   const setClock = (offsetSeconds: number) => operator('/operator/test/clock', { offset_seconds: offsetSeconds });
 
   beforeAll(async () => {
-    services = await startServices({
-      crmCoreReplicas: 1,
-      env: { ENABLE_TEST_CLOCK: 'true', SIGNING_KEY_CHECK_INTERVAL_MS: '300', JWKS_REFETCH_COOLDOWN_MS: '500' },
-    });
-    account = await createAccount(services, { password });
     secretsSeen.push(account.user.api_key, services.operatorToken);
     as = await oauth.processDiscoveryResponse(
       new URL(services.authUrl),
@@ -138,10 +139,6 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
 
   afterEach(async () => {
     if (services) await setClock(0);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
   });
 
   it('serves exactly the spec discovery document with open CORS', async () => {

@@ -1,4 +1,5 @@
-import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { api, type CreatedAccount } from '@crm/testing';
+import { setupE2e } from './setup';
 
 type ActionBody = {
   data: {
@@ -16,20 +17,7 @@ type GroupBody = { data: { predefined_action_group: { id: string; name: string; 
 
 /** Predefined actions and groups over HTTP (decisions.md "Configuration and users"). */
 describe('predefined actions and groups (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let stranger: CreatedAccount;
-  let member: CreatedAccount;
-
-  beforeAll(async () => {
-    services = await startServices();
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services)]);
-    member = await createUser(services, admin);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
-  });
+  const { services, admin, stranger, member } = setupE2e({ stranger: true, member: true });
 
   const call = (who: CreatedAccount) => api(services, who);
   const template = async (text: string, extra: Record<string, unknown> = {}) => {

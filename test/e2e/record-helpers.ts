@@ -1,20 +1,18 @@
-import { api, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import type { CreatedAccount, ServicesHandle } from '@crm/testing';
+import { calls, type Json } from './setup';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-export type Json = any;
+export type { Json } from './setup';
 
 /**
  * HTTP helpers of the record e2e files (deals, notes, actions): `call` as a user, `ok` that
- * returns `data` or throws with the answer, `contact` that creates one. `services` is read
- * lazily because it is started in the file's beforeAll.
+ * returns `data` or throws with the answer (see {@link calls}), `contact` that creates one.
  */
 export function recordCalls(services: () => ServicesHandle) {
-  const call = (who: CreatedAccount) => api(services(), who);
-  const ok = async (who: CreatedAccount, method: string, path: string, body?: unknown, status = 200): Promise<Json> => {
-    const res = await call(who)<Json>(method, path, body);
-    if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-    return res.body.data;
-  };
+  const { call, ok } = calls({
+    get gatewayUrl() {
+      return services().gatewayUrl;
+    },
+  });
   const contact = async (who: CreatedAccount, body: Record<string, unknown> = {}) =>
     (await ok(who, 'POST', '/contacts', { first_name: 'Ann', last_name: 'Lee', ...body }, 201)).contact as Json;
   return { call, ok, contact };

@@ -1,4 +1,5 @@
-import { api, createAccount, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { api } from '@crm/testing';
+import { setupE2e } from './setup';
 
 type ListBody = {
   status: number;
@@ -15,20 +16,13 @@ const day = (offset: number): string => new Date(Date.now() + offset * 86_400_00
  * YYYY-MM-DD or Unix seconds; date_filter with modified_since/unmodified_since is 400 naming both).
  */
 describe('time filters on every list (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
+  const { services, admin } = setupE2e();
 
   beforeAll(async () => {
-    services = await startServices();
-    admin = await createAccount(services);
     const call = api(services, admin);
     expect((await call('POST', '/custom_fields', { name: 'Filtered', type: 'text' })).status).toBe(201);
     expect((await call('POST', '/lead_sources', { text: 'Filtered source' })).status).toBe(201);
     expect((await call('POST', '/filters', { name: 'Filtered filter' })).status).toBe(201);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
   });
 
   const count = async (path: string): Promise<number> => {

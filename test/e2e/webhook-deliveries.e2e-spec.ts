@@ -1,5 +1,6 @@
-import { api, createAccount, type CreatedAccount, type ServicesHandle, startServices } from '@crm/testing';
+import { api, type CreatedAccount } from '@crm/testing';
 import { Webhook } from 'standardwebhooks';
+import { setupE2e } from './setup';
 import { commitOutboxEvents, metric, startReceiver, until } from './webhook-helpers';
 
 type Json = Record<string, unknown> & { data?: Record<string, unknown>; timestamp?: unknown };
@@ -27,9 +28,7 @@ interface Delivery {
  * (WEBHOOK_RETRY_SCALE=0.001: 5 s -> 5 ms, 5 min -> 300 ms).
  */
 describe('webhook deliveries (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let stranger: CreatedAccount;
+  const { services, admin, stranger } = setupE2e({ services: { env: { WEBHOOK_RETRY_SCALE: '0.001' } }, stranger: true });
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
@@ -38,12 +37,9 @@ describe('webhook deliveries (e2e)', () => {
       if (hook.path === '/flaky') return { status: seen <= 2 ? 500 : 200 };
       return { status: 200 };
     });
-    services = await startServices({ env: { WEBHOOK_RETRY_SCALE: '0.001' } });
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services)]);
   });
 
   afterAll(async () => {
-    await services?.stopAll();
     await receiver?.close();
   });
 

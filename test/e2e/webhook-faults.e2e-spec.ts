@@ -1,14 +1,6 @@
-import {
-  api,
-  createAccount,
-  resolveTestInfra,
-  startPrivateNats,
-  startServices,
-  type CreatedAccount,
-  type PrivateServer,
-  type ServicesHandle,
-} from '@crm/testing';
+import { api, resolveTestInfra, startPrivateNats, type PrivateServer } from '@crm/testing';
 import { Client } from 'pg';
+import { setupE2e } from './setup';
 import { commitOutboxEvents, metric, spawnDispatcher, startReceiver, until, type ExtraDispatcher } from './webhook-helpers';
 
 /**
@@ -18,25 +10,30 @@ import { commitOutboxEvents, metric, spawnDispatcher, startReceiver, until, type
  */
 describe('webhook delivery faults (e2e)', () => {
   let nats: PrivateServer;
-  let services: ServicesHandle;
-  let account: CreatedAccount;
   let extra: ExtraDispatcher;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
+  // Declared before setupE2e: the extra dispatcher stops before the services do.
+  afterAll(async () => {
+    await extra?.stop();
+  });
+
+  const { services, admin: account } = setupE2e({
+    services: async () => {
+      nats = await startPrivateNats();
+      return {
+        infra: { natsUrl: nats.url },
+        env: { WEBHOOK_RETRY_SCALE: '0.001', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_CONCURRENT: '1000' },
+      };
+    },
+  });
+
   beforeAll(async () => {
-    nats = await startPrivateNats();
     receiver = await startReceiver();
-    services = await startServices({
-      infra: { natsUrl: nats.url },
-      env: { WEBHOOK_RETRY_SCALE: '0.001', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_CONCURRENT: '1000' },
-    });
-    account = await createAccount(services);
     extra = await spawnDispatcher(services, nats.url, resolveTestInfra().redisUrl, { WEBHOOK_RETRY_SCALE: '0.001' });
   });
 
   afterAll(async () => {
-    await extra?.stop();
-    await services?.stopAll();
     await receiver?.close();
     await nats?.destroy();
   });

@@ -1,4 +1,5 @@
-import { api, createAccount, createUser, startServices, type CreatedAccount, type ServicesHandle } from '@crm/testing';
+import { api, type CreatedAccount } from '@crm/testing';
+import { setupE2e } from './setup';
 
 type WebhookBody = {
   data: {
@@ -18,20 +19,11 @@ type WebhookBody = {
 
 /** Webhook registrations over HTTP: gateway -> NATS -> webhook-dispatcher (decisions.md "Webhooks"). */
 describe('webhook registrations (e2e)', () => {
-  let services: ServicesHandle;
-  let admin: CreatedAccount;
-  let stranger: CreatedAccount;
-  let member: CreatedAccount;
-
-  beforeAll(async () => {
-    // Private receivers are refused as in production (the harness allows them by default).
-    services = await startServices({ env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });
-    [admin, stranger] = await Promise.all([createAccount(services), createAccount(services)]);
-    member = await createUser(services, admin);
-  });
-
-  afterAll(async () => {
-    await services?.stopAll();
+  // Private receivers are refused as in production (the harness allows them by default).
+  const { services, admin, stranger, member } = setupE2e({
+    services: { env: { WEBHOOK_ALLOW_PRIVATE: 'false' } },
+    stranger: true,
+    member: true,
   });
 
   const call = (who: CreatedAccount) => api(services, who);
