@@ -3,19 +3,23 @@ import { ConfigModule } from '@crm/config';
 import { DatabaseModule } from '@crm/database';
 import { ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
 import { AccountsModule } from './accounts/accounts.module';
+import { ActionsModule } from './actions/actions.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
+import { CallsModule } from './calls/calls.module';
 import { CompaniesModule } from './companies/companies.module';
 import { ContactRelationshipsModule } from './contact-relationships/contact-relationships.module';
 import { ContactsModule } from './contacts/contacts.module';
 import type { CrmCoreConfig } from './config/crm-core.config';
 import { crmDataSource } from './database/crm-data-source';
+import { DealsModule } from './deals/deals.module';
 import { FieldsModule } from './fields/fields.module';
 import { FiltersModule } from './filters/filters.module';
 import { LeadSourcesModule } from './lead-sources/lead-sources.module';
+import { MeetingsModule } from './meetings/meetings.module';
+import { NotesModule } from './notes/notes.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { PipelinesModule } from './pipelines/pipelines.module';
 import { PredefinedActionsModule } from './predefined-actions/predefined-actions.module';
-import { RecordsModule } from './records/records.module';
 import { RelationshipTypesModule } from './relationship-types/relationship-types.module';
 import { StatusesModule } from './statuses/statuses.module';
 import { SummaryModule } from './summary/summary.module';
@@ -47,7 +51,11 @@ export class AppModule {
         BootstrapModule,
         ContactsModule,
         CompaniesModule,
-        RecordsModule,
+        DealsModule,
+        NotesModule,
+        CallsModule,
+        MeetingsModule,
+        ActionsModule,
       ],
     };
   }

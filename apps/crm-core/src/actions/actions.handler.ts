@@ -1,7 +1,15 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest, reply } from '@crm/messaging';
+import {
+  Subjects,
+  type ActionIdRequest,
+  type Caller,
+  type CreateActionRequest,
+  type ExternalActionRequest,
+  type ListActionsRequest,
+  type UpdateActionRequest,
+} from '@crm/contracts';
 import { ActionsService } from './actions.service';
 
 @Controller()
@@ -10,56 +18,54 @@ export class ActionsHandler {
   constructor(private readonly actions: ActionsService) {}
 
   @MessagePattern(Subjects.ActionsList)
-  list(@Payload() request: RpcRequest) {
-    return this.actions.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListActionsRequest) {
+    return this.actions.list(caller, request);
   }
 
   @MessagePattern(Subjects.ActionsGet)
-  get(@Payload() request: RpcRequest) {
-    return this.actions.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
+    return this.actions.get(caller, request);
   }
 
   @MessagePattern(Subjects.ActionsCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.actions.create(request.caller, request.payload), {
-      httpStatus: 201,
-    });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateActionRequest) {
+    return this.actions.create(caller, request);
   }
 
   @MessagePattern(Subjects.ActionsUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.actions.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateActionRequest) {
+    return this.actions.update(caller, request);
   }
 
   @MessagePattern(Subjects.ActionsDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.actions.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
+    return this.actions.delete(caller, request);
   }
 
   @MessagePattern(Subjects.ActionsMarkAsDone)
-  markAsDone(@Payload() request: RpcRequest) {
-    return this.actions.markAsDone(request.caller, request.payload);
+  markAsDone(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
+    return this.actions.markAsDone(caller, request);
   }
 
   @MessagePattern(Subjects.ActionsUndoCompletion)
-  undoCompletion(@Payload() request: RpcRequest) {
-    return this.actions.undoCompletion(request.caller, request.payload);
+  undoCompletion(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
+    return this.actions.undoCompletion(caller, request);
   }
 
   @MessagePattern(Subjects.ActionsSwap)
-  swap(@Payload() request: RpcRequest) {
-    return this.actions.swap(request.caller, request.payload);
+  swap(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
+    return this.actions.swap(caller, request);
   }
 
   @MessagePattern(Subjects.ActionsUnlink)
-  unlink(@Payload() request: RpcRequest) {
-    return this.actions.unlink(request.caller, request.payload);
+  unlink(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
+    return this.actions.unlink(caller, request);
   }
 
-  /** 201 when the mirrored action is created, 200 when it is updated (decisions.md "Requests"). */
+  /** 201 when the mirrored action is created, 200 when it is updated (decisions.md "Requests"): the route declares 200. */
   @MessagePattern(Subjects.ActionsExternalUpsert)
-  async upsertExternal(@Payload() request: RpcRequest) {
-    const { data, created } = await this.actions.upsertExternal(request.caller, request.payload);
-    return reply(data, { httpStatus: created ? 201 : 200 });
+  async upsertExternal(@RpcCaller() caller: Caller, @ValidRequest() request: ExternalActionRequest) {
+    const { data, created } = await this.actions.upsertExternal(caller, request);
+    return created ? reply(data, { httpStatus: 201 }) : data;
   }
 }

@@ -1,7 +1,14 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type CallIdRequest,
+  type Caller,
+  type CreateCallRequest,
+  type ListCallsRequest,
+  type UpdateCallRequest,
+} from '@crm/contracts';
 import { CallsService } from './calls.service';
 
 @Controller()
@@ -10,29 +17,27 @@ export class CallsHandler {
   constructor(private readonly calls: CallsService) {}
 
   @MessagePattern(Subjects.CallsList)
-  list(@Payload() request: RpcRequest) {
-    return this.calls.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListCallsRequest) {
+    return this.calls.list(caller, request);
   }
 
   @MessagePattern(Subjects.CallsGet)
-  get(@Payload() request: RpcRequest) {
-    return this.calls.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: CallIdRequest) {
+    return this.calls.get(caller, request);
   }
 
   @MessagePattern(Subjects.CallsCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.calls.create(request.caller, request.payload), {
-      httpStatus: 201,
-    });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateCallRequest) {
+    return this.calls.create(caller, request);
   }
 
   @MessagePattern(Subjects.CallsUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.calls.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateCallRequest) {
+    return this.calls.update(caller, request);
   }
 
   @MessagePattern(Subjects.CallsDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.calls.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: CallIdRequest) {
+    return this.calls.delete(caller, request);
   }
 }

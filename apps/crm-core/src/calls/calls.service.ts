@@ -2,84 +2,60 @@ import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
 import {
   ApiError,
-  CallIdRequest,
-  CreateCallRequest,
-  ListCallsRequest,
-  UpdateCallRequest,
-  type Caller,
   type CallDto,
+  type CallIdRequest,
   type CallReply,
+  type Caller,
+  type CreateCallRequest,
   type ListCallsReply,
+  type ListCallsRequest,
+  type UpdateCallRequest,
 } from '@crm/contracts';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import type { Db } from '../common/sql';
 import { writeEvent } from '../outbox/outbox';
-import { deleteAttachments, replaceAttachments } from '../records/attachments';
-import { findContact, normalizeId, parseRecord } from '../records/record-common';
-import { listPage, touchLastActivity } from '../records/record-list';
-import { CALL_SELECT, toCallDto, type CallRow } from './call.serializer';
-
-interface StoredCall {
-  id: string;
-  contact_id: string;
-  text: string;
-  call_result: string;
-  call_time_int: string;
-  via: string;
-  phone_number: string;
-  recording_link: string;
-  c_status_id: string;
-}
+import { deleteAttachments, replaceAttachments } from '../records/attachments.repository';
+import { normalizeId, pick, replacedList } from '../records/record-common';
+import { findContact, touchLastActivity } from '../records/record-references.repository';
+import { toCallDto } from './call.view';
+import { CallsRepository, type CallValues, type LockedCall } from './calls.repository';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Calls logged with contacts (spec "Call", decisions.md "Deals and actions"). */
 @Injectable()
 export class CallsService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly calls: CallsRepository,
+  ) {}
 
-  async list(caller: Caller, payload: unknown): Promise<ListCallsReply> {
-    const request = parseRecord(ListCallsRequest, payload);
-    const { rows, page } = await listPage<CallRow>(this.dataSource.manager, caller.account_id, request, {
-      select: CALL_SELECT,
-      table: 'crm.calls',
-      alias: 'l',
-      defaultOrder: 'l.call_time_int DESC, l.id DESC',
-    });
+  async list(caller: Caller, request: ListCallsRequest): Promise<ListCallsReply> {
+    const { rows, page } = await this.calls.list(this.dataSource.manager, caller.account_id, request);
     return { calls: rows.map((row) => ({ call: toCallDto(row) })), ...page };
   }
 
-  async get(caller: Caller, payload: unknown): Promise<CallReply> {
-    const { call_id } = parseRecord(CallIdRequest, payload);
-    return {
-      call: await this.load(this.dataSource.manager, caller.account_id, call_id),
-    };
+  async get(caller: Caller, request: CallIdRequest): Promise<CallReply> {
+    return { call: await this.load(this.dataSource.manager, caller.account_id, request.call_id) };
   }
 
   /** Logs a call (call_time_int defaults to now); the contact's last activity moves to now. */
-  async create(caller: Caller, payload: unknown): Promise<CallReply> {
-    const request = parseRecord(CreateCallRequest, payload);
-    return this.dataSource.transaction(async (m) => {
-      const contact = await findContact(m, caller.account_id, request.contact_id);
+  async create(caller: Caller, request: CreateCallRequest): Promise<CallReply> {
+    return this.dataSource.transaction(async (tx) => {
+      const contact = await findContact(tx, caller.account_id, request.contact_id);
       const id = newId();
-      await m.query(
-        'INSERT INTO crm.calls (id, account_id, contact_id, author_id, text, call_result, call_time_int, via, phone_number, recording_link) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-        [
-          id,
-          caller.account_id,
-          contact.id,
-          caller.user_id,
-          request.text ?? '',
-          request.call_result ?? '',
-          request.call_time_int ?? nowSeconds(),
-          request.via ?? '',
-          request.phone_number ?? '',
-          request.recording_link ?? '',
-        ],
-      );
-      if (request.attachments?.length) await replaceAttachments(m, caller.account_id, 'call', id, contact.id, request.attachments);
-      await touchLastActivity(m, contact.id);
-      const call = await this.load(m, caller.account_id, id);
-      await writeEvent(m, {
+      await this.calls.insert(tx, id, caller.account_id, contact.id, caller.user_id, {
+        text: request.text ?? '',
+        call_result: request.call_result ?? '',
+        call_time_int: request.call_time_int ?? nowSeconds(),
+        via: request.via ?? '',
+        phone_number: request.phone_number ?? '',
+        recording_link: request.recording_link ?? '',
+      });
+      if (request.attachments?.length) await replaceAttachments(tx, caller.account_id, 'call', id, contact.id, request.attachments);
+      await touchLastActivity(tx, contact.id);
+      const call = await this.load(tx, caller.account_id, id);
+      await writeEvent(tx, {
         account_id: caller.account_id,
         type: 'call',
         reason: 'created',
@@ -92,29 +68,23 @@ export class CallsService {
   }
 
   /** PUT: absent fields are cleared (call_time_int: now); partial=true: only the fields sent change. */
-  async update(caller: Caller, payload: unknown): Promise<CallReply> {
-    const request = parseRecord(UpdateCallRequest, payload);
+  async update(caller: Caller, request: UpdateCallRequest): Promise<CallReply> {
     const partial = request.partial === true;
-    return this.dataSource.transaction(async (m) => {
-      const current = await this.lock(m, caller.account_id, request.call_id);
-      const pick = <T>(sent: T | null | undefined, currentValue: T, fallback: T): T =>
-        sent === undefined ? (partial ? currentValue : fallback) : sent === null ? fallback : sent;
-      await m.query(
-        'UPDATE crm.calls SET text = $2, call_result = $3, call_time_int = $4, via = $5, phone_number = $6, recording_link = $7, modified_at = now() WHERE id = $1',
-        [
-          current.id,
-          pick(request.text, current.text, ''),
-          pick(request.call_result, current.call_result, ''),
-          pick<number>(request.call_time_int, Number(current.call_time_int), nowSeconds()),
-          pick(request.via, current.via, ''),
-          pick(request.phone_number, current.phone_number, ''),
-          pick(request.recording_link, current.recording_link, ''),
-        ],
-      );
-      const attachments = request.attachments !== undefined ? (request.attachments ?? []) : partial ? null : [];
-      if (attachments !== null) await replaceAttachments(m, caller.account_id, 'call', current.id, current.contact_id, attachments);
-      const call = await this.load(m, caller.account_id, current.id);
-      await writeEvent(m, {
+    return this.dataSource.transaction(async (tx) => {
+      const current = await this.lock(tx, caller.account_id, request.call_id);
+      const values: CallValues = {
+        text: pick(partial, request.text, current.text, ''),
+        call_result: pick(partial, request.call_result, current.call_result, ''),
+        call_time_int: pick<number>(partial, request.call_time_int, Number(current.call_time_int), nowSeconds()),
+        via: pick(partial, request.via, current.via, ''),
+        phone_number: pick(partial, request.phone_number, current.phone_number, ''),
+        recording_link: pick(partial, request.recording_link, current.recording_link, ''),
+      };
+      await this.calls.update(tx, current.id, values);
+      const attachments = replacedList(partial, request.attachments);
+      if (attachments !== null) await replaceAttachments(tx, caller.account_id, 'call', current.id, current.contact_id, attachments);
+      const call = await this.load(tx, caller.account_id, current.id);
+      await writeEvent(tx, {
         account_id: caller.account_id,
         type: 'call',
         reason: 'updated',
@@ -126,13 +96,12 @@ export class CallsService {
     });
   }
 
-  async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
-    const { call_id } = parseRecord(CallIdRequest, payload);
-    return this.dataSource.transaction(async (m) => {
-      const current = await this.lock(m, caller.account_id, call_id);
-      await m.query('DELETE FROM crm.calls WHERE id = $1', [current.id]);
-      await deleteAttachments(m, current.id);
-      await writeEvent(m, {
+  async delete(caller: Caller, request: CallIdRequest): Promise<Record<string, never>> {
+    return this.dataSource.transaction(async (tx) => {
+      const current = await this.lock(tx, caller.account_id, request.call_id);
+      await this.calls.delete(tx, current.id);
+      await deleteAttachments(tx, current.id);
+      await writeEvent(tx, {
         account_id: caller.account_id,
         type: 'call',
         reason: 'deleted',
@@ -144,23 +113,16 @@ export class CallsService {
     });
   }
 
-  private async load(m: EntityManager, accountId: string, callId: string): Promise<CallDto> {
+  private async load(db: Db, accountId: string, callId: string): Promise<CallDto> {
     const id = normalizeId(callId);
-    const [row]: CallRow[] = id
-      ? await m.query(`${CALL_SELECT} WHERE l.id = $1 AND l.account_id = $2 AND c.deleted_at IS NULL`, [id, accountId])
-      : [];
+    const row = id ? await this.calls.byId(db, accountId, id) : undefined;
     if (!row) throw ApiError.notFound('Call not found');
     return toCallDto(row);
   }
 
-  private async lock(m: EntityManager, accountId: string, callId: string): Promise<StoredCall> {
+  private async lock(db: Db, accountId: string, callId: string): Promise<LockedCall> {
     const id = normalizeId(callId);
-    const [row]: StoredCall[] = id
-      ? await m.query(
-          'SELECT l.id, l.contact_id, l.text, l.call_result, l.call_time_int, l.via, l.phone_number, l.recording_link, c.status_id AS c_status_id FROM crm.calls l JOIN crm.contacts c ON c.id = l.contact_id WHERE l.id = $1 AND l.account_id = $2 AND c.deleted_at IS NULL FOR UPDATE OF l',
-          [id, accountId],
-        )
-      : [];
+    const row = id ? await this.calls.lock(db, accountId, id) : undefined;
     if (!row) throw ApiError.notFound('Call not found');
     return row;
   }

@@ -1,7 +1,15 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type Caller,
+  type CreateDealRequest,
+  type DealIdRequest,
+  type ListDealsRequest,
+  type PatchDealRequest,
+  type UpdateDealRequest,
+} from '@crm/contracts';
 import { DealsService } from './deals.service';
 
 @Controller()
@@ -10,34 +18,32 @@ export class DealsHandler {
   constructor(private readonly deals: DealsService) {}
 
   @MessagePattern(Subjects.DealsList)
-  list(@Payload() request: RpcRequest) {
-    return this.deals.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListDealsRequest) {
+    return this.deals.list(caller, request);
   }
 
   @MessagePattern(Subjects.DealsGet)
-  get(@Payload() request: RpcRequest) {
-    return this.deals.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: DealIdRequest) {
+    return this.deals.get(caller, request);
   }
 
   @MessagePattern(Subjects.DealsCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.deals.create(request.caller, request.payload), {
-      httpStatus: 201,
-    });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateDealRequest) {
+    return this.deals.create(caller, request);
   }
 
   @MessagePattern(Subjects.DealsUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.deals.update(request.caller, request.payload, 'put');
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateDealRequest) {
+    return this.deals.update(caller, request, 'put');
   }
 
   @MessagePattern(Subjects.DealsPatch)
-  patch(@Payload() request: RpcRequest) {
-    return this.deals.update(request.caller, request.payload, 'patch');
+  patch(@RpcCaller() caller: Caller, @ValidRequest() request: PatchDealRequest) {
+    return this.deals.update(caller, request, 'patch');
   }
 
   @MessagePattern(Subjects.DealsDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.deals.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: DealIdRequest) {
+    return this.deals.delete(caller, request);
   }
 }

@@ -1,7 +1,14 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type MeetingIdRequest,
+  type Caller,
+  type CreateMeetingRequest,
+  type ListMeetingsRequest,
+  type UpdateMeetingRequest,
+} from '@crm/contracts';
 import { MeetingsService } from './meetings.service';
 
 @Controller()
@@ -10,29 +17,27 @@ export class MeetingsHandler {
   constructor(private readonly meetings: MeetingsService) {}
 
   @MessagePattern(Subjects.MeetingsList)
-  list(@Payload() request: RpcRequest) {
-    return this.meetings.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListMeetingsRequest) {
+    return this.meetings.list(caller, request);
   }
 
   @MessagePattern(Subjects.MeetingsGet)
-  get(@Payload() request: RpcRequest) {
-    return this.meetings.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: MeetingIdRequest) {
+    return this.meetings.get(caller, request);
   }
 
   @MessagePattern(Subjects.MeetingsCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.meetings.create(request.caller, request.payload), {
-      httpStatus: 201,
-    });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateMeetingRequest) {
+    return this.meetings.create(caller, request);
   }
 
   @MessagePattern(Subjects.MeetingsUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.meetings.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateMeetingRequest) {
+    return this.meetings.update(caller, request);
   }
 
   @MessagePattern(Subjects.MeetingsDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.meetings.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: MeetingIdRequest) {
+    return this.meetings.delete(caller, request);
   }
 }

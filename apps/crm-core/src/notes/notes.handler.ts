@@ -1,7 +1,14 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RpcReplyInterceptor, reply } from '@crm/messaging';
-import { Subjects, type RpcRequest } from '@crm/contracts';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import {
+  Subjects,
+  type NoteIdRequest,
+  type Caller,
+  type CreateNoteRequest,
+  type ListNotesRequest,
+  type UpdateNoteRequest,
+} from '@crm/contracts';
 import { NotesService } from './notes.service';
 
 @Controller()
@@ -10,29 +17,27 @@ export class NotesHandler {
   constructor(private readonly notes: NotesService) {}
 
   @MessagePattern(Subjects.NotesList)
-  list(@Payload() request: RpcRequest) {
-    return this.notes.list(request.caller, request.payload);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListNotesRequest) {
+    return this.notes.list(caller, request);
   }
 
   @MessagePattern(Subjects.NotesGet)
-  get(@Payload() request: RpcRequest) {
-    return this.notes.get(request.caller, request.payload);
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: NoteIdRequest) {
+    return this.notes.get(caller, request);
   }
 
   @MessagePattern(Subjects.NotesCreate)
-  async create(@Payload() request: RpcRequest) {
-    return reply(await this.notes.create(request.caller, request.payload), {
-      httpStatus: 201,
-    });
+  create(@RpcCaller() caller: Caller, @ValidRequest() request: CreateNoteRequest) {
+    return this.notes.create(caller, request);
   }
 
   @MessagePattern(Subjects.NotesUpdate)
-  update(@Payload() request: RpcRequest) {
-    return this.notes.update(request.caller, request.payload);
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateNoteRequest) {
+    return this.notes.update(caller, request);
   }
 
   @MessagePattern(Subjects.NotesDelete)
-  delete(@Payload() request: RpcRequest) {
-    return this.notes.delete(request.caller, request.payload);
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: NoteIdRequest) {
+    return this.notes.delete(caller, request);
   }
 }

@@ -2,54 +2,39 @@ import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
 import {
   ApiError,
-  CreateNoteRequest,
-  ListNotesRequest,
-  NoteIdRequest,
-  UpdateNoteRequest,
   type Caller,
+  type CreateNoteRequest,
   type ListNotesReply,
+  type ListNotesRequest,
   type NoteDto,
+  type NoteIdRequest,
   type NoteReply,
+  type UpdateNoteRequest,
 } from '@crm/contracts';
-import { DataSource, type EntityManager } from 'typeorm';
-import { preparedQuery } from '../contacts/prepared-query';
+import { DataSource } from 'typeorm';
+import type { Db } from '../common/sql';
 import { writeEvent } from '../outbox/outbox';
-import { deleteAttachments, replaceAttachments } from '../records/attachments';
-import { findUsers, normalizeId, parseRecord, todayUtc, type ContactRef } from '../records/record-common';
-import { listPage } from '../records/record-list';
-import { NOTE_SELECT, toNoteDto, type NoteRow } from './note.serializer';
-
-interface StoredNote {
-  id: string;
-  contact_id: string;
-  text: string;
-  date: string;
-  linked_deal_id: string | null;
-  c_status_id: string;
-}
+import { deleteAttachments, replaceAttachments } from '../records/attachments.repository';
+import { normalizeId, replacedList, todayUtc } from '../records/record-common';
+import { findUsers } from '../records/record-references.repository';
+import { toNoteDto } from './note.view';
+import { NotesRepository, type LockedNote } from './notes.repository';
 
 /** Notes logged on contacts (spec "POST /notes", decisions.md "Deals and actions"). */
 @Injectable()
 export class NotesService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly notes: NotesRepository,
+  ) {}
 
-  async list(caller: Caller, payload: unknown): Promise<ListNotesReply> {
-    const request = parseRecord(ListNotesRequest, payload);
-    const { rows, page } = await listPage<NoteRow>(this.dataSource.manager, caller.account_id, request, {
-      select: NOTE_SELECT,
-      table: 'crm.notes',
-      alias: 'n',
-      defaultOrder: 'n.date DESC, n.created_at DESC, n.id DESC',
-      dateColumns: new Set(['date']),
-    });
+  async list(caller: Caller, request: ListNotesRequest): Promise<ListNotesReply> {
+    const { rows, page } = await this.notes.list(this.dataSource.manager, caller.account_id, request);
     return { notes: rows.map((row) => ({ note: toNoteDto(row) })), ...page };
   }
 
-  async get(caller: Caller, payload: unknown): Promise<NoteReply> {
-    const { note_id } = parseRecord(NoteIdRequest, payload);
-    return {
-      note: await this.load(this.dataSource.manager, caller.account_id, note_id),
-    };
+  async get(caller: Caller, request: NoteIdRequest): Promise<NoteReply> {
+    return { note: await this.load(this.dataSource.manager, caller.account_id, request.note_id) };
   }
 
   /**
@@ -57,56 +42,30 @@ export class NotesService {
    * (other than the author) gets a notification, and the `created` event is written, all in one
    * transaction.
    */
-  async create(caller: Caller, payload: unknown): Promise<NoteReply> {
-    const request = parseRecord(CreateNoteRequest, payload);
+  async create(caller: Caller, request: CreateNoteRequest): Promise<NoteReply> {
     if (request.text === undefined || request.text === null) throw ApiError.invalid({ text: 'text is required' });
     const text = request.text;
-    return this.dataSource.transaction(async (m) => {
-      // The contact and the author's name in one round trip.
+    return this.dataSource.transaction(async (tx) => {
       const contactId = normalizeId(request.contact_id);
-      const [contact] = contactId
-        ? await preparedQuery<
-            ContactRef & {
-              a_first_name: string | null;
-              a_last_name: string | null;
-            }
-          >(
-            m,
-            `SELECT c.id, c.status_id, c.owner_id, c.first_name, c.last_name, c.company_name, c.company_id, c.photo_url, u.first_name AS a_first_name, u.last_name AS a_last_name
-             FROM crm.contacts c LEFT JOIN crm.users u ON u.id = $3 WHERE c.id = $1 AND c.account_id = $2 AND c.deleted_at IS NULL`,
-            [contactId, caller.account_id, caller.user_id],
-          )
-        : [];
+      const contact = contactId ? await this.notes.contactAndAuthor(tx, caller.account_id, contactId, caller.user_id) : undefined;
       if (!contact) throw ApiError.notFound('Contact not found');
-      const deal = await linkedDeal(m, caller.account_id, contact.id, request.linked_deal_id);
+      const deal = await this.linkedDeal(tx, caller.account_id, contact.id, request.linked_deal_id);
       const notify = request.user_ids_to_notify?.length
-        ? await findUsers(m, caller.account_id, request.user_ids_to_notify, 'user_ids_to_notify')
+        ? await findUsers(tx, caller.account_id, request.user_ids_to_notify, 'user_ids_to_notify')
         : new Map();
       const id = newId();
       const date = request.date ?? todayUtc();
-      // The note, and the contact's last activity moving to now.
-      const [stamps] = await preparedQuery<{
-        created_at: Date;
-        modified_at: Date;
-      }>(
-        m,
-        `WITH ins AS (INSERT INTO crm.notes (id, account_id, contact_id, author_id, text, date, linked_deal_id) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at, modified_at),
-              touch AS (UPDATE crm.contacts SET last_activity_at = now() WHERE id = $3 AND (last_activity_at IS NULL OR last_activity_at < now()))
-         SELECT created_at, modified_at FROM ins`,
-        [id, caller.account_id, contact.id, caller.user_id, text, date, deal?.id ?? null],
-      );
+      const stamps = await this.notes.insert(tx, id, caller.account_id, contact.id, caller.user_id, {
+        text,
+        date,
+        linked_deal_id: deal?.id ?? null,
+      });
       const recipients = [...notify.keys()].filter((userId) => userId !== caller.user_id);
-      if (recipients.length > 0) {
-        await m.query(
-          `INSERT INTO crm.notifications (id, account_id, user_id, kind, record_type, record_id, contact_id, author_id)
-           SELECT r.id, $1, r.user_id, 'note', 'note', $2, $3, $4 FROM unnest($5::varchar[], $6::varchar[]) AS r(id, user_id)`,
-          [caller.account_id, id, contact.id, caller.user_id, recipients.map(() => newId()), recipients],
-        );
-      }
+      await this.notes.notify(tx, caller.account_id, id, contact.id, caller.user_id, recipients);
       let note: NoteDto;
       if (request.attachments?.length) {
-        await replaceAttachments(m, caller.account_id, 'note', id, contact.id, request.attachments);
-        note = await this.load(m, caller.account_id, id);
+        await replaceAttachments(tx, caller.account_id, 'note', id, contact.id, request.attachments);
+        note = await this.load(tx, caller.account_id, id);
       } else {
         note = toNoteDto({
           id,
@@ -123,7 +82,7 @@ export class NotesService {
           attachments: [],
         });
       }
-      await writeEvent(m, {
+      await writeEvent(tx, {
         account_id: caller.account_id,
         type: 'note',
         reason: 'created',
@@ -136,30 +95,26 @@ export class NotesService {
   }
 
   /** PUT: replaces text (required), date (default today), linked_deal_id ("" when absent), attachments; partial=true: only those sent. */
-  async update(caller: Caller, payload: unknown): Promise<NoteReply> {
-    const request = parseRecord(UpdateNoteRequest, payload);
+  async update(caller: Caller, request: UpdateNoteRequest): Promise<NoteReply> {
     const partial = request.partial === true;
     if (!partial && (request.text === undefined || request.text === null)) throw ApiError.invalid({ text: 'text is required' });
-    return this.dataSource.transaction(async (m) => {
-      const current = await this.lock(m, caller.account_id, request.note_id);
-      const text = request.text ?? current.text;
-      const date = request.date !== undefined ? (request.date ?? todayUtc()) : partial ? current.date : todayUtc();
+    return this.dataSource.transaction(async (tx) => {
+      const current = await this.lock(tx, caller.account_id, request.note_id);
       const linkedDealId =
         request.linked_deal_id !== undefined
-          ? ((await linkedDeal(m, caller.account_id, current.contact_id, request.linked_deal_id))?.id ?? null)
+          ? ((await this.linkedDeal(tx, caller.account_id, current.contact_id, request.linked_deal_id))?.id ?? null)
           : partial
             ? current.linked_deal_id
             : null;
-      await m.query('UPDATE crm.notes SET text = $2, date = $3, linked_deal_id = $4, modified_at = now() WHERE id = $1', [
-        current.id,
-        text,
-        date,
-        linkedDealId,
-      ]);
-      const attachments = request.attachments !== undefined ? (request.attachments ?? []) : partial ? null : [];
-      if (attachments !== null) await replaceAttachments(m, caller.account_id, 'note', current.id, current.contact_id, attachments);
-      const note = await this.load(m, caller.account_id, current.id);
-      await writeEvent(m, {
+      await this.notes.update(tx, current.id, {
+        text: request.text ?? current.text,
+        date: request.date !== undefined ? (request.date ?? todayUtc()) : partial ? current.date : todayUtc(),
+        linked_deal_id: linkedDealId,
+      });
+      const attachments = replacedList(partial, request.attachments);
+      if (attachments !== null) await replaceAttachments(tx, caller.account_id, 'note', current.id, current.contact_id, attachments);
+      const note = await this.load(tx, caller.account_id, current.id);
+      await writeEvent(tx, {
         account_id: caller.account_id,
         type: 'note',
         reason: 'updated',
@@ -171,14 +126,12 @@ export class NotesService {
     });
   }
 
-  async delete(caller: Caller, payload: unknown): Promise<Record<string, never>> {
-    const { note_id } = parseRecord(NoteIdRequest, payload);
-    return this.dataSource.transaction(async (m) => {
-      const current = await this.lock(m, caller.account_id, note_id);
-      await m.query('DELETE FROM crm.notes WHERE id = $1', [current.id]);
-      await m.query('DELETE FROM crm.notifications WHERE record_id = $1', [current.id]);
-      await deleteAttachments(m, current.id);
-      await writeEvent(m, {
+  async delete(caller: Caller, request: NoteIdRequest): Promise<Record<string, never>> {
+    return this.dataSource.transaction(async (tx) => {
+      const current = await this.lock(tx, caller.account_id, request.note_id);
+      await this.notes.delete(tx, current.id);
+      await deleteAttachments(tx, current.id);
+      await writeEvent(tx, {
         account_id: caller.account_id,
         type: 'note',
         reason: 'deleted',
@@ -190,50 +143,35 @@ export class NotesService {
     });
   }
 
-  private async load(m: EntityManager, accountId: string, noteId: string): Promise<NoteDto> {
+  private async load(db: Db, accountId: string, noteId: string): Promise<NoteDto> {
     const id = normalizeId(noteId);
-    const [row]: NoteRow[] = id
-      ? await m.query(`${NOTE_SELECT} WHERE n.id = $1 AND n.account_id = $2 AND c.deleted_at IS NULL`, [id, accountId])
-      : [];
+    const row = id ? await this.notes.byId(db, accountId, id) : undefined;
     if (!row) throw ApiError.notFound('Note not found');
     return toNoteDto(row);
   }
 
-  private async lock(m: EntityManager, accountId: string, noteId: string): Promise<StoredNote> {
+  private async lock(db: Db, accountId: string, noteId: string): Promise<LockedNote> {
     const id = normalizeId(noteId);
-    const [row]: StoredNote[] = id
-      ? await m.query(
-          'SELECT n.id, n.contact_id, n.text, n.date, n.linked_deal_id, c.status_id AS c_status_id FROM crm.notes n JOIN crm.contacts c ON c.id = n.contact_id WHERE n.id = $1 AND n.account_id = $2 AND c.deleted_at IS NULL FOR UPDATE OF n',
-          [id, accountId],
-        )
-      : [];
+    const row = id ? await this.notes.lock(db, accountId, id) : undefined;
     if (!row) throw ApiError.notFound('Note not found');
     return row;
   }
-}
 
-/**
- * The deal a note links to: "" or null is none; otherwise a deal of the account (404) whose
- * primary or linked contact is the note's contact (400 otherwise).
- */
-async function linkedDeal(
-  m: EntityManager,
-  accountId: string,
-  contactId: string,
-  value: string | null | undefined,
-): Promise<{ id: string; name: string } | null> {
-  if (value === undefined || value === null || value.trim() === '') return null;
-  const id = normalizeId(value);
-  const [deal] = id
-    ? await m.query(
-        'SELECT d.id, d.name, (d.contact_id = $3 OR EXISTS (SELECT 1 FROM crm.deal_contacts dc WHERE dc.deal_id = d.id AND dc.contact_id = $3)) AS of_contact FROM crm.deals d WHERE d.id = $1 AND d.account_id = $2',
-        [id, accountId, contactId],
-      )
-    : [];
-  if (!deal) throw ApiError.notFound('linked_deal_id names no deal of the account');
-  if (!deal.of_contact)
-    throw ApiError.invalid({
-      linked_deal_id: "linked_deal_id must be a deal of the note's contact",
-    });
-  return { id: deal.id, name: deal.name };
+  /**
+   * The deal a note links to: "" or null is none; otherwise a deal of the account (404) whose
+   * primary or linked contact is the note's contact (400 otherwise).
+   */
+  private async linkedDeal(
+    db: Db,
+    accountId: string,
+    contactId: string,
+    value: string | null | undefined,
+  ): Promise<{ id: string; name: string } | null> {
+    if (value === undefined || value === null || value.trim() === '') return null;
+    const id = normalizeId(value);
+    const deal = id ? await this.notes.dealOfContact(db, accountId, id, contactId) : undefined;
+    if (!deal) throw ApiError.notFound('linked_deal_id names no deal of the account');
+    if (!deal.of_contact) throw ApiError.invalid({ linked_deal_id: "linked_deal_id must be a deal of the note's contact" });
+    return { id: deal.id, name: deal.name };
+  }
 }

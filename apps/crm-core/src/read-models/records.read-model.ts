@@ -9,14 +9,14 @@ import type {
   MeetingDto,
   NoteDto,
 } from '@crm/contracts';
-import { toActionDto } from '../actions/action.serializer';
-import { toCallDto } from '../calls/call.serializer';
+import { toActionDto } from '../actions/action.view';
+import { toCallDto } from '../calls/call.view';
 import type { Db } from '../common/sql';
 import type { DealFieldDefinition } from '../deals/deal.rules';
 import { toDealDto } from '../deals/deal.view';
 import { dealFieldDefinitions, type DealRow } from '../deals/deals.repository';
-import { toMeetingDto } from '../meetings/meeting.serializer';
-import { toNoteDto } from '../notes/note.serializer';
+import { toMeetingDto } from '../meetings/meeting.view';
+import { toNoteDto } from '../notes/note.view';
 import { toAttachmentDtos } from '../records/attachment.view';
 import { COMPANY_PENDING_DEALS_CAP, CONTACT_RECORDS_CAP, QUEUED_ACTIONS_CAP } from './caps';
 import { openActionRows, pendingDealRowsOfCompanies, pinnedAttachmentRows, recordRowsOfContacts } from './records.repository';

@@ -1,9 +1,9 @@
-import { ACTION_COLUMNS, type ActionRow } from '../actions/action.serializer';
-import { CALL_SELECT, type CallRow } from '../calls/call.serializer';
+import { ACTION_COLUMNS, type ActionRow } from '../actions/actions.repository';
+import { CALL_SELECT, type CallRow } from '../calls/calls.repository';
 import { many, sql, type Db, type SqlFragment } from '../common/sql';
 import { DEAL_SELECT, type DealRow } from '../deals/deals.repository';
-import { MEETING_SELECT, type MeetingRow } from '../meetings/meeting.serializer';
-import { NOTE_SELECT, type NoteRow } from '../notes/note.serializer';
+import { MEETING_SELECT, type MeetingRow } from '../meetings/meetings.repository';
+import { NOTE_SELECT, type NoteRow } from '../notes/notes.repository';
 import { attachmentsJsonSql } from '../records/attachments.repository';
 
 /**

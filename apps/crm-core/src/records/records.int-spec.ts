@@ -1,18 +1,72 @@
 import 'reflect-metadata';
 import { newId } from '@crm/common';
-import { ErrorName, type ActionDto, type Caller, type ProvisionAccountMessage } from '@crm/contracts';
+import {
+  ActionIdRequest,
+  CreateActionRequest,
+  CreateDealRequest,
+  CreateNoteRequest,
+  DealIdRequest,
+  ErrorName,
+  ExternalActionRequest,
+  ListDealsRequest,
+  NoteIdRequest,
+  parseContract,
+  PatchDealRequest,
+  UpdateActionRequest,
+  UpdateDealRequest,
+  type ActionDto,
+  type Caller,
+  type ProvisionAccountMessage,
+} from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { createTestDatabase, type TestDatabase } from '@crm/testing';
 import type { DataSource } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AccountsService } from '../accounts/accounts.service';
+import { ActionsRepository } from '../actions/actions.repository';
 import { ActionsService } from '../actions/actions.service';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
+import { DealsRepository } from '../deals/deals.repository';
 import { DealsService } from '../deals/deals.service';
+import { NotesRepository } from '../notes/notes.repository';
 import { NotesService } from '../notes/notes.service';
 import { contactActionsOf, dealsOfContacts, notesOfContacts, pendingDealsOfCompanies } from '../read-models';
 import { todayUtc } from './record-common';
+
+/** The services as the handlers call them: each payload parsed into its route's request class first (as @ValidRequest does). */
+function typedDeals(service: DealsService) {
+  return {
+    list: async (caller: Caller, payload: object) => service.list(caller, parseContract(ListDealsRequest, payload)),
+    get: async (caller: Caller, payload: object) => service.get(caller, parseContract(DealIdRequest, payload)),
+    create: async (caller: Caller, payload: object) => service.create(caller, parseContract(CreateDealRequest, payload)),
+    update: async (caller: Caller, payload: object, mode: 'put' | 'patch') =>
+      service.update(caller, mode === 'put' ? parseContract(UpdateDealRequest, payload) : parseContract(PatchDealRequest, payload), mode),
+    delete: async (caller: Caller, payload: object) => service.delete(caller, parseContract(DealIdRequest, payload)),
+  };
+}
+
+function typedNotes(service: NotesService) {
+  return {
+    get: async (caller: Caller, payload: object) => service.get(caller, parseContract(NoteIdRequest, payload)),
+    create: async (caller: Caller, payload: object) => service.create(caller, parseContract(CreateNoteRequest, payload)),
+  };
+}
+
+function typedActions(service: ActionsService) {
+  const byId = (payload: object) => parseContract(ActionIdRequest, payload);
+  return {
+    create: async (caller: Caller, payload: object) => service.create(caller, parseContract(CreateActionRequest, payload)),
+    update: async (caller: Caller, payload: object) => service.update(caller, parseContract(UpdateActionRequest, payload)),
+    delete: async (caller: Caller, payload: object) => service.delete(caller, byId(payload)),
+    markAsDone: async (caller: Caller, payload: object) => service.markAsDone(caller, byId(payload)),
+    undoCompletion: async (caller: Caller, payload: object) => service.undoCompletion(caller, byId(payload)),
+    swap: async (caller: Caller, payload: object) => service.swap(caller, byId(payload)),
+    unlink: async (caller: Caller, payload: object) => service.unlink(caller, byId(payload)),
+    upsertExternal: async (caller: Caller, payload: object) =>
+      service.upsertExternal(caller, parseContract(ExternalActionRequest, payload)),
+  };
+}
 
 function provisionMessage(name: string): ProvisionAccountMessage {
   return {
@@ -33,9 +87,9 @@ function provisionMessage(name: string): ProvisionAccountMessage {
 describe('records (real PostgreSQL)', () => {
   let db: TestDatabase;
   let ds: DataSource;
-  let deals: DealsService;
-  let notes: NotesService;
-  let actions: ActionsService;
+  let deals: ReturnType<typeof typedDeals>;
+  let notes: ReturnType<typeof typedNotes>;
+  let actions: ReturnType<typeof typedActions>;
   let acme: Caller;
   let member: Caller;
   let other: Caller;
@@ -72,9 +126,9 @@ describe('records (real PostgreSQL)', () => {
       [memberId, acme.account_id, `${memberId}@example.test`],
     );
     member = { ...acme, user_id: memberId, role: 'user' };
-    deals = new DealsService(ds);
-    notes = new NotesService(ds);
-    actions = new ActionsService(ds);
+    deals = typedDeals(new DealsService(ds, new DealsRepository()));
+    notes = typedNotes(new NotesService(ds, new NotesRepository()));
+    actions = typedActions(new ActionsService(ds, new ActionsRepository()));
   });
 
   afterAll(async () => {

@@ -1,0 +1,24 @@
+import type { ActionDto } from '@crm/contracts';
+import { plainDateOf } from '../records/record-common';
+import type { ActionRow } from './actions.repository';
+
+/** The API (and webhook) shape of an action: a completed action has no `date` key. */
+export function toActionDto(row: ActionRow): ActionDto {
+  const dto: ActionDto = {
+    id: row.id,
+    assignee_id: row.assignee_id,
+    contact_id: row.contact_id,
+    text: row.text,
+    status: row.status,
+    date: plainDateOf(row.date),
+    exact_time: row.exact_time === null ? null : Number(row.exact_time),
+    position: row.position,
+    done: row.done,
+    done_at: plainDateOf(row.done_at),
+    externally_controlled: row.externally_controlled,
+    created_at: new Date(row.created_at).toISOString(),
+    modified_at: new Date(row.modified_at).toISOString(),
+  };
+  if (row.status === 'done') delete dto.date;
+  return dto;
+}

@@ -1,0 +1,76 @@
+import { ApiError, pageInfo, type PageInfo } from '@crm/contracts';
+import {
+  many,
+  maybeOne,
+  one,
+  orderDirection,
+  pageLimit,
+  sql,
+  timeFilterConditions,
+  type Db,
+  type SqlFragment,
+  type TimeFilterInput,
+} from '../common/sql';
+import { findContact } from './record-references.repository';
+
+export interface ListInput extends TimeFilterInput {
+  page: number;
+  per_page: number;
+  contact_id?: string;
+  sort_by?: string;
+  order?: 'asc' | 'desc';
+}
+
+export interface ListSpec {
+  /** `SELECT ... FROM <table> <alias> JOIN crm.contacts c ON ...` (no WHERE). */
+  select: SqlFragment;
+  /** `<table> <alias>`. */
+  from: SqlFragment;
+  alias: string;
+  defaultOrder: SqlFragment;
+  dateColumns?: ReadonlySet<string>;
+  /** More conditions (the list's own filters). */
+  extra?: readonly SqlFragment[];
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/** `alias.name` for identifiers chosen in code or restricted by the contracts (sort_by). */
+function column(alias: string, name: string): SqlFragment {
+  if (!IDENTIFIER.test(alias) || !IDENTIFIER.test(name)) throw ApiError.invalid({ sort_by: 'sort_by names no column' });
+  return sql.raw(`${alias}.${name}`);
+}
+
+/**
+ * One page of a record list over `spec.from` (joined to its contact `c`, deleted contacts hidden):
+ * account, contact (404 when it names no contact), time filters, order, paging. `defaultOrder`
+ * applies without sort_by; sort_by orders by that column (asc unless `order`).
+ */
+export async function listPage<Row>(db: Db, accountId: string, input: ListInput, spec: ListSpec): Promise<{ rows: Row[]; page: PageInfo }> {
+  const where = [sql`${column(spec.alias, 'account_id')} = ${accountId}`, sql`c.deleted_at IS NULL`];
+  if (input.contact_id !== undefined) {
+    const contact = await findContact(db, accountId, input.contact_id, { field: 'contact_id' });
+    where.push(sql`${column(spec.alias, 'contact_id')} = ${contact.id}`);
+  }
+  where.push(...(spec.extra ?? []));
+  where.push(...timeFilterConditions(input, spec.alias, spec.dateColumns));
+  const condition = sql.and(where);
+  const { total } = await one<{ total: number }>(
+    db,
+    sql`SELECT count(*)::int AS total FROM ${spec.from} JOIN crm.contacts c ON c.id = ${column(spec.alias, 'contact_id')} WHERE ${condition}`,
+  );
+  const direction = orderDirection(input.order, 'asc');
+  const order = input.sort_by
+    ? sql`${column(spec.alias, input.sort_by)} ${direction} NULLS LAST, ${column(spec.alias, 'id')} ${direction}`
+    : spec.defaultOrder;
+  const rows = await many<Row>(db, sql`${spec.select} WHERE ${condition} ORDER BY ${order} ${pageLimit(input.page, input.per_page)}`);
+  return { rows, page: pageInfo(total, input.page, input.per_page) };
+}
+
+/** One record of the list's table by id, as the list shows it; its contact must not be deleted. */
+export function recordById<Row>(db: Db, spec: Pick<ListSpec, 'select' | 'alias'>, accountId: string, id: string): Promise<Row | undefined> {
+  return maybeOne<Row>(
+    db,
+    sql`${spec.select} WHERE ${column(spec.alias, 'id')} = ${id} AND ${column(spec.alias, 'account_id')} = ${accountId} AND c.deleted_at IS NULL`,
+  );
+}
