@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { execute, many, maybeOne, one, pageLimit, sql, type Db, type SqlFragment } from '../common/sql';
+import { countAndPage, execute, many, maybeOne, pageLimit, sql, type Db, type SqlFragment } from '../common/sql';
 import type { TypeVariant } from './contact-relationship.rules';
 
 /** crm.contact_relationships joined with its type's variants (see {@link liveRelationships}). */
@@ -37,13 +37,12 @@ function liveRelationships(accountId: string, contactId: string, extra: SqlFragm
 
 @Injectable()
 export class ContactRelationshipsRepository {
-  page(db: Db, accountId: string, contactId: string, page: number, perPage: number): Promise<ContactRelationshipRow[]> {
-    return many(db, sql`${liveRelationships(accountId, contactId)} ORDER BY r.created_at, r.id ${pageLimit(page, perPage)}`);
-  }
-
-  async count(db: Db, accountId: string, contactId: string): Promise<number> {
-    const row = await one<{ total: number }>(db, sql`SELECT count(*)::int AS total FROM (${liveRelationships(accountId, contactId)}) x`);
-    return row.total;
+  /** The count and one page of the contact's live relationships by creation. */
+  page(db: Db, accountId: string, contactId: string, page: number, perPage: number) {
+    return countAndPage<ContactRelationshipRow>(db, {
+      from: sql`(${liveRelationships(accountId, contactId)}) x`,
+      rows: sql`${liveRelationships(accountId, contactId)} ORDER BY r.created_at, r.id ${pageLimit(page, perPage)}`,
+    });
   }
 
   find(db: Db, accountId: string, contactId: string, id: string): Promise<ContactRelationshipRow | undefined> {

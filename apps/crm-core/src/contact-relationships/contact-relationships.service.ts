@@ -31,8 +31,7 @@ export class ContactRelationshipsService {
   async list(caller: Caller, { contact_id, page, per_page }: ListContactRelationshipsRequest): Promise<ListContactRelationshipsReply> {
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
       const contactId = await this.contact(tx, caller.account_id, contact_id, 'contact_id');
-      const total = await this.relationships.count(tx, caller.account_id, contactId);
-      const rows = await this.relationships.page(tx, caller.account_id, contactId, page, per_page);
+      const { total, rows } = await this.relationships.page(tx, caller.account_id, contactId, page, per_page);
       return {
         relationships: rows.map((row) => ({ relationship: toContactRelationshipDto(row, contactId) })),
         ...pageInfo(total, page, per_page),

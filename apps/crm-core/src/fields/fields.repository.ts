@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FieldSet, FieldSortKey, FieldSortOrder, FieldType } from '@crm/contracts';
 import {
+  countAndPage,
   execute,
   many,
   maybeOne,
@@ -64,6 +65,16 @@ function listWhere(accountId: string, fieldSet: FieldSet, query: Pick<FieldListQ
   ]);
 }
 
+/** One page of the set's fields in the requested order. */
+function pageRows(accountId: string, fieldSet: FieldSet, query: FieldListQuery): SqlFragment {
+  const direction = orderDirection(query.order, 'asc');
+  const order = sql.join(
+    SORT_COLUMNS[query.sortBy].map((column) => sql`${sql.raw(column)} ${direction}`),
+    ', ',
+  );
+  return sql`SELECT ${COLUMNS} FROM crm.fields f WHERE ${listWhere(accountId, fieldSet, query)} ORDER BY ${order} ${pageLimit(query.page, query.perPage)}`;
+}
+
 /** Every query is scoped by account and set: another account's field is simply not found. */
 @Injectable()
 export class FieldsRepository {
@@ -77,25 +88,18 @@ export class FieldsRepository {
     );
   }
 
-  /** One page in the requested order. */
-  page(db: Db, accountId: string, fieldSet: FieldSet, query: FieldListQuery): Promise<FieldRow[]> {
-    const direction = orderDirection(query.order, 'asc');
-    const order = sql.join(
-      SORT_COLUMNS[query.sortBy].map((column) => sql`${sql.raw(column)} ${direction}`),
-      ', ',
-    );
-    return many(
-      db,
-      sql`SELECT ${COLUMNS} FROM crm.fields f WHERE ${listWhere(accountId, fieldSet, query)} ORDER BY ${order} ${pageLimit(query.page, query.perPage)}`,
-    );
+  /** The count and one page in the requested order. */
+  page(db: Db, accountId: string, fieldSet: FieldSet, query: FieldListQuery) {
+    return countAndPage<FieldRow>(db, {
+      from: sql`crm.fields f`,
+      where: listWhere(accountId, fieldSet, query),
+      rows: pageRows(accountId, fieldSet, query),
+    });
   }
 
-  async count(db: Db, accountId: string, fieldSet: FieldSet, query: Pick<FieldListQuery, 'type' | 'time'>): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.fields f WHERE ${listWhere(accountId, fieldSet, query)}`,
-    );
-    return row.total;
+  /** One page in the requested order, uncounted (a whole set read in batches). */
+  rows(db: Db, accountId: string, fieldSet: FieldSet, query: FieldListQuery): Promise<FieldRow[]> {
+    return many(db, pageRows(accountId, fieldSet, query));
   }
 
   /** One more than the highest position of the set; 1 for an empty set. */

@@ -49,8 +49,7 @@ export class FieldsService {
   async list<S extends FieldSet>(set: S, caller: Caller, request: ListFieldsRequest): Promise<ListFieldsReply<S>> {
     const db = this.dataSource.manager;
     const query = { type: request.type, time: request };
-    const total = await this.fields.count(db, caller.account_id, set, query);
-    const rows = await this.fields.page(db, caller.account_id, set, {
+    const { total, rows } = await this.fields.page(db, caller.account_id, set, {
       ...query,
       sortBy: request.sort_by ?? 'position',
       order: request.order ?? 'asc',
@@ -72,7 +71,7 @@ export class FieldsService {
   async all(set: FieldSet, accountId: string): Promise<FieldRow[]> {
     const rows: FieldRow[] = [];
     for (let page = 1; ; page += 1) {
-      const batch = await this.fields.page(this.dataSource.manager, accountId, set, {
+      const batch = await this.fields.rows(this.dataSource.manager, accountId, set, {
         sortBy: 'position',
         order: 'asc',
         page,

@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { isId } from '@crm/common';
 import { ApiError, FILTER_TEXT_FIELDS, type FieldType, type FilterConditionDto } from '@crm/contracts';
 import {
-  accountTimeWhere,
+  accountPage,
   execute,
   many,
   maybeOne,
-  one,
-  pageLimit,
   sql,
+  type AccountList,
   type Db,
   type SqlFragment,
   type TimeFilterInput,
@@ -36,23 +35,18 @@ const REFERENCE_TABLES: Record<keyof FilterReferences, SqlFragment> = {
 };
 
 /** Saved filters, and the SQL condition a saved filter stands for. */
+const LIST: AccountList = {
+  from: sql.raw('crm.filters f'),
+  alias: 'f',
+  columns: COLUMNS,
+  orderBy: sql.raw('lower(f.name), f.id'),
+};
+
 @Injectable()
 export class FiltersRepository {
   /** One page by name (case-insensitive), then id. */
-  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<FilterRow[]> {
-    return many(
-      db,
-      sql`SELECT ${COLUMNS} FROM crm.filters f WHERE ${accountTimeWhere(accountId, time, 'f')}
-          ORDER BY lower(f.name), f.id ${pageLimit(page, perPage)}`,
-    );
-  }
-
-  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.filters f WHERE ${accountTimeWhere(accountId, time, 'f')}`,
-    );
-    return row.total;
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
+    return accountPage<FilterRow>(db, LIST, accountId, time, page, perPage);
   }
 
   /** Every filter of the account by name. */

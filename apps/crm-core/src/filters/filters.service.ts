@@ -48,8 +48,7 @@ export class FiltersService {
   async list(caller: Caller, request: ListFiltersRequest): Promise<ListFiltersReply> {
     const { page, per_page } = request;
     const db = this.dataSource.manager;
-    const total = await this.filters.count(db, caller.account_id, request);
-    const rows = await this.filters.page(db, caller.account_id, request, page, per_page);
+    const { total, rows } = await this.filters.page(db, caller.account_id, request, page, per_page);
     return { filters: rows.map((row) => ({ filter: toFilterDto(row) })), ...pageInfo(total, page, per_page) };
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { accountTimeWhere, execute, many, maybeOne, one, pageLimit, sql, type Db, type TimeFilterInput } from '../common/sql';
+import { accountPage, execute, maybeOne, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
 
 /** crm.lead_sources as the service reads it. */
 export interface LeadSourceRow {
@@ -7,23 +7,18 @@ export interface LeadSourceRow {
   text: string;
 }
 
+const LIST: AccountList = {
+  from: sql.raw('crm.lead_sources l'),
+  alias: 'l',
+  columns: sql.raw('l.id, l.text'),
+  orderBy: sql.raw('l.position, l.created_at, l.id'),
+};
+
 @Injectable()
 export class LeadSourcesRepository {
   /** One page in display order: position, then creation. */
-  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<LeadSourceRow[]> {
-    return many(
-      db,
-      sql`SELECT l.id, l.text FROM crm.lead_sources l WHERE ${accountTimeWhere(accountId, time, 'l')}
-          ORDER BY l.position, l.created_at, l.id ${pageLimit(page, perPage)}`,
-    );
-  }
-
-  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.lead_sources l WHERE ${accountTimeWhere(accountId, time, 'l')}`,
-    );
-    return row.total;
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
+    return accountPage<LeadSourceRow>(db, LIST, accountId, time, page, perPage);
   }
 
   find(db: Db, accountId: string, id: string, lock = false): Promise<LeadSourceRow | undefined> {

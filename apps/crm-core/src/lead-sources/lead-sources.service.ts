@@ -35,8 +35,7 @@ export class LeadSourcesService {
   async list(caller: Caller, request: ListLeadSourcesRequest): Promise<PageInfo & { lead_sources: LeadSourceReply[] }> {
     const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
-      const total = await this.leadSources.count(tx, caller.account_id, request);
-      const rows = await this.leadSources.page(tx, caller.account_id, request, page, per_page);
+      const { total, rows } = await this.leadSources.page(tx, caller.account_id, request, page, per_page);
       return { lead_sources: await this.withCounts(tx, caller, rows), ...pageInfo(total, page, per_page) };
     });
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { accountTimeWhere, many, maybeOne, one, pageLimit, sql, type Db, type TimeFilterInput } from '../common/sql';
+import { accountPage, many, maybeOne, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
 
 /** crm.pipelines as the service reads it. */
 export interface PipelineRow {
@@ -18,28 +18,24 @@ const COLUMNS = sql.raw(
   'p.id, p.name, p.kind, p.is_default, p.won_column_enabled, p.won_column_name, p.stages, p.created_at, p.modified_at',
 );
 /** Deal pipelines first, then sales pipelines; the default of each first. */
-const ORDER = sql.raw("ORDER BY (p.kind = 'sales'), p.is_default DESC, p.created_at, p.id");
+const ORDER = sql.raw("(p.kind = 'sales'), p.is_default DESC, p.created_at, p.id");
 
 /** Pipelines are read-only through the API: every account has its defaults (seeded at provisioning). */
+const LIST: AccountList = {
+  from: sql.raw('crm.pipelines p'),
+  alias: 'p',
+  columns: COLUMNS,
+  orderBy: ORDER,
+};
+
 @Injectable()
 export class PipelinesRepository {
-  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<PipelineRow[]> {
-    return many(
-      db,
-      sql`SELECT ${COLUMNS} FROM crm.pipelines p WHERE ${accountTimeWhere(accountId, time, 'p')} ${ORDER} ${pageLimit(page, perPage)}`,
-    );
-  }
-
-  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.pipelines p WHERE ${accountTimeWhere(accountId, time, 'p')}`,
-    );
-    return row.total;
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
+    return accountPage<PipelineRow>(db, LIST, accountId, time, page, perPage);
   }
 
   all(db: Db, accountId: string): Promise<PipelineRow[]> {
-    return many(db, sql`SELECT ${COLUMNS} FROM crm.pipelines p WHERE p.account_id = ${accountId} ${ORDER}`, { prepare: true });
+    return many(db, sql`SELECT ${COLUMNS} FROM crm.pipelines p WHERE p.account_id = ${accountId} ORDER BY ${ORDER}`, { prepare: true });
   }
 
   find(db: Db, accountId: string, id: string): Promise<PipelineRow | undefined> {

@@ -29,8 +29,7 @@ export class PipelinesService {
   async list(caller: Caller, request: ListPipelinesRequest): Promise<ListPipelinesReply> {
     const { page, per_page } = request;
     const db = this.dataSource.manager;
-    const total = await this.pipelines.count(db, caller.account_id, request);
-    const rows = await this.pipelines.page(db, caller.account_id, request, page, per_page);
+    const { total, rows } = await this.pipelines.page(db, caller.account_id, request, page, per_page);
     return { pipelines: rows.map((row) => ({ pipeline: toPipelineDto(row) })), ...pageInfo(total, page, per_page) };
   }
 

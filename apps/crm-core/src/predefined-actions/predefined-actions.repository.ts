@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PredefinedActionDto } from '@crm/contracts';
-import { accountTimeWhere, execute, many, maybeOne, one, pageLimit, sql, type Db, type TimeFilterInput } from '../common/sql';
+import { accountPage, execute, many, maybeOne, one, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
 
 /** crm.predefined_actions as the service reads it. */
 export interface PredefinedActionRow {
@@ -24,27 +24,28 @@ export interface PredefinedActionGroupRow {
 }
 
 const ACTION_COLUMNS = sql.raw('a.id, a.text, a.status, a.days_after, a.time, a.group_id, a.created_at, a.modified_at');
-const GROUP_SELECT = sql.raw(`SELECT g.id, g.name, g.created_at, g.modified_at,
-  coalesce((SELECT array_agg(m.id ORDER BY m.group_position, m.id) FROM crm.predefined_actions m WHERE m.group_id = g.id), '{}') AS member_ids
-  FROM crm.predefined_action_groups g`);
+const GROUP_COLUMNS = sql.raw(`g.id, g.name, g.created_at, g.modified_at,
+  coalesce((SELECT array_agg(m.id ORDER BY m.group_position, m.id) FROM crm.predefined_actions m WHERE m.group_id = g.id), '{}') AS member_ids`);
+
+const ACTION_LIST: AccountList = {
+  from: sql.raw('crm.predefined_actions a'),
+  alias: 'a',
+  columns: ACTION_COLUMNS,
+  orderBy: sql.raw('a.created_at, a.id'),
+};
+
+const GROUP_LIST: AccountList = {
+  from: sql.raw('crm.predefined_action_groups g'),
+  alias: 'g',
+  columns: GROUP_COLUMNS,
+  orderBy: sql.raw('g.created_at, g.id'),
+};
 
 @Injectable()
 export class PredefinedActionsRepository {
   /** One page of templates by creation. */
-  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<PredefinedActionRow[]> {
-    return many(
-      db,
-      sql`SELECT ${ACTION_COLUMNS} FROM crm.predefined_actions a WHERE ${accountTimeWhere(accountId, time, 'a')}
-          ORDER BY a.created_at, a.id ${pageLimit(page, perPage)}`,
-    );
-  }
-
-  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.predefined_actions a WHERE ${accountTimeWhere(accountId, time, 'a')}`,
-    );
-    return row.total;
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
+    return accountPage<PredefinedActionRow>(db, ACTION_LIST, accountId, time, page, perPage);
   }
 
   find(db: Db, accountId: string, id: string, lock = false): Promise<PredefinedActionRow | undefined> {
@@ -86,23 +87,15 @@ export class PredefinedActionsRepository {
     );
   }
 
-  pageGroups(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<PredefinedActionGroupRow[]> {
-    return many(
-      db,
-      sql`${GROUP_SELECT} WHERE ${accountTimeWhere(accountId, time, 'g')} ORDER BY g.created_at, g.id ${pageLimit(page, perPage)}`,
-    );
-  }
-
-  async countGroups(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.predefined_action_groups g WHERE ${accountTimeWhere(accountId, time, 'g')}`,
-    );
-    return row.total;
+  pageGroups(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
+    return accountPage<PredefinedActionGroupRow>(db, GROUP_LIST, accountId, time, page, perPage);
   }
 
   findGroup(db: Db, accountId: string, id: string): Promise<PredefinedActionGroupRow | undefined> {
-    return maybeOne(db, sql`${GROUP_SELECT} WHERE g.id = ${id} AND g.account_id = ${accountId}`);
+    return maybeOne(
+      db,
+      sql`SELECT ${GROUP_COLUMNS} FROM crm.predefined_action_groups g WHERE g.id = ${id} AND g.account_id = ${accountId}`,
+    );
   }
 
   /** A new group of `memberIds`, in that order. */

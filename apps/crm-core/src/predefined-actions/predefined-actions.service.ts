@@ -37,8 +37,7 @@ export class PredefinedActionsService {
   async list(caller: Caller, request: ListPredefinedActionsRequest): Promise<ListPredefinedActionsReply> {
     const { page, per_page } = request;
     const db = this.dataSource.manager;
-    const total = await this.actions.count(db, caller.account_id, request);
-    const rows = await this.actions.page(db, caller.account_id, request, page, per_page);
+    const { total, rows } = await this.actions.page(db, caller.account_id, request, page, per_page);
     return {
       predefined_actions: rows.map((row) => ({ predefined_action: toPredefinedActionDto(row) })),
       ...pageInfo(total, page, per_page),
@@ -74,8 +73,7 @@ export class PredefinedActionsService {
   async listGroups(caller: Caller, request: ListPredefinedActionGroupsRequest): Promise<ListPredefinedActionGroupsReply> {
     const { page, per_page } = request;
     const db = this.dataSource.manager;
-    const total = await this.actions.countGroups(db, caller.account_id, request);
-    const rows = await this.actions.pageGroups(db, caller.account_id, request, page, per_page);
+    const { total, rows } = await this.actions.pageGroups(db, caller.account_id, request, page, per_page);
     return {
       predefined_action_groups: rows.map((row) => ({ predefined_action_group: toPredefinedActionGroupDto(row) })),
       ...pageInfo(total, page, per_page),

@@ -1,8 +1,7 @@
 import { ApiError, pageInfo, type PageInfo } from '@crm/contracts';
 import {
-  many,
+  countAndPage,
   maybeOne,
-  one,
   orderDirection,
   pageLimit,
   sql,
@@ -55,15 +54,15 @@ export async function listPage<Row>(db: Db, accountId: string, input: ListInput,
   where.push(...(spec.extra ?? []));
   where.push(...timeFilterConditions(input, spec.alias, spec.dateColumns));
   const condition = sql.and(where);
-  const { total } = await one<{ total: number }>(
-    db,
-    sql`SELECT count(*)::int AS total FROM ${spec.from} JOIN crm.contacts c ON c.id = ${column(spec.alias, 'contact_id')} WHERE ${condition}`,
-  );
   const direction = orderDirection(input.order, 'asc');
   const order = input.sort_by
     ? sql`${column(spec.alias, input.sort_by)} ${direction} NULLS LAST, ${column(spec.alias, 'id')} ${direction}`
     : spec.defaultOrder;
-  const rows = await many<Row>(db, sql`${spec.select} WHERE ${condition} ORDER BY ${order} ${pageLimit(input.page, input.per_page)}`);
+  const { total, rows } = await countAndPage<Row>(db, {
+    from: sql`${spec.from} JOIN crm.contacts c ON c.id = ${column(spec.alias, 'contact_id')}`,
+    where: condition,
+    rows: sql`${spec.select} WHERE ${condition} ORDER BY ${order} ${pageLimit(input.page, input.per_page)}`,
+  });
   return { rows, page: pageInfo(total, input.page, input.per_page) };
 }
 

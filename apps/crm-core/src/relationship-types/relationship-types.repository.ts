@@ -1,17 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import {
-  accountTimeWhere,
-  execute,
-  many,
-  maybeOne,
-  one,
-  pageLimit,
-  sql,
-  type Db,
-  type SqlFragment,
-  type TimeFilterInput,
-} from '../common/sql';
+import { accountPage, execute, maybeOne, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
 import type { Variant } from './relationship-type.rules';
 
 /** crm.relationship_types with its variants (crm.relationship_variants) in position order. */
@@ -23,35 +12,28 @@ export interface RelationshipTypeRow {
   variants: Variant[];
 }
 
-function selectTypes(where: SqlFragment): SqlFragment {
-  return sql`SELECT t.id, t.symmetrical, t.created_at, t.modified_at,
-                    coalesce((SELECT json_agg(json_build_object('id', v.id, 'name', v.name) ORDER BY v.position)
-                              FROM crm.relationship_variants v WHERE v.relationship_type_id = t.id), '[]'::json) AS variants
-             FROM crm.relationship_types t ${where}`;
-}
+const TYPE_COLUMNS = sql.raw(`t.id, t.symmetrical, t.created_at, t.modified_at,
+  coalesce((SELECT json_agg(json_build_object('id', v.id, 'name', v.name) ORDER BY v.position)
+            FROM crm.relationship_variants v WHERE v.relationship_type_id = t.id), '[]'::json) AS variants`);
+
+const LIST: AccountList = {
+  from: sql.raw('crm.relationship_types t'),
+  alias: 't',
+  columns: TYPE_COLUMNS,
+  orderBy: sql.raw('t.created_at, t.id'),
+};
 
 @Injectable()
 export class RelationshipTypesRepository {
-  /** One page by creation. */
-  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<RelationshipTypeRow[]> {
-    return many(
-      db,
-      selectTypes(sql`WHERE ${accountTimeWhere(accountId, time, 't')} ORDER BY t.created_at, t.id ${pageLimit(page, perPage)}`),
-    );
-  }
-
-  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.relationship_types t WHERE ${accountTimeWhere(accountId, time, 't')}`,
-    );
-    return row.total;
+  /** The count and one page by creation. */
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
+    return accountPage<RelationshipTypeRow>(db, LIST, accountId, time, page, perPage);
   }
 
   /** The type, locked FOR UPDATE first when `lock` (its variants are about to be renamed). */
   async find(db: Db, accountId: string, id: string, lock = false): Promise<RelationshipTypeRow | undefined> {
     if (lock) await execute(db, sql`SELECT 1 FROM crm.relationship_types WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`);
-    return maybeOne(db, selectTypes(sql`WHERE t.id = ${id} AND t.account_id = ${accountId}`));
+    return maybeOne(db, sql`SELECT ${TYPE_COLUMNS} FROM crm.relationship_types t WHERE t.id = ${id} AND t.account_id = ${accountId}`);
   }
 
   /** A new type with its variants in the order given (one variant: symmetrical). */

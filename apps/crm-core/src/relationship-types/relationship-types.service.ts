@@ -33,8 +33,7 @@ export class RelationshipTypesService {
   async list(caller: Caller, request: ListRelationshipTypesRequest): Promise<ListRelationshipTypesReply> {
     const { page, per_page } = request;
     const db = this.dataSource.manager;
-    const total = await this.types.count(db, caller.account_id, request);
-    const rows = await this.types.page(db, caller.account_id, request, page, per_page);
+    const { total, rows } = await this.types.page(db, caller.account_id, request, page, per_page);
     return {
       relationship_types: rows.map((row) => ({ relationship_type: toRelationshipTypeDto(row) })),
       ...pageInfo(total, page, per_page),

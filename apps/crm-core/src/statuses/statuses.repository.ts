@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { execute, many, maybeOne, one, pageLimit, sql, accountTimeWhere, type Db, type TimeFilterInput } from '../common/sql';
+import { accountPage, execute, maybeOne, one, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
 import type { StatusValues } from './status.rules';
 
 /** crm.statuses as the service reads it. */
@@ -10,23 +10,18 @@ export interface StatusRow extends StatusValues {
 
 const COLUMNS = sql.raw('s.id, s.status, s.text, s.description, s.color, s.is_lead');
 
+const LIST: AccountList = {
+  from: sql.raw('crm.statuses s'),
+  alias: 's',
+  columns: COLUMNS,
+  orderBy: sql.raw('s.position, s.created_at, s.id'),
+};
+
 @Injectable()
 export class StatusesRepository {
   /** One page in display order: position (the lead status first), then creation. */
-  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<StatusRow[]> {
-    return many(
-      db,
-      sql`SELECT ${COLUMNS} FROM crm.statuses s WHERE ${accountTimeWhere(accountId, time, 's')}
-          ORDER BY s.position, s.created_at, s.id ${pageLimit(page, perPage)}`,
-    );
-  }
-
-  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.statuses s WHERE ${accountTimeWhere(accountId, time, 's')}`,
-    );
-    return row.total;
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
+    return accountPage<StatusRow>(db, LIST, accountId, time, page, perPage);
   }
 
   /** The status, locked FOR UPDATE when `lock` (a delete or rename of it waits). */

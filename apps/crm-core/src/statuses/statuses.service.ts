@@ -40,8 +40,7 @@ export class StatusesService {
   async list(caller: Caller, request: ListStatusesRequest): Promise<PageInfo & { statuses: StatusReply[] }> {
     const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
-      const total = await this.statuses.count(tx, caller.account_id, request);
-      const rows = await this.statuses.page(tx, caller.account_id, request, page, per_page);
+      const { total, rows } = await this.statuses.page(tx, caller.account_id, request, page, per_page);
       return { statuses: await this.withCounts(tx, caller, rows), ...pageInfo(total, page, per_page) };
     });
   }

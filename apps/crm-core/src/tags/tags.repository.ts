@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { accountTimeWhere, execute, many, maybeOne, one, pageLimit, sql, type Db, type TimeFilterInput } from '../common/sql';
+import { accountPage, execute, maybeOne, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
 
 /** crm.tags as the service reads it. */
 export interface TagRow {
@@ -7,23 +7,18 @@ export interface TagRow {
   name: string;
 }
 
+const LIST: AccountList = {
+  from: sql.raw('crm.tags t'),
+  alias: 't',
+  columns: sql.raw('t.id, t.name'),
+  orderBy: sql.raw('lower(t.name), t.id'),
+};
+
 @Injectable()
 export class TagsRepository {
   /** One page by name (case-insensitive), then id. */
-  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<TagRow[]> {
-    return many(
-      db,
-      sql`SELECT t.id, t.name FROM crm.tags t WHERE ${accountTimeWhere(accountId, time, 't')}
-          ORDER BY lower(t.name), t.id ${pageLimit(page, perPage)}`,
-    );
-  }
-
-  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.tags t WHERE ${accountTimeWhere(accountId, time, 't')}`,
-    );
-    return row.total;
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
+    return accountPage<TagRow>(db, LIST, accountId, time, page, perPage);
   }
 
   /** The tag named `name` in any letter case, locked for its deletion. */

@@ -21,8 +21,7 @@ export class TagsService {
   async list(caller: Caller, request: ListTagsRequest): Promise<ListTagsReply> {
     const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
-      const total = await this.tags.count(tx, caller.account_id, request);
-      const rows = await this.tags.page(tx, caller.account_id, request, page, per_page);
+      const { total, rows } = await this.tags.page(tx, caller.account_id, request, page, per_page);
       const byTag = await this.summary.tagCounts(tx, caller);
       const { counts } = await this.summary.counts(tx, caller);
       return {

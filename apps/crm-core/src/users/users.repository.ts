@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { accountTimeWhere, many, maybeOne, one, pageLimit, sql, type Db, type TimeFilterInput } from '../common/sql';
+import { accountPage, maybeOne, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
 
 /** crm.users: the CRM user profile (credentials live in the auth schema). */
 export interface UserRow {
@@ -25,6 +25,13 @@ const COLUMNS = sql.raw(
 );
 
 /** Every query is scoped by account: another account's user is simply not found. */
+const LIST: AccountList = {
+  from: sql.raw('crm.users u'),
+  alias: 'u',
+  columns: COLUMNS,
+  orderBy: sql.raw('u.last_name, u.first_name, u.id'),
+};
+
 @Injectable()
 export class UsersRepository {
   find(db: Db, accountId: string, userId: string): Promise<UserRow | undefined> {
@@ -32,19 +39,7 @@ export class UsersRepository {
   }
 
   /** One page by name; `time`: the common time filters (decisions.md "Paging and lists"). */
-  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number): Promise<UserRow[]> {
-    return many(
-      db,
-      sql`SELECT ${COLUMNS} FROM crm.users u WHERE ${accountTimeWhere(accountId, time, 'u')}
-          ORDER BY u.last_name, u.first_name, u.id ${pageLimit(page, perPage)}`,
-    );
-  }
-
-  async count(db: Db, accountId: string, time: TimeFilterInput): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      sql`SELECT count(*)::int AS total FROM crm.users u WHERE ${accountTimeWhere(accountId, time, 'u')}`,
-    );
-    return row.total;
+  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
+    return accountPage<UserRow>(db, LIST, accountId, time, page, perPage);
   }
 }

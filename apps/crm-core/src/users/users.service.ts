@@ -30,8 +30,7 @@ export class UsersService {
   async list(caller: Caller, request: ListUsersRequest): Promise<ListUsersReply> {
     const { page, per_page } = request;
     const db = this.dataSource.manager;
-    const total = await this.users.count(db, caller.account_id, request);
-    const users = await this.users.page(db, caller.account_id, request, page, per_page);
+    const { total, rows: users } = await this.users.page(db, caller.account_id, request, page, per_page);
     return { users: users.map((user) => ({ user: toUserDto(user, caller) })), ...pageInfo(total, page, per_page) };
   }
 }

@@ -1,3 +1,4 @@
 export * from './sql';
 export * from './db';
 export * from './time-filters';
+export * from './page';
