@@ -63,7 +63,7 @@ async function openFixture(name: string): Promise<ConfigFixture> {
   const config = Object.assign(new CrmCoreConfig(), { DATABASE_URL: db.url });
   const dataSource = crmDataSource(config);
   await runMigrations(dataSource);
-  const accounts = new AccountsService(new AccountsRepository(dataSource), config);
+  const accounts = new AccountsService(dataSource, new AccountsRepository(), config);
   return {
     db,
     dataSource,

@@ -21,7 +21,7 @@ export async function openMediumDatabase(db: { url: string; drop(): Promise<void
   const config = Object.assign(new CrmCoreConfig(), { DATABASE_URL: db.url });
   const dataSource = crmDataSource(config);
   await runMigrations(dataSource);
-  const accounts = new AccountsService(new AccountsRepository(dataSource), config);
+  const accounts = new AccountsService(dataSource, new AccountsRepository(), config);
   const callerOf = (account_id: string, user_id: string, role: 'admin' | 'user'): Caller => ({
     account_id,
     user_id,

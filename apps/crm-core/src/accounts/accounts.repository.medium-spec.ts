@@ -14,7 +14,7 @@ describe('AccountsRepository (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     fx = await openMediumDatabase(await createTestDatabase('crm_accounts_repository'));
-    repository = new AccountsRepository(fx.dataSource);
+    repository = new AccountsRepository();
     acme = await fx.newAccount('Acme');
   });
 
@@ -23,8 +23,8 @@ describe('AccountsRepository (real PostgreSQL)', () => {
   });
 
   it('seeds the statuses (lead first) and both default pipelines once, however often it runs', async () => {
-    await repository.transaction((tx) => repository.seedDefaults(tx, acme.account_id));
-    await repository.transaction((tx) => repository.seedDefaults(tx, acme.account_id));
+    await fx.dataSource.transaction((tx) => repository.seedDefaults(tx, acme.account_id));
+    await fx.dataSource.transaction((tx) => repository.seedDefaults(tx, acme.account_id));
     const db = fx.dataSource.manager;
     const statuses = await many<{ status: string; is_lead: boolean }>(
       db,

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import { DataSource } from 'typeorm';
 import { execute, maybeOne, sql, type Db } from '../common/sql';
 import type { UserRow } from '../users/users.repository';
 import { DEFAULT_PIPELINE_STAGES, DEFAULT_PIPELINES, DEFAULT_STATUSES } from './account.rules';
@@ -26,13 +25,6 @@ const USER_UPSERT =
 /** The account aggregate: the account row, its users' profiles and the defaults it starts with. */
 @Injectable()
 export class AccountsRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  /** Runs `work` in one transaction: provisioning writes the account, its admin and its defaults at once. */
-  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   async find(db: Db, accountId: string): Promise<AccountRow | undefined> {
     return maybeOne(db, sql`SELECT id, name, region FROM crm.accounts WHERE id = ${accountId}`, { prepare: true });
   }

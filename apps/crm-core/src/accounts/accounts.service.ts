@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, type ProvisionAccountMessage, type ProvisionAccountReply, type ProvisionUserMessage } from '@crm/contracts';
+import { DataSource } from 'typeorm';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { bccEmailOf } from './account.rules';
 import { AccountsRepository } from './accounts.repository';
@@ -8,13 +9,14 @@ import { AccountsRepository } from './accounts.repository';
 @Injectable()
 export class AccountsService {
   constructor(
+    private readonly dataSource: DataSource,
     private readonly accounts: AccountsRepository,
     private readonly config: CrmCoreConfig,
   ) {}
 
   /** Creates the CRM profile of a user of an existing account; safe to repeat. */
   async provisionUser({ account_id, user }: ProvisionUserMessage): Promise<{ user_id: string }> {
-    const made = await this.accounts.transaction((tx) =>
+    const made = await this.dataSource.transaction((tx) =>
       this.accounts.upsertUser(tx, { ...user, account_id }, bccEmailOf(user.id, this.config.BCC_EMAIL_DOMAIN)),
     );
     if (!made) throw ApiError.notFound('Account not found');
@@ -23,7 +25,7 @@ export class AccountsService {
 
   /** Creates the CRM half of an account, its admin and its defaults in one transaction; safe to repeat. */
   async provision({ account, admin }: ProvisionAccountMessage): Promise<ProvisionAccountReply> {
-    await this.accounts.transaction(async (tx) => {
+    await this.dataSource.transaction(async (tx) => {
       await this.accounts.insertAccount(tx, { id: account.id, name: account.name, region: account.region });
       await this.accounts.upsertUser(tx, { ...admin, account_id: account.id }, bccEmailOf(admin.id, this.config.BCC_EMAIL_DOMAIN));
       await this.accounts.seedDefaults(tx, account.id);

@@ -22,6 +22,7 @@ import { CompaniesService } from '../companies/companies.service';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
 import { SummaryService } from '../summary/summary.service';
+import { SummaryRepository } from '../summary/summary.repository';
 import { letterOf, searchTextOf, sortNameOf } from './contact-columns';
 import { ContactTagsRepository } from './contact-tags.repository';
 import { contactEventSiblings, loadContactDtos } from '../read-models';
@@ -64,13 +65,18 @@ describe('contacts (real PostgreSQL)', () => {
     const config = Object.assign(new CrmCoreConfig(), { DATABASE_URL: db.url });
     dataSource = crmDataSource(config);
     await runMigrations(dataSource);
-    const accounts = new AccountsService(new AccountsRepository(dataSource), config);
+    const accounts = new AccountsService(dataSource, new AccountsRepository(), config);
     const [a, b] = [provisionMessage('Acme'), provisionMessage('Other')];
     await accounts.provision(a);
     await accounts.provision(b);
     acme = { account_id: a.account.id, user_id: a.admin.id, role: 'admin', auth_method: 'api_key', scopes: ['crm'] };
     other = { account_id: b.account.id, user_id: b.admin.id, role: 'admin', auth_method: 'api_key', scopes: ['crm'] };
-    contacts = new ContactsService(dataSource, new ContactsRepository(), new ContactTagsRepository(), new SummaryService());
+    contacts = new ContactsService(
+      dataSource,
+      new ContactsRepository(),
+      new ContactTagsRepository(),
+      new SummaryService(new SummaryRepository()),
+    );
     companies = new CompaniesService(dataSource, new CompaniesRepository(), contacts);
   });
 

@@ -24,7 +24,7 @@ export async function openMediumDatabase(db: {
   const config = Object.assign(new CrmCoreConfig(), { DATABASE_URL: db.url });
   const dataSource = crmDataSource(config);
   await runMigrations(dataSource);
-  const service = new AccountsService(new AccountsRepository(dataSource), config);
+  const service = new AccountsService(dataSource, new AccountsRepository(), config);
   const accounts = [] as unknown as [TestAccount, TestAccount];
   for (const name of ['Acme', 'Other']) {
     const message: ProvisionAccountMessage = {

@@ -79,7 +79,7 @@ describe('crm-core fields (real PostgreSQL)', () => {
     const config = Object.assign(new CrmCoreConfig(), { DATABASE_URL: db.url });
     dataSource = crmDataSource(config);
     await runMigrations(dataSource);
-    accounts = new AccountsService(new AccountsRepository(dataSource), config);
+    accounts = new AccountsService(dataSource, new AccountsRepository(), config);
     fields = parsedCalls(new FieldsService(dataSource, new FieldsRepository()));
   });
 

@@ -102,7 +102,7 @@ describe('records (real PostgreSQL)', () => {
     });
     ds = crmDataSource(config);
     await runMigrations(ds);
-    const accounts = new AccountsService(new AccountsRepository(ds), config);
+    const accounts = new AccountsService(ds, new AccountsRepository(), config);
     const [a, b] = [provisionMessage('Acme'), provisionMessage('Other')];
     await accounts.provision(a);
     await accounts.provision(b);

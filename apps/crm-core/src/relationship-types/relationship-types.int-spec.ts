@@ -45,7 +45,7 @@ describe('relationship types (real PostgreSQL)', () => {
     const config = Object.assign(new CrmCoreConfig(), { DATABASE_URL: db.url });
     dataSource = crmDataSource(config);
     await runMigrations(dataSource);
-    const accounts = new AccountsService(new AccountsRepository(dataSource), config);
+    const accounts = new AccountsService(dataSource, new AccountsRepository(), config);
     const [a, b] = [provisionMessage('Acme'), provisionMessage('Other')];
     await accounts.provision(a);
     await accounts.provision(b);

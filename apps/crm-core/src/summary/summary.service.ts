@@ -26,8 +26,7 @@ export interface CallerCounts {
  */
 @Injectable()
 export class SummaryService {
-  // The default keeps `new SummaryService()` working in tests: the repository holds no state.
-  constructor(private readonly repository: SummaryRepository = new SummaryRepository()) {}
+  constructor(private readonly repository: SummaryRepository) {}
 
   /** Counts per status, lead source and overall (with system tags), and the account's users. */
   async counts(db: Db, caller: Caller): Promise<CallerCounts> {

@@ -48,7 +48,7 @@ describe('crm-core users and account provisioning (real PostgreSQL)', () => {
     const config = Object.assign(new CrmCoreConfig(), { DATABASE_URL: db.url });
     dataSource = crmDataSource(config);
     await runMigrations(dataSource);
-    accounts = new AccountsService(new AccountsRepository(dataSource), config);
+    accounts = new AccountsService(dataSource, new AccountsRepository(), config);
     users = parsedUsers(new UsersService(dataSource, new UsersRepository()));
   });
 
