@@ -26,7 +26,15 @@ const testDepConstraints = depConstraints.map((c) =>
     : c,
 );
 const boundaries = (constraints) => ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints: constraints }];
-const TEST_FILES = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.medium-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts', 'test/**/*.ts'];
+const TEST_FILES = [
+  '**/*.spec.ts',
+  '**/*.spec-helpers.ts',
+  '**/*.int-spec.ts',
+  '**/*.medium-spec.ts',
+  '**/*.e2e-spec.ts',
+  'libs/testing/**/*.ts',
+  'test/**/*.ts',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.nx/**', '**/*.js', '**/*.cjs', '**/*.mjs', 'test-results/**'] },

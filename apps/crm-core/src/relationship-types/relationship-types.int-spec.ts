@@ -14,7 +14,7 @@ import { AccountsRepository } from '../accounts/accounts.repository';
 import { AccountsService } from '../accounts/accounts.service';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
-import { withContracts, type RawPayloadCalls } from '../account-config/with-contracts';
+import { withContracts, type RawPayloadCalls } from '../common/with-contracts.spec-helpers';
 import { RelationshipTypesRepository } from './relationship-types.repository';
 import { RelationshipTypesService } from './relationship-types.service';
 

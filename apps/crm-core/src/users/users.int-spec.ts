@@ -10,7 +10,7 @@ import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
-import { withContracts } from '../account-config/with-contracts';
+import { withContracts } from '../common/with-contracts.spec-helpers';
 
 function provisionMessage(name: string): ProvisionAccountMessage {
   return {

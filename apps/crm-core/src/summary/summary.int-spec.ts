@@ -38,15 +38,18 @@ import { RelationshipTypesRepository } from '../relationship-types/relationship-
 import { RelationshipTypesService } from '../relationship-types/relationship-types.service';
 import { StatusesRepository } from '../statuses/statuses.repository';
 import { StatusesService } from '../statuses/statuses.service';
-import { SummaryRepository } from '../summary/summary.repository';
-import { SummaryService } from '../summary/summary.service';
+import { SummaryRepository } from './summary.repository';
+import { SummaryService } from './summary.service';
 import { TagsRepository } from '../tags/tags.repository';
 import { TagsService } from '../tags/tags.service';
-import { withContracts } from './with-contracts';
+import { withContracts } from '../common/with-contracts.spec-helpers';
 
 const summaryService = new SummaryService(new SummaryRepository());
 
 /**
+ * The summary counts and the configuration lists they feed (statuses, lead sources, tags), saved
+ * filters and relationships, over one shared fixture.
+ *
  * Test fixtures of the account configuration integration tests (real PostgreSQL): accounts
  * provisioned the way the auth-server does, and contacts, tags, actions and deals inserted with
  * SQL (the contacts and records modules have their own tests).
