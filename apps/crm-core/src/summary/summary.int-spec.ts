@@ -18,15 +18,8 @@ import {
   emptyLetterCounts,
   type Caller,
   type LetterCounts,
-  type ProvisionAccountMessage,
 } from '@crm/contracts';
-import { runMigrations } from '@crm/database';
-import { createTestDatabase, type TestDatabase } from '@crm/testing';
-import type { DataSource } from 'typeorm';
-import { AccountsRepository } from '../accounts/accounts.repository';
-import { AccountsService } from '../accounts/accounts.service';
-import { CrmCoreConfig } from '../config/crm-core.config';
-import { crmDataSource } from '../database/crm-data-source';
+import { createTestDatabase } from '@crm/testing';
 import { ContactRelationshipsRepository } from '../contact-relationships/contact-relationships.repository';
 import { ContactRelationshipsService } from '../contact-relationships/contact-relationships.service';
 import { savedFilterCondition } from '../filters/filter-sql';
@@ -42,6 +35,7 @@ import { SummaryRepository } from './summary.repository';
 import { SummaryService } from './summary.service';
 import { TagsRepository } from '../tags/tags.repository';
 import { TagsService } from '../tags/tags.service';
+import { openMediumDatabase, type MediumDatabase } from '../accounts/accounts.medium-fixture';
 import { withContracts } from '../common/with-contracts.spec-helpers';
 
 const summaryService = new SummaryService(new SummaryRepository());
@@ -50,61 +44,11 @@ const summaryService = new SummaryService(new SummaryRepository());
  * The summary counts and the configuration lists they feed (statuses, lead sources, tags), saved
  * filters and relationships, over one shared fixture.
  *
- * Test fixtures of the account configuration integration tests (real PostgreSQL): accounts
- * provisioned the way the auth-server does, and contacts, tags, actions and deals inserted with
- * SQL (the contacts and records modules have their own tests).
+ * Fixtures (real PostgreSQL): accounts provisioned the way the auth-server does (the accounts
+ * medium fixture), and contacts, tags, actions and deals inserted with SQL (the contacts and
+ * records modules have their own tests).
  */
-interface ConfigFixture {
-  db: TestDatabase;
-  dataSource: DataSource;
-  accounts: AccountsService;
-  close(): Promise<void>;
-}
-
-async function openFixture(name: string): Promise<ConfigFixture> {
-  const db = await createTestDatabase(name);
-  const config = Object.assign(new CrmCoreConfig(), { DATABASE_URL: db.url });
-  const dataSource = crmDataSource(config);
-  await runMigrations(dataSource);
-  const accounts = new AccountsService(dataSource, new AccountsRepository(), config);
-  return {
-    db,
-    dataSource,
-    accounts,
-    close: async () => {
-      if (dataSource.isInitialized) await dataSource.destroy();
-      await db.drop();
-    },
-  };
-}
-
-/** A new account with its admin; returns the admin as a caller. */
-async function newAccount(fx: ConfigFixture, name = 'Acme'): Promise<Caller> {
-  const message: ProvisionAccountMessage = {
-    account: { id: newId(), name, region: 'us' },
-    admin: {
-      id: newId(),
-      first_name: 'Ada',
-      last_name: name,
-      email: `${name.toLowerCase()}-${newId()}@example.test`,
-      role: 'admin',
-      account_rights: [],
-      permissions: ['delete_contacts'],
-    },
-  };
-  await fx.accounts.provision(message);
-  return { account_id: message.account.id, user_id: message.admin.id, role: 'admin', auth_method: 'api_key', scopes: ['crm'] };
-}
-
-/** Another (plain) user of the caller's account. */
-async function newUser(fx: ConfigFixture, admin: Caller, lastName = 'User'): Promise<Caller> {
-  const id = newId();
-  await fx.accounts.provisionUser({
-    account_id: admin.account_id,
-    user: { id, first_name: 'Uma', last_name: lastName, email: `u-${id}@example.test`, role: 'user', account_rights: [], permissions: [] },
-  });
-  return { account_id: admin.account_id, user_id: id, role: 'user', auth_method: 'api_key', scopes: ['crm'] };
-}
+type ConfigFixture = MediumDatabase;
 
 async function leadStatusId(fx: ConfigFixture, caller: Caller): Promise<string> {
   const [row] = await fx.dataSource.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [caller.account_id]);
@@ -234,10 +178,10 @@ describe('account configuration (real PostgreSQL)', () => {
   let other: Caller;
 
   beforeAll(async () => {
-    fx = await openFixture('crm_config');
-    acme = await newAccount(fx, 'Acme');
-    bob = await newUser(fx, acme, 'Zulu');
-    other = await newAccount(fx, 'Other');
+    fx = await openMediumDatabase(await createTestDatabase('crm_config'));
+    acme = await fx.newAccount('Acme');
+    bob = await fx.newUser(acme, 'Zulu');
+    other = await fx.newAccount('Other');
   });
 
   afterAll(async () => {
@@ -247,8 +191,8 @@ describe('account configuration (real PostgreSQL)', () => {
   describe('summary blocks', () => {
     it('counts contacts per status, lead source, tag, owner, letter and action stream in one go', async () => {
       const summary = summaryService;
-      const caller = await newAccount(fx, 'Summ');
-      const colleague = await newUser(fx, caller, 'Colleague');
+      const caller = await fx.newAccount('Summ');
+      const colleague = await fx.newUser(caller, 'Colleague');
       const statuses: Array<{ id: string; status: string }> = await fx.dataSource.query(
         'SELECT id, status FROM crm.statuses WHERE account_id = $1 ORDER BY position',
         [caller.account_id],
@@ -361,7 +305,7 @@ describe('account configuration (real PostgreSQL)', () => {
     it('answers zeros for an account without contacts', async () => {
       const blocks = await fx.dataSource.transaction((m) => summaryService.blocks(m, other));
       expect(blocks.contacts_count.all).toEqual([letters({ e: 1 })]);
-      const empty = await newAccount(fx, 'Empty');
+      const empty = await fx.newAccount('Empty');
       const none = await fx.dataSource.transaction((m) => summaryService.blocks(m, empty));
       expect(none).toEqual({
         lead_sources: [],
@@ -502,8 +446,8 @@ describe('account configuration (real PostgreSQL)', () => {
         update: UpdateFilterRequest,
         patch: PatchFilterRequest,
       });
-      const account = await newAccount(fx, 'Filters');
-      const colleague = await newUser(fx, account, 'Mate');
+      const account = await fx.newAccount('Filters');
+      const colleague = await fx.newUser(account, 'Mate');
       const [customer] = await fx.dataSource.query("SELECT id FROM crm.statuses WHERE account_id = $1 AND status = 'Customer'", [
         account.account_id,
       ]);
