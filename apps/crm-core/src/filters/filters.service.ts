@@ -19,7 +19,7 @@ import {
 import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import type { Db } from '../common/sql';
-import { isUniqueViolation } from '../common/unique-violation';
+import { foundOr404, uniqueName } from '../common/unique-violation';
 import { customFieldIdsOf, parseConditions, type FilterReferences } from './filter.rules';
 import { toFilterDto } from './filter.view';
 import { FiltersRepository, type FilterRow } from './filters.repository';
@@ -128,22 +128,11 @@ export class FiltersService {
     return conditions;
   }
 
-  private async find(db: Db, accountId: string, filterId: string, lock = false): Promise<FilterRow> {
-    const id = filterId.toLowerCase();
-    const row = isId(id) ? await this.filters.find(db, accountId, id, lock) : undefined;
-    if (!row) throw ApiError.notFound('Filter not found');
-    return row;
+  private find(db: Db, accountId: string, filterId: string, lock = false): Promise<FilterRow> {
+    return foundOr404(filterId, (id) => this.filters.find(db, accountId, id, lock), 'Filter not found');
   }
 
-  private async unique<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      if (isUniqueViolation(error, NAME_INDEX))
-        throw new ApiError(ErrorName.DuplicatedEntity, 'A filter with this name already exists', {
-          name: 'is already the name of a filter of the account',
-        });
-      throw error;
-    }
+  private unique<T>(fn: () => Promise<T>): Promise<T> {
+    return uniqueName(NAME_INDEX, 'a filter', 'name', fn);
   }
 }

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { isId, newId } from '@crm/common';
+import { newId } from '@crm/common';
 import {
-  ApiError,
-  ErrorName,
   pageInfo,
   type Caller,
   type CreateLeadSourceRequest,
@@ -16,7 +14,7 @@ import {
 import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import type { Db } from '../common/sql';
-import { isUniqueViolation } from '../common/unique-violation';
+import { foundOr404, uniqueName } from '../common/unique-violation';
 import { SummaryService } from '../summary/summary.service';
 import { toLeadSourceDto } from './lead-source.view';
 import { LeadSourcesRepository, type LeadSourceRow } from './lead-sources.repository';
@@ -96,22 +94,11 @@ export class LeadSourcesService {
     return rows.map((row) => ({ lead_source: toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds) }));
   }
 
-  private async find(db: Db, accountId: string, leadSourceId: string, lock = false): Promise<LeadSourceRow> {
-    const id = leadSourceId.toLowerCase();
-    const row = isId(id) ? await this.leadSources.find(db, accountId, id, lock) : undefined;
-    if (!row) throw ApiError.notFound('Lead source not found');
-    return row;
+  private find(db: Db, accountId: string, leadSourceId: string, lock = false): Promise<LeadSourceRow> {
+    return foundOr404(leadSourceId, (id) => this.leadSources.find(db, accountId, id, lock), 'Lead source not found');
   }
 
-  private async unique<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      if (isUniqueViolation(error, NAME_INDEX))
-        throw new ApiError(ErrorName.DuplicatedEntity, 'A lead source with this name already exists', {
-          text: 'is already the name of a lead source of the account',
-        });
-      throw error;
-    }
+  private unique<T>(fn: () => Promise<T>): Promise<T> {
+    return uniqueName(NAME_INDEX, 'a lead source', 'text', fn);
   }
 }

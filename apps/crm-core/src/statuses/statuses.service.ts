@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { isId, newId } from '@crm/common';
+import { newId } from '@crm/common';
 import {
   ApiError,
-  ErrorName,
   pageInfo,
   type Caller,
   type CreateStatusRequest,
@@ -16,7 +15,7 @@ import {
 import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import type { Db } from '../common/sql';
-import { isUniqueViolation } from '../common/unique-violation';
+import { foundOr404, uniqueName } from '../common/unique-violation';
 import { writeEvent } from '../outbox/outbox';
 import { SummaryService } from '../summary/summary.service';
 import { changedStatusValues, newStatusValues, replacementChanges, statusValuesDiffer, type StatusChanges } from './status.rules';
@@ -120,22 +119,11 @@ export class StatusesService {
     return rows.map((row) => ({ status: toStatusDto(row, counts.byStatus.get(row.id), userIds) }));
   }
 
-  private async find(db: Db, accountId: string, statusId: string, lock = false): Promise<StatusRow> {
-    const id = statusId.toLowerCase();
-    const row = isId(id) ? await this.statuses.find(db, accountId, id, lock) : undefined;
-    if (!row) throw ApiError.notFound('Status not found');
-    return row;
+  private find(db: Db, accountId: string, statusId: string, lock = false): Promise<StatusRow> {
+    return foundOr404(statusId, (id) => this.statuses.find(db, accountId, id, lock), 'Status not found');
   }
 
-  private async unique<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      if (isUniqueViolation(error, NAME_INDEX))
-        throw new ApiError(ErrorName.DuplicatedEntity, 'A status with this name already exists', {
-          status: 'is already the name of a status of the account',
-        });
-      throw error;
-    }
+  private unique<T>(fn: () => Promise<T>): Promise<T> {
+    return uniqueName(NAME_INDEX, 'a status', 'status', fn);
   }
 }
