@@ -10,6 +10,7 @@ import { ContactsCountIndex1764100300000 } from '../migrations/1764100300000-con
 import { RecordAttachments1764100500000 } from '../migrations/1764100500000-record-attachments';
 import { DealsStatusCount1764100510000 } from '../migrations/1764100510000-deals-status-count';
 import { RecordCounters1764200000000 } from '../migrations/1764200000000-record-counters';
+import { DealsCompany1764200100000 } from '../migrations/1764200100000-deals-company';
 import { ContactRelationshipsRelated1764100440000 } from '../migrations/1764100440000-contact-relationships-related';
 import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
@@ -39,6 +40,7 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       DealsStatusCount1764100510000,
       // issue 12: counters kept in the writing transaction
       RecordCounters1764200000000,
+      DealsCompany1764200100000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

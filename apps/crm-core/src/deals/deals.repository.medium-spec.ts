@@ -212,6 +212,25 @@ describe('DealsRepository (real PostgreSQL)', () => {
       expect((await list({ companyId })).total).toBe(3);
     });
 
+    it("filters by company through the deal's stored company_id, which follows its contact (moves, soft deletes, deal moves)", async () => {
+      const bob = await contact(acme, 'Bob');
+      const moved = await insert(bob, { name: 'M-deal', date: '2026-02-01' });
+      const names = async () => (await list({ companyId, name: 'M-' })).names;
+      expect(await names()).toEqual([]);
+      await dataSource.query('UPDATE crm.contacts SET company_id = $2 WHERE id = $1', [bob, companyId]);
+      expect(await names()).toEqual(['M-deal']);
+      await dataSource.query('UPDATE crm.contacts SET deleted_at = now() WHERE id = $1', [bob]);
+      expect(await names()).toEqual([]);
+      await dataSource.query('UPDATE crm.contacts SET deleted_at = NULL WHERE id = $1', [bob]);
+      expect(await names()).toEqual(['M-deal']);
+      const carl = await contact(acme, 'Carl');
+      await deals.update(dataSource.manager, moved, state(carl, { name: 'M-deal', date: '2026-02-01' }));
+      expect(await names()).toEqual([]);
+      await deals.update(dataSource.manager, moved, state(alice, { name: 'M-deal', date: '2026-02-01' }));
+      expect(await list({ companyId, name: 'M-' })).toEqual({ total: 1, names: ['M-deal'] });
+      await dataSource.query('DELETE FROM crm.deals WHERE id = $1', [moved]);
+    });
+
     it('searches names literally (%, _ are not wildcards) and contact names', async () => {
       expect((await list({ name: '100%' })).names).toEqual(['L-100% done']);
       expect((await list({ name: 'L_' })).total).toBe(0);

@@ -252,8 +252,8 @@ export class DealsRepository {
     let joinContacts = false;
     if (filter.contactId !== undefined) where.push(sql`d.contact_id = ${filter.contactId}`);
     if (filter.companyId !== undefined) {
-      where.push(sql`c.company_id = ${filter.companyId}`);
-      joinContacts = true;
+      // the stored company of the deal's contact, NULL while that contact is deleted (migration 1764200100000)
+      where.push(sql`d.company_id = ${filter.companyId}`);
     }
     if (filter.tag !== undefined)
       where.push(

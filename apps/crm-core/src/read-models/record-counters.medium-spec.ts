@@ -11,7 +11,8 @@ import { contactRows } from './contact.repository';
  * counters") under many concurrent writers: 16 connections run a few hundred transactions at once
  * over two companies (creates into one company, moves between the two, soft deletes and undeletes,
  * bulk deletes, hard deletes, deal creates, status/amount/months changes, deals moved between
- * contacts, deal deletes); at the end every stored counter equals a full recount.
+ * contacts, deal deletes); at the end every stored counter, and every deal's company_id (migration
+ * 1764200100000), equals a full recount.
  */
 
 /** Contacts whose stored deal counters differ from a recount of their deals. */
@@ -28,6 +29,12 @@ const CONTACT_MISMATCHES = `
   ) r ON true
   WHERE c.account_id = $1
     AND (c.deals_count, c.pending_deals_count, c.pending_deals_amount, c.won_deals_count, c.won_deals_amount) IS DISTINCT FROM (r.n, r.p, r.pa, r.w, r.wa)`;
+
+/** Deals whose stored company_id differs from their contact's company (NULL while the contact is deleted). */
+const DEAL_COMPANY_MISMATCHES = `
+  SELECT d.id, d.company_id, c.company_id AS contact_company_id, c.deleted_at
+  FROM crm.deals d JOIN crm.contacts c ON c.id = d.contact_id
+  WHERE d.account_id = $1 AND d.company_id IS DISTINCT FROM (CASE WHEN c.deleted_at IS NULL THEN c.company_id END)`;
 
 /** Each company's counters recounted as the readers did before: over its non-deleted contacts and their deals. */
 const COMPANY_RECOUNT = `
@@ -241,6 +248,9 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
     expect(retries).toBeLessThan(WRITERS * OPS);
 
     expect((await pool.query(CONTACT_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    expect((await pool.query(DEAL_COMPANY_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    const withCompany = await pool.query('SELECT 1 FROM crm.deals WHERE account_id = $1 AND company_id IS NOT NULL', [acme.accountId]);
+    expect(withCompany.rowCount).toBeGreaterThan(0);
     const recount = (await pool.query(COMPANY_RECOUNT, [acme.accountId])).rows;
     expect(recount.find((r) => r.id === companies[0]).contacts_count).toBeGreaterThan(10);
     // The readers' view of the stored counters is the recount.
@@ -267,15 +277,19 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
       expect(contact.company_size).toBe(contact.company_id ? recount.find((r) => r.id === contact.company_id).contacts_count : 0);
   }, 120_000);
 
-  it('migrate down and up again, backfilling the counters from the data', async () => {
+  it('migrate down and up again, backfilling the counters and deals.company_id from the data', async () => {
     const before = (await pool.query(COMPANY_RECOUNT, [acme.accountId])).rows;
+    // 1764200100000 (deals.company_id), then 1764200000000 (the counters)
+    await dataSource.undoLastMigration({ transaction: 'all' });
     await dataSource.undoLastMigration({ transaction: 'all' });
     const columns = await pool.query(
-      "SELECT 1 FROM information_schema.columns WHERE table_schema = 'crm' AND table_name = 'contacts' AND column_name = 'deals_count'",
+      `SELECT 1 FROM information_schema.columns WHERE table_schema = 'crm'
+         AND ((table_name = 'contacts' AND column_name = 'deals_count') OR (table_name = 'deals' AND column_name = 'company_id'))`,
     );
     expect(columns.rowCount).toBe(0);
     await dataSource.runMigrations({ transaction: 'all' });
     expect((await pool.query(CONTACT_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    expect((await pool.query(DEAL_COMPANY_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     const stored = await companyRows(dataSource.manager, acme.accountId, companies);
     expect(stored.map((r) => [r.id, r.contacts_count, r.total_won_amount]).sort()).toEqual(
       before.map((r) => [r.id, r.contacts_count, r.total_won_amount]).sort(),

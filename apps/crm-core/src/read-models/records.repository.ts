@@ -49,7 +49,10 @@ export function recordRowsOfContacts<K extends keyof RecordRows>(
   );
 }
 
-/** Pending deals of each company (deals whose primary contact, not deleted, belongs to it), newest date first, at most `limit` each. */
+/**
+ * Pending deals of each company (deals whose primary contact, not deleted, belongs to it: their
+ * stored company_id), newest date first, at most `limit` each: a range of deals_company_idx.
+ */
 export function pendingDealRowsOfCompanies(
   db: Db,
   accountId: string,
@@ -60,7 +63,7 @@ export function pendingDealRowsOfCompanies(
     db,
     sql`SELECT x.*, k.company_id AS k_company_id FROM unnest(${[...companyIds]}::varchar[]) WITH ORDINALITY AS k(company_id, n)
         CROSS JOIN LATERAL (${deals}
-          WHERE d.account_id = ${accountId} AND d.status = 'pending' AND c.company_id = k.company_id AND c.deleted_at IS NULL
+          WHERE d.account_id = ${accountId} AND d.company_id = k.company_id AND d.status = 'pending'
           ORDER BY d.date DESC, d.created_at DESC, d.id DESC LIMIT ${limit}) x
         ORDER BY k.n`,
     { prepare: true },
