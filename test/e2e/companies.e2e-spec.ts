@@ -278,4 +278,16 @@ describe('companies (e2e)', () => {
     expect((await call(stranger)<Json>('POST', '/contacts', { last_name: 'X', company_id: c.company_id })).status).toBe(404);
     expect((await ok(stranger, 'GET', `/contacts?team=true&company_id=${c.company_id}`)).data.contacts).toEqual([]);
   });
+
+  it('embeds fewer contacts in each GET /companies entry than in GET /companies/{id} (docs/decisions.md "Bounded embedded arrays")', async () => {
+    const LIST_CAP = 3; // COMPANY_LIST_CONTACTS_CAP
+    const names = ['Cap E', 'Cap D', 'Cap C', 'Cap B', 'Cap A'];
+    let companyId = '';
+    for (const last of names) companyId = (await contact(admin, { last_name: last, company_name: 'Capped Co' })).company_id;
+    const single = (await ok(admin, 'GET', `/companies/${companyId}`)).data.company;
+    expect(single.contacts.map((w: Json) => w.contact.last_name)).toEqual([...names].reverse());
+    const [entry] = (await ok(admin, 'GET', '/companies?search=Capped')).data.companies;
+    expect(entry.company.contacts_count).toBe(names.length);
+    expect(entry.company.contacts.map((w: Json) => w.contact.last_name)).toEqual([...names].reverse().slice(0, LIST_CAP));
+  });
 });

@@ -16,7 +16,7 @@ import {
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { isUniqueViolation } from '../common/unique-violation';
-import { fieldDefinitions, loadCompanyDtos } from '../read-models';
+import { COMPANY_LIST_CONTACTS_CAP, fieldDefinitions, loadCompanyDtos } from '../read-models';
 import { customFieldValues, listOrder, pathId, rangedColumn } from '../contacts/contact.rules';
 import { ContactsService } from '../contacts/contacts.service';
 import { writeEvent } from '../outbox/outbox';
@@ -40,7 +40,12 @@ export class CompaniesService {
     const db = this.dataSource.manager;
     const order = listOrder(request.sort_by, request.order, rangedColumn(request), 'name');
     const { total, ids } = await this.companies.page(db, caller.account_id, request, order, request.page, request.per_page);
-    const companies = await loadCompanyDtos(db, caller.account_id, ids, { withContacts: true, viewerId: caller.user_id });
+    // each entry embeds fewer contacts than GET /companies/{id}: a page of 100 must fit in one NATS message
+    const companies = await loadCompanyDtos(db, caller.account_id, ids, {
+      withContacts: true,
+      viewerId: caller.user_id,
+      contactsCap: COMPANY_LIST_CONTACTS_CAP,
+    });
     return {
       companies: ids.filter((id) => companies.has(id)).map((id) => ({ company: companies.get(id)! })),
       ...pageInfo(total, request.page, request.per_page),

@@ -6,6 +6,13 @@
 /** Contact wrappers a company embeds (its non-deleted contacts by name); the rest: GET /contacts?company_id=. */
 export const COMPANY_CONTACTS_CAP = 100;
 
+/**
+ * Contact wrappers each entry of GET /companies embeds (a page holds up to 100 companies, so the
+ * single-company cap would not fit NATS's 1 MiB; arithmetic in docs/decisions.md); the rest:
+ * GET /companies/{id} and GET /contacts?company_id=.
+ */
+export const COMPANY_LIST_CONTACTS_CAP = 3;
+
 /** Pending deals a company embeds (newest date first); the rest: GET /deals?company_id=&status=pending. */
 export const COMPANY_PENDING_DEALS_CAP = 25;
 

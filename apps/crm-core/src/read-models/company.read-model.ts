@@ -8,11 +8,13 @@ import { contactWrappers } from './contact.read-model';
 export interface CompanyLoadOptions {
   withContacts: boolean;
   viewerId: string | null;
+  /** How many contact wrappers each company embeds: COMPANY_CONTACTS_CAP unless said (list entries: COMPANY_LIST_CONTACTS_CAP). */
+  contactsCap?: number;
 }
 
 /**
  * Companies of the account by id, with counters and pending deals; with `withContacts` also
- * `contacts`: wrappers (seen by `viewerId`) of its first COMPANY_CONTACTS_CAP non-deleted contacts
+ * `contacts`: wrappers (seen by `viewerId`) of its first `contactsCap` non-deleted contacts
  * by name; the rest through GET /contacts?company_id=. Batched: the cost does not grow with the
  * number of companies beyond one query per part, nor with a company's size.
  */
@@ -26,7 +28,7 @@ export async function loadCompanyDtos(
   if (wanted.length === 0) return new Map();
   const out = await loadCompanySummaries(db, accountId, wanted);
   if (options.withContacts && out.size > 0) {
-    const members = await companyMemberIds(db, accountId, [...out.keys()], COMPANY_CONTACTS_CAP);
+    const members = await companyMemberIds(db, accountId, [...out.keys()], options.contactsCap ?? COMPANY_CONTACTS_CAP);
     // The wrappers show these companies without `contacts`: copies, read once.
     const summaries = new Map([...out].map(([id, company]) => [id, { ...company }]));
     const wrappers = await contactWrappers(

@@ -2,7 +2,7 @@ import { newId } from '@crm/common';
 import { createTestDatabase } from '@crm/testing';
 import type { DataSource } from 'typeorm';
 import { openMediumDatabase, type TestAccount } from '../contacts/contacts.medium-fixture';
-import { COMPANY_CONTACTS_CAP, CONTACT_RECORDS_CAP, QUEUED_ACTIONS_CAP } from './caps';
+import { COMPANY_CONTACTS_CAP, COMPANY_LIST_CONTACTS_CAP, CONTACT_RECORDS_CAP, QUEUED_ACTIONS_CAP } from './caps';
 import { loadCompanyDtos } from './company.read-model';
 import { loadContactWrappers } from './contact.read-model';
 import { contactActionsOf, notesOfContacts } from './records.read-model';
@@ -46,6 +46,18 @@ describe('read models (real PostgreSQL)', () => {
     expect(company.contacts![0].contact.id).toBe(contactIds[contactIds.length - 1]);
     expect(company.contacts![0].contact.company_size).toBe(COMPANY_CONTACTS_CAP + 1);
     expect(company.contacts!.map((w) => w.contact.last_name)).toEqual([...company.contacts!.map((w) => w.contact.last_name)].sort());
+  });
+
+  it('a company list entry embeds its first contacts by name up to the smaller list cap', async () => {
+    const entry = (
+      await loadCompanyDtos(dataSource.manager, acme.accountId, [companyId], {
+        withContacts: true,
+        viewerId: acme.userId,
+        contactsCap: COMPANY_LIST_CONTACTS_CAP,
+      })
+    ).get(companyId)!;
+    expect(entry.contacts_count).toBe(COMPANY_CONTACTS_CAP + 1);
+    expect(entry.contacts!.map((w) => w.contact.id)).toEqual(contactIds.slice(-COMPANY_LIST_CONTACTS_CAP).reverse());
   });
 
   it('queued actions stop at the cap (queue order); date conflicts are found past it', async () => {
