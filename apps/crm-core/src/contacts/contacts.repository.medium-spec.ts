@@ -96,6 +96,27 @@ describe('ContactsRepository (real PostgreSQL)', () => {
       expect(await matching(acme, { starred: true })).toEqual([]);
       expect(await matching(acme, { starred: false })).toEqual(mine);
     });
+    it("pending_deal reads the contact's stored pending deals count: a deal that is won or moved away no longer counts", async () => {
+      const [{ id: pipelineId }] = await dataSource.manager.query('SELECT id FROM crm.pipelines WHERE account_id = $1 LIMIT 1', [
+        acme.accountId,
+      ]);
+      const dealId = newId();
+      await dataSource.manager.query(
+        `INSERT INTO crm.deals (id, account_id, contact_id, owner_id, author_id, pipeline_id, sales_pipeline_id, status, stage,
+                                expected_close_date, close_date, date)
+         VALUES ($1, $2, $3, $4, $4, $5, $5, 'pending', 10, current_date, current_date, current_date)`,
+        [dealId, acme.accountId, ada, acme.userId, pipelineId],
+      );
+      expect(await matching(acme, { pending_deal: true })).toEqual([ada]);
+      expect(await matching(acme, { pending_deal: false })).toEqual(expect.not.arrayContaining([ada]));
+      await dataSource.manager.query('UPDATE crm.deals SET contact_id = $2 WHERE id = $1', [dealId, grace]);
+      expect(await matching(acme, { pending_deal: true })).toEqual([grace]);
+      await dataSource.manager.query("UPDATE crm.deals SET status = 'won', stage = NULL WHERE id = $1", [dealId]);
+      expect(await matching(acme, { pending_deal: true })).toEqual([]);
+      expect(await matching(acme, { pending_deal: false })).toEqual(await matching(acme, {}));
+      await dataSource.manager.query('DELETE FROM crm.deals WHERE id = $1', [dealId]);
+    });
+
     it("composes a saved filter's condition (its own numbered parameters) with the other filters", async () => {
       const filterId = newId();
       const conditions = [

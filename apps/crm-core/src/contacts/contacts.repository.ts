@@ -1,7 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { ClosedSaleDto, ContactFilterRequest, ContactSortKey, SortOrder } from '@crm/contracts';
-import { execute, many, maybeOne, one, orderDirection, pageLimit, sql, SqlFragment, timeFilterConditions, type Db } from '../common/sql';
-import { savedFilterCondition } from '../filters/filter-sql';
+import {
+  execute,
+  many,
+  maybeOne,
+  one,
+  orderDirection,
+  pageLimit,
+  sql,
+  type SqlFragment,
+  timeFilterConditions,
+  type Db,
+} from '../common/sql';
+import { savedFilterSql } from '../filters/filters.repository';
 import { digitsOf, escapeLike, fold, searchTermOf } from './contact-columns';
 import { STATE_COLUMNS, type CompanySyncSettings, type ContactState } from './contact.rules';
 
@@ -45,20 +56,6 @@ export const CASCADE_COUNT_REACH = 20_000;
 const withClause = (q: ContactQuery): SqlFragment => (q.ctes.length > 0 ? sql`WITH ${sql.join(q.ctes, ', ')} ` : sql.empty);
 const exists = (flag: boolean, query: SqlFragment): SqlFragment => (flag ? sql`EXISTS (${query})` : sql`NOT EXISTS (${query})`);
 
-/** A saved filter's condition (numbered from $1) as a fragment: its `$n` placeholders become its values. */
-function positionalToFragment(text: string, params: readonly unknown[]): SqlFragment {
-  const strings: string[] = [];
-  const values: unknown[] = [];
-  let last = 0;
-  for (const match of text.matchAll(/\$(\d+)/g)) {
-    strings.push(text.slice(last, match.index!));
-    values.push(params[Number(match[1]) - 1]);
-    last = match.index! + match[0].length;
-  }
-  strings.push(text.slice(last));
-  return new SqlFragment(strings, values);
-}
-
 /**
  * Every SQL statement on crm.contacts (and the company links a contact write makes): the list and
  * cascade filters, the writable state, deletes, the sales cycle, company membership and syncing.
@@ -66,9 +63,8 @@ function positionalToFragment(text: string, params: readonly unknown[]): SqlFrag
 @Injectable()
 export class ContactsRepository {
   /** The condition of the account's saved filter `filterId` over `c` (404 when it is not the account's). */
-  async savedFilter(db: Db, accountId: string, filterId: string): Promise<SqlFragment> {
-    const condition = await savedFilterCondition(db, accountId, filterId, 1);
-    return positionalToFragment(condition.sql, condition.params);
+  savedFilter(db: Db, accountId: string, filterId: string): Promise<SqlFragment> {
+    return savedFilterSql(db, accountId, filterId);
   }
 
   /**
@@ -139,8 +135,8 @@ export class ContactsRepository {
           sql`SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${userId} AND a.status = 'waiting'`,
         ),
       );
-    if (f.pending_deal != null)
-      where.push(exists(f.pending_deal, sql`SELECT 1 FROM crm.deals d WHERE d.contact_id = c.id AND d.status = 'pending'`));
+    // the contact's stored count of pending deals (kept by the triggers of migration 1764200000000)
+    if (f.pending_deal != null) where.push(f.pending_deal ? sql`c.pending_deals_count > 0` : sql`c.pending_deals_count = 0`);
     if (f.starred != null) where.push(sql`c.starred = ${f.starred}`);
     if (f.letter) where.push(sql`c.letter = ${f.letter}`);
     if (f.custom_field_id && f.custom_field_value != null) {
