@@ -106,4 +106,22 @@ describe('read models (real PostgreSQL)', () => {
     expect(notes.get(b)!.map((e) => e.note.text)).toEqual(['only']);
     expect(notes.has(contactIds[2])).toBe(false);
   });
+  it("a company holds its pending deals once: its contacts' wrappers show it with an empty pending_deals", async () => {
+    const [{ id: pipelineId }] = await q('SELECT id FROM crm.pipelines WHERE account_id = $1 LIMIT 1', [acme.accountId]);
+    const dealId = newId();
+    await q(
+      `INSERT INTO crm.deals (id, account_id, contact_id, owner_id, author_id, pipeline_id, sales_pipeline_id, name, status, stage,
+                              expected_close_date, close_date, date)
+       VALUES ($1, $2, $3, $4, $4, $5, $5, 'Open', 'pending', 10, current_date, current_date, current_date)`,
+      [dealId, acme.accountId, contactIds[0], acme.userId, pipelineId],
+    );
+    const company = (
+      await loadCompanyDtos(dataSource.manager, acme.accountId, [companyId], { withContacts: true, viewerId: acme.userId })
+    ).get(companyId)!;
+    expect(company.pending_deals.map((e) => e.deal.id)).toEqual([dealId]);
+    expect(company.contacts![0].company).toMatchObject({ id: companyId, pending_deals_count: 1, pending_deals: [] });
+    const [wrapper] = await loadContactWrappers(dataSource.manager, acme.accountId, [contactIds[0]], acme.userId);
+    expect(wrapper.company!.pending_deals.map((e) => e.deal.id)).toEqual([dealId]);
+    await q('DELETE FROM crm.deals WHERE id = $1', [dealId]);
+  });
 });
