@@ -29,6 +29,8 @@ const args = parseArgs(process.argv.slice(2));
 const SECONDS = Number(args.seconds ?? 10);
 const CONTACTS = Number(args.contacts ?? 50_000);
 const SCALE_CONTACTS = Number(args['scale-contacts'] ?? 20_000);
+// Pending deals of the big company, spread over its contacts: its pending_deals (in every wrapper of its contacts) are real.
+const SCALE_PENDING_DEALS = 200;
 // `--only scale` (or `--only=scale`): the scale scenario alone.
 const ONLY =
   args.only ??
@@ -382,8 +384,27 @@ async function explainSearch(dbUrl, accountId, ownerId, term) {
   }
 }
 
+/** SCALE_PENDING_DEALS pending deals, one per contact spread evenly over `members`, dated over the last 90 days. */
+async function insertPendingDeals(db, random, accountId, ownerId, members, now) {
+  const { rows: pipelines } = await db.query('SELECT id, kind FROM crm.pipelines WHERE account_id = $1 AND is_default', [accountId]);
+  const pipelineOf = (kind) => pipelines.find((p) => p.kind === kind).id;
+  const count = Math.min(SCALE_PENDING_DEALS, members.length);
+  const step = members.length / count;
+  const contactIds = Array.from({ length: count }, (_, i) => members[Math.floor(i * step)]);
+  const ids = contactIds.map((_, i) => objectId(random, now - 3600 + i));
+  await db.query(
+    `INSERT INTO crm.deals (id, account_id, contact_id, owner_id, author_id, pipeline_id, sales_pipeline_id, name, status, stage,
+                            expected_close_date, close_date, date, amount, months)
+     SELECT v.id, $1, v.contact_id, $2, $2, $3, $4, 'Renewal ' || v.n, 'pending', 10,
+            current_date + v.n::int, current_date + v.n::int, current_date - (v.n::int % 90), 100 + v.n, 12
+     FROM unnest($5::varchar[], $6::varchar[]) WITH ORDINALITY AS v(id, contact_id, n)`,
+    [accountId, ownerId, pipelineOf('pipeline'), pipelineOf('sales'), ids, contactIds],
+  );
+}
+
 /**
- * One company with SCALE_CONTACTS contacts (and a few hundred contacts without a company), seeded
+ * One company with SCALE_CONTACTS contacts (SCALE_PENDING_DEALS of them with a pending deal) and a
+ * few hundred contacts without a company (and without deals), seeded
  * with SQL in batches through crm-core's column rules; the counters are kept by the triggers of
  * migration 1764200000000 as the rows go in. Progress is printed as it goes.
  */
@@ -431,7 +452,10 @@ async function seedScale(dbUrl, accountId, ownerId, columns) {
         `scale: seeded ${Math.min(total, start + BATCH).toLocaleString('en')} / ${total.toLocaleString('en')} contacts (${((Date.now() - started) / 1000).toFixed(1)} s)`,
       );
     }
+    await insertPendingDeals(db, random, accountId, ownerId, members, now);
+    log(`scale: seeded ${SCALE_PENDING_DEALS} pending deals over the company's contacts`);
     await db.query('VACUUM ANALYZE crm.contacts');
+    await db.query('VACUUM ANALYZE crm.deals');
     await db.query('VACUUM ANALYZE crm.company_counters');
     return { company, members, loose };
   } finally {
@@ -505,7 +529,7 @@ async function scaleScenario({ api, basic, dbUrl, accountId, userId, columns }) 
   const lines = [
     `## Scale: one company with ${SCALE_CONTACTS.toLocaleString('en')} contacts`,
     '',
-    `Seeded with SQL (the counters kept by the triggers as the rows went in) in ${((Date.now() - seedStart) / 1000).toFixed(0)} s, then measured through the same chain, ${SECONDS} s per scenario. GET /companies/{id} embeds ${shown.contacts.length} of its contacts (${(check.body.length / 1024).toFixed(0)} KiB reply; the rest through GET /contacts?company_id=).`,
+    `Seeded with SQL (the counters kept by the triggers as the rows went in) in ${((Date.now() - seedStart) / 1000).toFixed(0)} s, then measured through the same chain, ${SECONDS} s per scenario. GET /companies/{id} embeds ${shown.contacts.length} of its contacts (${(check.body.length / 1024).toFixed(0)} KiB reply; the rest through GET /contacts?company_id=). The company has ${shown.pending_deals_count} pending deals spread over its contacts; it embeds ${shown.pending_deals.length} of them, and so does the \`company\` of each of its contacts' wrappers (the contact without a company has none).`,
     '',
     '| scenario | clients | requests | req/s | p50 ms | p99 ms | CPU ms per request: gateway / crm-core / PostgreSQL | statuses |',
     '|---|---|---|---|---|---|---|---|',
