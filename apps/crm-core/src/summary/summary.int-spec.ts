@@ -22,7 +22,8 @@ import {
 import { createTestDatabase } from '@crm/testing';
 import { ContactRelationshipsRepository } from '../contact-relationships/contact-relationships.repository';
 import { ContactRelationshipsService } from '../contact-relationships/contact-relationships.service';
-import { savedFilterCondition } from '../filters/filter-sql';
+import { many, sql } from '../common/sql';
+import { savedFilterSql } from '../filters/filters.repository';
 import { FiltersRepository } from '../filters/filters.repository';
 import { FiltersService } from '../filters/filters.service';
 import { LeadSourcesRepository } from '../lead-sources/lead-sources.repository';
@@ -495,10 +496,10 @@ describe('account configuration (real PostgreSQL)', () => {
 
       const matching = async (conditions: unknown[]): Promise<string[]> => {
         const { filter } = await filters.create(account, { name: `f-${newId()}`, conditions });
-        const condition = await savedFilterCondition(fx.dataSource.manager, account.account_id, filter.id, 3);
-        const rows: Array<{ id: string }> = await fx.dataSource.query(
-          `SELECT c.id FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND $2::text IS NOT NULL AND ${condition.sql} ORDER BY c.sort_name`,
-          [account.account_id, 'x', ...condition.params],
+        const condition = await savedFilterSql(fx.dataSource.manager, account.account_id, filter.id);
+        const rows = await many<{ id: string }>(
+          fx.dataSource.manager,
+          sql`SELECT c.id FROM crm.contacts c WHERE c.account_id = ${account.account_id} AND c.deleted_at IS NULL AND ${'x'}::text IS NOT NULL AND ${condition} ORDER BY c.sort_name`,
         );
         return rows.map((r) => r.id);
       };
@@ -555,8 +556,8 @@ describe('account configuration (real PostgreSQL)', () => {
         })
       ).filter;
       await fx.dataSource.query('DELETE FROM crm.fields WHERE id = $1', [sizeField]);
-      const after = await savedFilterCondition(fx.dataSource.manager, account.account_id, onSize.id, 1);
-      expect(after.sql).toBe('(FALSE)');
+      const after = await savedFilterSql(fx.dataSource.manager, account.account_id, onSize.id);
+      expect(after.compile().text).toBe('(FALSE)');
     });
 
     it('refuses unknown ids, other accounts and bad shapes; keeps names unique', async () => {
@@ -586,10 +587,10 @@ describe('account configuration (real PostgreSQL)', () => {
         conditions: [{ field: 'owner_id', operator: 'in', value: [bob.user_id] }],
       });
       await expect(filters.create(acme, { name: 'MINE' })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity });
-      await expect(savedFilterCondition(fx.dataSource.manager, other.account_id, filter.id, 1)).rejects.toMatchObject({
+      await expect(savedFilterSql(fx.dataSource.manager, other.account_id, filter.id)).rejects.toMatchObject({
         errorName: ErrorName.ResourceNotFound,
       });
-      await expect(savedFilterCondition(fx.dataSource.manager, acme.account_id, 'not-an-id', 1)).rejects.toMatchObject({
+      await expect(savedFilterSql(fx.dataSource.manager, acme.account_id, 'not-an-id')).rejects.toMatchObject({
         errorName: ErrorName.ResourceNotFound,
       });
       const patched = await filters.patch(acme, { filter_id: filter.id, name: 'Bob' });
