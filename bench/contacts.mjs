@@ -417,6 +417,26 @@ async function seedScale(dbUrl, accountId, ownerId, columns) {
   try {
     const [{ id: statusId }] = (await db.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [accountId])).rows;
     const now = Math.floor(Date.now() / 1000);
+    /** One contact row (derived columns by crm-core's rules) created at `second`, in `company` or none. */
+    const scaleRow = (tag, second, company) => {
+      const first = FIRST[Math.floor(random() * FIRST.length)];
+      const last = word(random, 2 + Math.floor(random() * 2));
+      const emails = [{ type: 'work', value: `${first.toLowerCase()}.${last.toLowerCase()}.${tag}@example.test` }];
+      const parts = { first_name: first, last_name: last, company_name: company?.name ?? '', phones: [], emails, urls: [] };
+      const sortName = columns.sortNameOf(parts);
+      return {
+        id: objectId(random, second),
+        first,
+        last,
+        company,
+        phones: [],
+        emails,
+        sortName,
+        letter: columns.letterOf(sortName),
+        search: columns.searchTextOf(parts),
+        created: new Date(second * 1000).toISOString(),
+      };
+    };
     const company = { id: objectId(random, now - 86_400), name: `Scale Holdings ${Date.now()}` };
     await db.query('INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, $3)', [company.id, accountId, company.name]);
     const LOOSE = 500;
@@ -429,25 +449,9 @@ async function seedScale(dbUrl, accountId, ownerId, columns) {
       const rows = [];
       for (let i = start; i < Math.min(total, start + BATCH); i += 1) {
         const inCompany = i < SCALE_CONTACTS;
-        const first = FIRST[Math.floor(random() * FIRST.length)];
-        const last = word(random, 2 + Math.floor(random() * 2));
-        const emails = [{ type: 'work', value: `${first.toLowerCase()}.${last.toLowerCase()}.s${i}@example.test` }];
-        const parts = { first_name: first, last_name: last, company_name: inCompany ? company.name : '', phones: [], emails, urls: [] };
-        const sortName = columns.sortNameOf(parts);
-        const id = objectId(random, now - 86_400 + i);
-        (inCompany ? members : loose).push(id);
-        rows.push({
-          id,
-          first,
-          last,
-          company: inCompany ? company : null,
-          phones: [],
-          emails,
-          sortName,
-          letter: columns.letterOf(sortName),
-          search: columns.searchTextOf(parts),
-          created: new Date((now - 86_400 + i) * 1000).toISOString(),
-        });
+        const row = scaleRow(`s${i}`, now - 86_400 + i, inCompany ? company : null);
+        (inCompany ? members : loose).push(row.id);
+        rows.push(row);
       }
       await insertContacts(db, accountId, ownerId, statusId, rows);
       log(
@@ -460,25 +464,7 @@ async function seedScale(dbUrl, accountId, ownerId, columns) {
     // cap) as the big one's, so the ratio shows what the company's size costs and nothing else.
     const small = { id: objectId(random, now - 86_300), name: `Small Shop ${Date.now()}` };
     await db.query('INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, $3)', [small.id, accountId, small.name]);
-    const smallRows = Array.from({ length: SMALL_COMPANY_CONTACTS }, (_, i) => {
-      const first = FIRST[Math.floor(random() * FIRST.length)];
-      const last = word(random, 3);
-      const emails = [{ type: 'work', value: `${first.toLowerCase()}.${last.toLowerCase()}.m${i}@example.test` }];
-      const parts = { first_name: first, last_name: last, company_name: small.name, phones: [], emails, urls: [] };
-      const sortName = columns.sortNameOf(parts);
-      return {
-        id: objectId(random, now - 86_300 + i),
-        first,
-        last,
-        company: small,
-        phones: [],
-        emails,
-        sortName,
-        letter: columns.letterOf(sortName),
-        search: columns.searchTextOf(parts),
-        created: new Date((now - 86_300 + i) * 1000).toISOString(),
-      };
-    });
+    const smallRows = Array.from({ length: SMALL_COMPANY_CONTACTS }, (_, i) => scaleRow(`m${i}`, now - 86_300 + i, small));
     await insertContacts(db, accountId, ownerId, statusId, smallRows);
     const smallMembers = smallRows.map((r) => r.id);
     await insertPendingDeals(db, random, accountId, ownerId, smallMembers, now);

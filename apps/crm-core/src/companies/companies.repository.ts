@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CompanySortKey, SortOrder } from '@crm/contracts';
 import {
+  escapeLike,
   execute,
   many,
   maybeOne,
@@ -13,7 +14,6 @@ import {
   type SqlFragment,
   type TimeFilterInput,
 } from '../common/sql';
-import { escapeLike } from '../contacts/contact-columns';
 import { COMPANY_COLUMNS, type CompanyState } from './company.rules';
 
 /** A company's writable columns as stored (crm.companies). */

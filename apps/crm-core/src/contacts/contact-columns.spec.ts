@@ -1,4 +1,5 @@
-import { digitsOf, escapeLike, fold, letterOf, searchTermOf, searchTextOf, sortNameOf } from './contact-columns';
+import { escapeLike } from '../common/sql';
+import { digitsOf, fold, letterOf, searchTermOf, searchTextOf, sortNameOf } from './contact-columns';
 
 describe('derived contact columns', () => {
   it('sorts by last name, else company name, then first name, folded', () => {

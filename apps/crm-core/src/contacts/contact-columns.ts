@@ -61,8 +61,3 @@ export function searchTermOf(term: string): string {
   if (/^[\d\s()+\-./]+$/.test(trimmed) && /\d/.test(trimmed)) return digitsOf(trimmed);
   return fold(trimmed);
 }
-
-/** Escapes LIKE wildcards so a term matches literally. */
-export function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
-}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ClosedSaleDto, ContactFilterRequest, ContactSortKey, SortOrder } from '@crm/contracts';
 import {
+  escapeLike,
   execute,
   many,
   maybeOne,
@@ -13,7 +14,7 @@ import {
   type Db,
 } from '../common/sql';
 import { savedFilterSql } from '../filters/filters.repository';
-import { digitsOf, escapeLike, fold, searchTermOf } from './contact-columns';
+import { digitsOf, fold, searchTermOf } from './contact-columns';
 import { STATE_COLUMNS, type CompanySyncSettings, type ContactState } from './contact.rules';
 
 /** A contact's writable columns as stored (crm.contacts), with its id and closed sales. */

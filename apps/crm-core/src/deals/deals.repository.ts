@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
 import type { DealItemInput, DealStatus } from '@crm/contracts';
 import {
+  escapeLike,
   execute,
   many,
   maybeOne,
@@ -125,10 +126,6 @@ export interface DealListFilter extends TimeFilterInput {
 
 const DATE_COLUMNS = new Set(['date', 'expected_close_date', 'close_date']);
 const SORT_COLUMN = /^[a-z_]+$/;
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 /** The account's deal fields by id (in display order). */
 export async function dealFieldDefinitions(db: Db, accountId: string): Promise<Map<string, DealFieldDefinition>> {

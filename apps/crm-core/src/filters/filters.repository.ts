@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isId } from '@crm/common';
 import { ApiError, FILTER_TEXT_FIELDS, type FieldType, type FilterConditionDto } from '@crm/contracts';
 import {
+  escapeLike,
   accountPage,
   execute,
   many,
@@ -136,11 +137,6 @@ export async function savedFilterSql(db: Db, accountId: string, filterId: string
   return conditionsSql(row.conditions, types);
 }
 
-/** `%`, `_` and `\` stand for themselves in a LIKE pattern built from user text. */
-function likeEscape(value: string): string {
-  return value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-}
-
 /** Exclusive upper bound (`until` of a day includes that day) or inclusive one (Unix seconds). */
 function timeBound(value: string | number, operator: 'since' | 'until'): { op: SqlFragment; at: string } {
   if (typeof value === 'number') return { op: sql.raw(operator === 'since' ? '>=' : '<='), at: new Date(value * 1000).toISOString() };
@@ -180,7 +176,7 @@ function conditionSql(c: FilterConditionDto, customTypes: ReadonlyMap<string, Fi
         return sql`${operator === 'is_empty' ? sql`NOT ` : sql.empty}EXISTS (SELECT 1 FROM ${elements} WHERE ${item} <> '')`;
       const needle = field === 'phone' ? String(value) : String(value).toLowerCase();
       if (operator === 'equals') return sql`EXISTS (SELECT 1 FROM ${elements} WHERE ${item} = ${needle})`;
-      return sql`EXISTS (SELECT 1 FROM ${elements} WHERE ${item} LIKE ${`%${likeEscape(needle)}%`})`;
+      return sql`EXISTS (SELECT 1 FROM ${elements} WHERE ${item} LIKE ${`%${escapeLike(needle)}%`})`;
     }
     case 'status_id':
     case 'owner_id':
@@ -230,11 +226,11 @@ function textSql(expr: SqlFragment, operator: string, value: string): SqlFragmen
     case 'not_equals':
       return sql`${lowered} <> ${value.toLowerCase()}`;
     case 'contains':
-      return sql`${lowered} LIKE ${`%${likeEscape(value.toLowerCase())}%`}`;
+      return sql`${lowered} LIKE ${`%${escapeLike(value.toLowerCase())}%`}`;
     case 'not_contains':
-      return sql`${lowered} NOT LIKE ${`%${likeEscape(value.toLowerCase())}%`}`;
+      return sql`${lowered} NOT LIKE ${`%${escapeLike(value.toLowerCase())}%`}`;
     default:
-      return sql`${lowered} LIKE ${`${likeEscape(value.toLowerCase())}%`}`;
+      return sql`${lowered} LIKE ${`${escapeLike(value.toLowerCase())}%`}`;
   }
 }
 

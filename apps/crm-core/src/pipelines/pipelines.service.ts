@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isId } from '@crm/common';
 import {
-  ApiError,
   CALL_RESULTS,
   pageInfo,
   type Caller,
@@ -15,6 +13,7 @@ import {
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
+import { foundOr404 } from '../common/unique-violation';
 import { toPipelineDto } from './pipeline.view';
 import { PipelinesRepository } from './pipelines.repository';
 
@@ -39,9 +38,11 @@ export class PipelinesService {
   }
 
   async get(caller: Caller, { pipeline_id }: PipelineIdRequest): Promise<PipelineReply> {
-    const id = pipeline_id.toLowerCase();
-    const row = isId(id) ? await this.pipelines.find(this.dataSource.manager, caller.account_id, id) : undefined;
-    if (!row) throw ApiError.notFound('Pipeline not found');
+    const row = await foundOr404(
+      pipeline_id,
+      (id) => this.pipelines.find(this.dataSource.manager, caller.account_id, id),
+      'Pipeline not found',
+    );
     return { pipeline: toPipelineDto(row) };
   }
 

@@ -19,7 +19,7 @@ import {
 import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import type { Db } from '../common/sql';
-import { isUniqueViolation } from '../common/unique-violation';
+import { foundOr404, isUniqueViolation } from '../common/unique-violation';
 import { checkGroupable, checkPredefinedAction, groupDissolves, groupMemberIds } from './predefined-action.rules';
 import { toPredefinedActionDto, toPredefinedActionGroupDto } from './predefined-action.view';
 import { PredefinedActionsRepository, type PredefinedActionGroupRow, type PredefinedActionRow } from './predefined-actions.repository';
@@ -120,17 +120,11 @@ export class PredefinedActionsService {
     return {};
   }
 
-  private async findAction(db: Db, accountId: string, id: string, lock = false): Promise<PredefinedActionRow> {
-    const normalized = id.toLowerCase();
-    const row = isId(normalized) ? await this.actions.find(db, accountId, normalized, lock) : undefined;
-    if (!row) throw ApiError.notFound('Predefined action not found');
-    return row;
+  private findAction(db: Db, accountId: string, rawId: string, lock = false): Promise<PredefinedActionRow> {
+    return foundOr404(rawId, (id) => this.actions.find(db, accountId, id, lock), 'Predefined action not found');
   }
 
-  private async findGroup(db: Db, accountId: string, id: string): Promise<PredefinedActionGroupRow> {
-    const normalized = id.toLowerCase();
-    const row = isId(normalized) ? await this.actions.findGroup(db, accountId, normalized) : undefined;
-    if (!row) throw ApiError.notFound('Predefined action group not found');
-    return row;
+  private findGroup(db: Db, accountId: string, rawId: string): Promise<PredefinedActionGroupRow> {
+    return foundOr404(rawId, (id) => this.actions.findGroup(db, accountId, id), 'Predefined action group not found');
   }
 }

@@ -4,10 +4,8 @@ import type { LeadSourceRow } from '../lead-sources/lead-sources.repository';
 import type { StatusRow } from '../statuses/statuses.repository';
 import type { TagRow } from '../tags/tags.repository';
 
-/** Statuses of a next action: a contact with one for a user is in that user's action stream. */
-export const NEXT_ACTION_STATUSES_SQL = `('date', 'date_time', 'waiting')`;
-/** {@link NEXT_ACTION_STATUSES_SQL} as a fragment (a fixed list in code). */
-export const NEXT_ACTION_STATUSES = sql.raw(NEXT_ACTION_STATUSES_SQL);
+/** Statuses of a next action (a fixed list in code): a contact with one for a user is in that user's action stream. */
+export const NEXT_ACTION_STATUSES = sql.raw(`('date', 'date_time', 'waiting')`);
 
 /** One grouping-set row of {@link SummaryRepository.contactGroups}. */
 export interface ContactGroupRow {

@@ -1,5 +1,5 @@
-/** Subjects of contacts (issue 3; {@link ContactSubjects} adds the companies'): gateway -> crm-core; spread into {@link Subjects}. */
-export const ContactOnlySubjects = {
+/** Subjects of contacts: gateway -> crm-core; spread into {@link Subjects}. */
+export const ContactSubjects = {
   ContactsList: 'crm.contacts.list.v1',
   ContactsCascade: 'crm.contacts.cascade.v1',
   ContactsGet: 'crm.contacts.get.v1',

@@ -4,7 +4,7 @@ import { CALL_RESULT_ROUTES } from '../call-results/call-result.routes';
 import { CALL_ROUTES } from '../calls/call.routes';
 import { COMPANY_ROUTES } from '../companies/company.routes';
 import { CONTACT_RELATIONSHIP_ROUTES } from '../contact-relationships/contact-relationship.routes';
-import { CONTACT_ONLY_ROUTES } from '../contacts/contact.routes';
+import { CONTACT_ROUTES } from '../contacts/contact.routes';
 import { CREDENTIAL_ROUTES } from '../credentials/credential.routes';
 import { DEAL_ROUTES } from '../deals/deal.routes';
 import { FIELD_ROUTES } from '../fields/field.routes';
@@ -33,7 +33,7 @@ export const API_ROUTES: readonly RouteDeclaration[] = [
   ...RELATIONSHIP_TYPE_ROUTES,
   ...PREDEFINED_ACTION_ROUTES,
   ...WEBHOOK_ROUTES,
-  ...CONTACT_ONLY_ROUTES,
+  ...CONTACT_ROUTES,
   ...COMPANY_ROUTES,
   ...STATUS_ROUTES,
   ...LEAD_SOURCE_ROUTES,

@@ -1,4 +1,3 @@
 export * from './api-routes';
 export * from './empty.request';
 export * from './route-declaration';
-export * from './route-groups';

@@ -1,4 +1,3 @@
 export * from './caller';
 export * from './rpc-message';
-export * from './subject-groups';
 export * from './subjects';

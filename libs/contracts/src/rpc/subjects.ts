@@ -5,7 +5,7 @@ import { CallResultSubjects } from '../call-results/call-result.subjects';
 import { CallSubjects } from '../calls/call.subjects';
 import { CompanySubjects } from '../companies/company.subjects';
 import { ContactRelationshipSubjects } from '../contact-relationships/contact-relationship.subjects';
-import { ContactOnlySubjects } from '../contacts/contact.subjects';
+import { ContactSubjects } from '../contacts/contact.subjects';
 import { CredentialSubjects } from '../credentials/credential.subjects';
 import { DealSubjects } from '../deals/deal.subjects';
 import { FieldSubjects } from '../fields/field.subjects';
@@ -33,7 +33,7 @@ export const Subjects = {
   ...FieldSubjects,
   ...RelationshipTypeSubjects,
   ...PredefinedActionSubjects,
-  ...ContactOnlySubjects,
+  ...ContactSubjects,
   ...CompanySubjects,
   ...StatusSubjects,
   ...LeadSourceSubjects,
