@@ -11,54 +11,138 @@ function collect(errors: ValidationError[], prefix: string, out: FieldErrors): v
   }
 }
 
+/*
+ * Bounds of any input, checked before class-transformer touches it (docs/decisions.md "Request
+ * input bounds, routing and metrics"). class-transformer de-duplicates an object's keys in
+ * O(keys²) and recurses without limit, so an unbounded document stalls or crashes the process.
+ * The largest legitimate requests stay far below: 500 custom, company or deal fields, 200 deal
+ * items, 100 ids, 50 filter conditions of up to 100 values each (about 5,200 values in all).
+ */
+
 /** Deepest nesting of objects and arrays accepted in any input (the API's own records need 4). */
 export const MAX_INPUT_DEPTH = 32;
+/** Most keys of one object (a request's top level, query and body together, has about 60). */
+export const MAX_OBJECT_KEYS = 500;
+/** Longest array (the longest any contract accepts holds 500 entries). */
+export const MAX_ARRAY_LENGTH = 1_000;
+/** Most values in one input: every object key and array entry, at any depth, counted once. */
+export const MAX_INPUT_VALUES = 20_000;
 
-/**
- * The top-level field under which `input` nests deeper than `maxDepth`, or null. Iterative, so a
- * hostile document cannot exhaust the stack here (class-transformer would, recursively).
- */
-export function tooDeepField(input: object, maxDepth = MAX_INPUT_DEPTH): string | null {
-  const problem = inputProblem(input, maxDepth);
-  return problem?.kind === 'deep' ? problem.field : null;
+export type InputProblemKind = 'deep' | 'nul' | 'keys' | 'array' | 'values';
+
+/** What no contract class can accept, where, and the message naming the limit. */
+export interface InputProblem {
+  kind: InputProblemKind;
+  /** The field path (`phones.0.value`), the top-level field for nesting, `body` for the whole input. */
+  field: string;
+  message: string;
 }
 
+/** One value on the walk: its key and parent give its path, built only when a problem is found. */
+interface Visit {
+  value: unknown;
+  depth: number;
+  key: string;
+  parent: Visit | undefined;
+}
+
+const WHOLE_INPUT = 'body';
+
+function pathOf(visit: Visit): string {
+  const keys: string[] = [];
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) keys.push(at.key);
+  return keys.length > 0 ? keys.reverse().join('.') : WHOLE_INPUT;
+}
+
+function topFieldOf(visit: Visit): string {
+  let at = visit;
+  while (at.parent?.parent) at = at.parent;
+  return at.parent ? at.key : WHOLE_INPUT;
+}
+
+const problem = (kind: InputProblemKind, field: string, message: string): InputProblem => ({ kind, field, message });
+
+const NUL_MESSAGE = 'must not contain NUL characters (U+0000)';
+
 /**
- * The first problem no contract class can accept: nesting deeper than `maxDepth` (reported at the
- * top-level field) or a NUL character in a string or key (reported at its path, e.g.
- * `phones.0.value`: PostgreSQL cannot store U+0000, and no CRM text needs it).
+ * The first problem no contract class can accept, found in one pass over the input with an
+ * explicit stack (no recursion, so hostile nesting cannot exhaust the call stack; each value is
+ * visited once, and a path is built only for the problem reported):
+ * - nesting deeper than `maxDepth`, reported at the top-level field;
+ * - an object with more than {@link MAX_OBJECT_KEYS} keys, an array longer than
+ *   {@link MAX_ARRAY_LENGTH}, reported at its path (`body` for the input itself);
+ * - more than {@link MAX_INPUT_VALUES} keys and array entries in all, reported as `body`;
+ * - a NUL character in a string or key, reported at its path (`phones.0.value`: PostgreSQL cannot
+ *   store U+0000, and no CRM text needs it).
  */
-export function inputProblem(input: object, maxDepth = MAX_INPUT_DEPTH): { kind: 'deep' | 'nul'; field: string } | null {
-  const stack: Array<[unknown, number, string, string]> = Object.entries(input).map(([k, v]) => [v, 1, k, k]);
-  for (const key of Object.keys(input)) if (key.includes('\u0000')) return { kind: 'nul', field: key.replace(/\u0000/g, '') || 'body' };
+export function inputProblem(input: object, maxDepth = MAX_INPUT_DEPTH): InputProblem | null {
+  const root: Visit = { value: input, depth: 0, key: '', parent: undefined };
+  const stack: Visit[] = [root];
+  let values = 0;
   while (stack.length > 0) {
-    const [value, depth, top, path] = stack.pop()!;
+    const visit = stack.pop()!;
+    const { value, depth } = visit;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return { kind: 'nul', field: path };
+      if (value.includes('\u0000')) return problem('nul', pathOf(visit), NUL_MESSAGE);
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= maxDepth) return { kind: 'deep', field: top };
-    for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\u0000')) return { kind: 'nul', field: path };
-      stack.push([child, depth + 1, top, `${path}.${key}`]);
+    if (depth >= maxDepth) return problem('deep', topFieldOf(visit), `is nested too deeply (at most ${maxDepth} levels)`);
+    if (Array.isArray(value)) {
+      if (value.length > MAX_ARRAY_LENGTH) return problem('array', pathOf(visit), `must hold at most ${MAX_ARRAY_LENGTH} entries`);
+      values += value.length;
+      if (values > MAX_INPUT_VALUES) return tooManyValues();
+      for (let i = 0; i < value.length; i += 1) stack.push({ value: value[i] as unknown, depth: depth + 1, key: String(i), parent: visit });
+      continue;
+    }
+    const keys = Object.keys(value);
+    if (keys.length > MAX_OBJECT_KEYS) return problem('keys', pathOf(visit), `must have at most ${MAX_OBJECT_KEYS} keys`);
+    values += keys.length;
+    if (values > MAX_INPUT_VALUES) return tooManyValues();
+    for (const key of keys) {
+      if (key.includes('\u0000'))
+        return problem('nul', visit === root ? key.replaceAll('\u0000', '') || WHOLE_INPUT : pathOf(visit), NUL_MESSAGE);
+      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, key, parent: visit });
     }
   }
   return null;
 }
 
+function tooManyValues(): InputProblem {
+  return problem('values', WHOLE_INPUT, `must hold at most ${MAX_INPUT_VALUES} keys and array entries in all`);
+}
+
+/**
+ * The top-level field under which `input` nests deeper than `maxDepth`, or null (only nesting:
+ * see {@link assertInputBounds} for every bound).
+ */
+export function tooDeepField(input: object, maxDepth = MAX_INPUT_DEPTH): string | null {
+  const found = inputProblem(input, maxDepth);
+  return found?.kind === 'deep' ? found.field : null;
+}
+
+/**
+ * Refuses input past any bound of {@link inputProblem} with 400 invalid_request_data naming the
+ * field and the limit. parseContract calls it first; call it yourself before walking untrusted
+ * input any other way (hashing, copying).
+ */
+export function assertInputBounds(input: object): void {
+  const found = inputProblem(input);
+  if (!found) return;
+  const message = found.kind === 'nul' || found.kind === 'deep' ? undefined : 'The request data is larger than the API accepts';
+  throw ApiError.invalid({ [found.field]: found.message }, message);
+}
+
 /**
  * Parses untrusted input into a contract class and validates it: the gateway does this for HTTP
  * input, consumers do it again for NATS payloads before use. Failure: 400 invalid_request_data
- * with `errors` keyed by field.
+ * with `errors` keyed by field. The input's bounds are checked before any transform.
  */
 export function parseContract<T extends object>(cls: ClassConstructor<T>, input: unknown): T {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw ApiError.invalid({ body: 'must be a JSON object' });
   }
-  const problem = inputProblem(input);
-  if (problem?.kind === 'deep') throw ApiError.invalid({ [problem.field]: `is nested too deeply (at most ${MAX_INPUT_DEPTH} levels)` });
-  if (problem?.kind === 'nul') throw ApiError.invalid({ [problem.field]: 'must not contain NUL characters (U+0000)' });
+  assertInputBounds(input);
   const instance = plainToInstance(cls, input, { exposeDefaultValues: true });
   const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: false, validationError: { target: false, value: false } });
   if (errors.length > 0) {
