@@ -3,6 +3,7 @@ import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 // Production code: an app never imports another app; libs only reach lower layers.
@@ -49,6 +50,17 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@nx/enforce-module-boundaries': boundaries(depConstraints),
+    },
+  },
+  {
+    // No regular expression whose running time can grow faster than its input (docs/decisions.md
+    // "Request input bounds, routing and metrics"): a crafted string must not stall the event loop.
+    files: ['**/*.ts'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
+      'regexp/no-misleading-capturing-group': 'error',
     },
   },
   {

@@ -8,8 +8,9 @@ export interface ResolvedRoute {
   params: Record<string, string>;
 }
 
-/** Served by DocsController without credentials. */
+/** Served by DocsController without credentials, for GET (and HEAD) only. */
 const PUBLIC_PATHS = new Set(['/openapi.json', '/docs']);
+const PUBLIC_METHODS = new Set(['GET', 'HEAD']);
 
 export type ApiRequest = Request & { apiRoute?: ResolvedRoute };
 
@@ -20,7 +21,11 @@ export class ApiRouteMiddleware implements NestMiddleware {
 
   use(req: ApiRequest, res: Response, next: NextFunction): void {
     const path = req.path.startsWith(API_PREFIX) ? req.path.slice(API_PREFIX.length) : req.path;
-    if (PUBLIC_PATHS.has(path)) return next();
+    if (PUBLIC_PATHS.has(path)) {
+      if (PUBLIC_METHODS.has(req.method.toUpperCase())) return next();
+      res.setHeader('Allow', 'GET');
+      throw new ApiError(ErrorName.MethodNotAllowed, `Method ${req.method} is not allowed here; allowed: GET`);
+    }
     const result = this.table.resolve(req.method, path || '/');
     if (result.kind === 'not_found') throw new ApiError(ErrorName.ResourceNotFound, 'No such route');
     if (result.kind === 'method_not_allowed') {

@@ -1,5 +1,5 @@
 import { Subjects, type RouteDeclaration } from '@crm/contracts';
-import { RouteTable } from './route-table';
+import { normalizePath, RouteTable } from './route-table';
 
 class Empty {}
 const route = (method: RouteDeclaration['method'], path: string): RouteDeclaration => ({
@@ -56,5 +56,22 @@ describe('RouteTable', () => {
 
   it('ignores a trailing slash and method case', () => {
     expect(table.resolve('get', '/contacts/')).toMatchObject({ kind: 'match' });
+  });
+
+  it('strips any run of trailing slashes with a plain scan (a 16 KB run of slashes cost 0.35 s with /\\/+$/)', () => {
+    expect(normalizePath('/')).toBe('/');
+    expect(normalizePath('////')).toBe('/');
+    expect(normalizePath('/contacts///')).toBe('/contacts');
+    expect(normalizePath('/contacts/abc.json/')).toBe('/contacts/abc');
+    expect(normalizePath(`/contacts${'/'.repeat(16_384)}`)).toBe('/contacts');
+    expect(table.resolve('GET', `/contacts/${'/'.repeat(16_384)}x`)).toEqual({ kind: 'not_found' });
+    expect(table.resolve('GET', `/contacts${'/'.repeat(16_384)}`)).toMatchObject({ kind: 'match', route: { path: '/contacts' } });
+  });
+
+  it('needs every parameter segment non-empty and every literal segment exact', () => {
+    expect(table.resolve('GET', '/contacts//')).toMatchObject({ kind: 'match', route: { path: '/contacts' } });
+    expect(table.resolve('PUT', '/contacts//assign_tag/x')).toEqual({ kind: 'not_found' });
+    expect(table.resolve('GET', '/Contacts')).toEqual({ kind: 'not_found' });
+    expect(table.resolve('GET', '/contacts/a%2Fb')).toMatchObject({ params: { contact_id: 'a/b' } });
   });
 });
