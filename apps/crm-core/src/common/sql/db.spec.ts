@@ -1,5 +1,6 @@
 import { ErrorName } from '@crm/contracts';
-import { runWithRequestId } from '@crm/observability';
+import { Writable } from 'node:stream';
+import { createLogger, runWithRequestId } from '@crm/observability';
 import { many, type Db } from './db';
 import { sql } from './sql';
 
@@ -31,5 +32,33 @@ describe('statement executors', () => {
     const inTime = runWithRequestId('r2', () => many(db, sql`SELECT 1`), Date.now() + 60_000);
     await expect(inTime).resolves.toHaveLength(1);
     expect(seen).toHaveLength(1);
+  });
+
+  it('reject with the failed statement named (text and prepared name), and its log line carries no value', async () => {
+    const secret = 'secret-value-of-a-parameter';
+    const failing = {
+      queryRunner: {
+        connect: async () => ({
+          query: async () => {
+            throw Object.assign(new Error('duplicate key value violates unique constraint "users_email"'), {
+              code: '23505',
+              detail: `Key (email)=(${secret}) already exists.`,
+            });
+          },
+        }),
+      },
+    } as unknown as Db;
+    const error = await many(failing, sql`INSERT INTO users (email) VALUES (${secret})`, { prepare: true }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: '23505',
+      query: 'INSERT INTO users (email) VALUES ($1)',
+      statement: expect.stringMatching(/^crm_/),
+    });
+
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) });
+    createLogger('crm-core', 'info', sink).error({ err: error }, 'unhandled error in message handler');
+    expect(lines[0]).toContain('INSERT INTO users (email) VALUES ($1)');
+    expect(lines[0]).not.toContain(secret);
   });
 });

@@ -48,9 +48,21 @@ export async function run<T>(db: Db, statement: SqlFragment, options: QueryOptio
     const client = (await runner.connect()) as PgClient;
     const result = await client.query(options.prepare ? { name: statementName(text), text, values } : { text, values });
     return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+  } catch (error) {
+    throw withStatement(error, text, options.prepare ? statementName(text) : undefined);
   } finally {
     if (own) await runner.release();
   }
+}
+
+/**
+ * A failed statement's error with the statement's text (`query`, placeholders only) and prepared
+ * name, so its log line says which statement failed. The values never go with it: the logger drops
+ * `parameters` and PostgreSQL's `detail` (decisions.md "Request input bounds, routing and metrics").
+ */
+function withStatement(error: unknown, text: string, name: string | undefined): unknown {
+  if (error === null || typeof error !== 'object' || 'query' in error) return error;
+  return Object.assign(error, name === undefined ? { query: text } : { query: text, statement: name });
 }
 
 /** Every row of a query. */
