@@ -4,6 +4,7 @@ import { ConfigModule } from '@crm/config';
 import { NatsClientModule } from '@crm/messaging';
 import { ApiExceptionFilter, RedisModule, ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
 import { ApiModule } from './api/api.module';
+import { McpModule } from './mcp/mcp.module';
 import type { GatewayConfig } from './config/gateway.config';
 
 @Module({})
@@ -23,6 +24,7 @@ export class AppModule {
           timeoutMs: config.RPC_TIMEOUT_MS,
         }),
         ApiModule,
+        McpModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

@@ -16,6 +16,7 @@ export * from './events';
 export * from './fields';
 export * from './filters';
 export * from './lead-sources';
+export * from './mcp';
 export * from './meetings';
 export * from './notes';
 export * from './paging';

@@ -1,23 +1,21 @@
 import { All, Controller, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiError, MAX_INPUT_DEPTH, tooDeepField, type Caller } from '@crm/contracts';
+import type { Caller } from '@crm/contracts';
 import type { Response } from 'express';
 import { ApiAuthGuard } from '../auth/api-auth.guard';
-import { IdempotencyStore, requestFingerprint } from '../limits/idempotency';
 import { RateLimiter } from '../limits/rate-limiter';
 import type { ApiRequest } from '../routing/api-route.middleware';
-import { ApiService } from './api.service';
+import { ApiPipeline } from './api-pipeline';
 
 /**
  * Every API v3 route: resolved by ApiRouteMiddleware, authenticated by ApiAuthGuard, then per-user
- * limits, the optional Idempotency-Key of a POST, and the request itself.
+ * limits, then the pipeline: authorization, the optional Idempotency-Key of a POST, the request.
  */
 @Controller('api/v3')
 @UseGuards(ApiAuthGuard)
 export class ApiController {
   constructor(
-    private readonly api: ApiService,
+    private readonly pipeline: ApiPipeline,
     private readonly limiter: RateLimiter,
-    private readonly idempotency: IdempotencyStore,
   ) {}
 
   @All(['', '{*path}'])
@@ -34,7 +32,6 @@ export class ApiController {
       return;
     }
     try {
-      const route = req.apiRoute!;
       const queryAt = req.originalUrl.indexOf('?');
       const input = {
         query: req.query as Record<string, unknown>,
@@ -42,16 +39,7 @@ export class ApiController {
         rawQuery: queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '',
       };
       const key = req.method === 'POST' ? req.header('idempotency-key') : undefined;
-      if (key === undefined) {
-        const { status, body } = await this.api.handle(req.user, route, input);
-        res.status(status).json(body);
-        return;
-      }
-      // The fingerprint walks the body recursively: refuse hostile nesting first, as validation would.
-      const deep = input.body !== null && typeof input.body === 'object' ? tooDeepField(input.body) : null;
-      if (deep !== null) throw ApiError.invalid({ [deep]: `is nested too deeply (at most ${MAX_INPUT_DEPTH} levels)` });
-      const fingerprint = requestFingerprint(route.route.operationId, route.params, input.query, input.body);
-      const outcome = await this.idempotency.run(req.user.user_id, key, fingerprint, () => this.api.handle(req.user, route, input));
+      const outcome = await this.pipeline.run(req.user, req.apiRoute!, input, key);
       if (outcome.replayed) res.set('Idempotent-Replayed', 'true');
       res.status(outcome.status).json(outcome.body);
     } finally {

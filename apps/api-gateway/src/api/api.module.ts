@@ -9,6 +9,7 @@ import { ApiRouteMiddleware } from '../routing/api-route.middleware';
 import { RouteTable } from '../routing/route-table';
 import { DocsController } from '../openapi/docs.controller';
 import { ApiController } from './api.controller';
+import { ApiPipeline } from './api-pipeline';
 import { ApiService } from './api.service';
 
 @Module({
@@ -17,6 +18,7 @@ import { ApiService } from './api.service';
   controllers: [DocsController, ApiController],
   providers: [
     ApiService,
+    ApiPipeline,
     RateLimiter,
     IdempotencyStore,
     CredentialsVerifier,
@@ -24,6 +26,7 @@ import { ApiService } from './api.service';
     ApiCredentialsStrategy,
     { provide: RouteTable, useValue: new RouteTable() },
   ],
+  exports: [ApiPipeline, BearerTokenVerifier, RateLimiter],
 })
 export class ApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -7,6 +7,7 @@ import {
   successEnvelope,
   type Caller,
   type HttpOrigin,
+  type RouteDeclaration,
   type SuccessEnvelope,
 } from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
@@ -29,11 +30,7 @@ export class ApiService {
   ) {}
 
   async handle(caller: Caller, { route, params }: ResolvedRoute, input: ApiInput): Promise<{ status: number; body: SuccessEnvelope }> {
-    if (caller.auth_method === 'oauth' && route.apiKeyOnly) {
-      const message = 'This endpoint is not available for OAuth applications';
-      throw new ApiError(route.apiKeyOnly === 'unauthorized' ? ErrorName.InvalidAuthToken : ErrorName.NoPermission, message);
-    }
-    assertScope(caller, route.access, route.mcpWrite === true);
+    authorizeRoute(caller, route);
     if (input.body !== undefined && (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body))) {
       throw ApiError.invalid({ body: 'must be a JSON object' });
     }
@@ -44,6 +41,15 @@ export class ApiService {
     if (!reply.ok) throw ApiError.fromData(reply.error);
     return { status: reply.http_status ?? route.successStatus, body: successEnvelope(reply.data, reply.summary) };
   }
+}
+
+/** Whether the caller may use the route at all: API-key-only routes, then the OAuth scope. */
+export function authorizeRoute(caller: Caller, route: RouteDeclaration): void {
+  if (caller.auth_method === 'oauth' && route.apiKeyOnly) {
+    const message = 'This endpoint is not available for OAuth applications';
+    throw new ApiError(route.apiKeyOnly === 'unauthorized' ? ErrorName.InvalidAuthToken : ErrorName.NoPermission, message);
+  }
+  assertScope(caller, route.access, route.mcpWrite === true);
 }
 
 /** crm.readonly reads; crm reads and writes; mcp reads and writes only where allowed. */

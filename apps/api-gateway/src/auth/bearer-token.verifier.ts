@@ -3,6 +3,7 @@ import {
   ApiError,
   CacheKeys,
   ErrorName,
+  mcpResourceUrl,
   Subjects,
   type Caller,
   type CredentialRecord,
@@ -19,6 +20,8 @@ import { assertBilling } from './billing';
 
 const SCOPES = new Set<Scope>(['crm', 'crm.readonly', 'mcp']);
 
+export type TokenAudience = 'api' | 'mcp';
+
 interface AccessTokenClaims extends JWTPayload {
   scope?: string;
   client_id?: string;
@@ -34,7 +37,7 @@ interface AccessTokenClaims extends JWTPayload {
 @Injectable()
 export class BearerTokenVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
-  private readonly audiences: string[];
+  private readonly audiences: Record<TokenAudience, string[]>;
 
   constructor(
     private readonly config: GatewayConfig,
@@ -47,11 +50,17 @@ export class BearerTokenVerifier {
       cooldownDuration: config.JWKS_REFETCH_COOLDOWN_MS,
       timeoutDuration: 3000,
     });
-    this.audiences = [...config.regionBaseUrls.values()];
+    const baseUrls = [...config.regionBaseUrls.values()];
+    this.audiences = { api: baseUrls, mcp: baseUrls.map(mcpResourceUrl) };
   }
 
-  async verify(token: string): Promise<Caller> {
-    const claims = await this.verifySignature(token);
+  /**
+   * `api`: tokens for the REST API (audience: a regional base URL); `mcp`: tokens for the MCP
+   * endpoint (audience: its resource URL). Neither is accepted by the other (RFC 8707; the MCP
+   * specification forbids passing tokens through to other resources).
+   */
+  async verify(token: string, audience: TokenAudience = 'api'): Promise<Caller> {
+    const claims = await this.verifySignature(token, this.audiences[audience]);
     if (!claims.sub || !claims.gid) throw new ApiError(ErrorName.InvalidAccessToken);
     const { record, revoked } = await this.status(claims.sub, claims.gid);
     if (revoked || !record.found) throw new ApiError(ErrorName.InvalidAccessToken, 'The access token has been revoked');
@@ -67,11 +76,11 @@ export class BearerTokenVerifier {
     };
   }
 
-  private async verifySignature(token: string): Promise<AccessTokenClaims> {
+  private async verifySignature(token: string, audience: string[]): Promise<AccessTokenClaims> {
     try {
       const { payload } = await jwtVerify<AccessTokenClaims>(token, this.jwks, {
         issuer: this.config.AUTH_ISSUER,
-        audience: this.audiences,
+        audience,
         typ: 'at+jwt',
         algorithms: ['ES256', 'EdDSA'],
         clockTolerance: 5,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { ApiError, ErrorName } from '@crm/contracts';
+import { ApiError, ErrorName, type Caller } from '@crm/contracts';
 import { REDIS } from '@crm/service-kit';
 import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config/gateway.config';
@@ -20,7 +20,9 @@ interface DoneRecord {
   state: 'done';
   fingerprint: string;
   status: number;
-  body: unknown;
+  /** Absent when the reply carried a secret: such a reply is never stored. */
+  body?: unknown;
+  secret?: true;
 }
 type StoredRecord = PendingRecord | DoneRecord;
 
@@ -61,11 +63,20 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * `Idempotency-Key` on POST, per user, in Redis (shared by every gateway replica). The first
+ * Whose key it is: the user and the credential, so an OAuth app never sees an answer given to the
+ * user's API key or to another app (keys are chosen by clients and may collide).
+ */
+export function idempotencyScope(caller: Caller): string {
+  return `${caller.user_id}:${caller.auth_method}:${caller.client_id ?? ''}`;
+}
+
+/**
+ * `Idempotency-Key` on POST, per user and credential, in Redis (shared by every gateway replica). The first
  * request with a key runs; a repeat with the same request waits for it and gets its response; a
  * repeat with another request is 409 `conflict`. Two identical requests at the same moment: one
  * runs, the other gets the same response. A first request that fails (4xx/5xx) leaves nothing
- * behind, so the client may retry with the same key. Without Redis the request is refused with
+ * behind, so the client may retry with the same key. A reply that carries a secret (a new API key, a
+ * signing secret) is never stored: its repeat is 409, for the secret went out once. Without Redis the request is refused with
  * 503 rather than risking a duplicate: the client asked for exactly-once.
  */
 @Injectable()
@@ -78,13 +89,14 @@ export class IdempotencyStore {
   }
 
   async run(
-    userId: string,
+    scope: string,
     key: string,
     fingerprint: string,
     execute: () => Promise<{ status: number; body: unknown }>,
+    options: { replyCarriesSecret?: boolean } = {},
   ): Promise<IdempotentOutcome> {
     if (!validIdempotencyKey(key)) throw ApiError.invalid({ 'Idempotency-Key': 'must be 1 to 255 visible ASCII characters' });
-    const redisKey = `${this.config.CRM_NAMESPACE}:gw:idem:${userId}:${createHash('sha256').update(key).digest('base64url')}`;
+    const redisKey = `${this.config.CRM_NAMESPACE}:gw:idem:${createHash('sha256').update(`${scope}\n${key}`).digest('base64url')}`;
     const owner = randomBytes(12).toString('hex');
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
@@ -96,7 +108,14 @@ export class IdempotencyStore {
       const record = JSON.parse(raw) as StoredRecord;
       if (record.fingerprint !== fingerprint)
         throw new ApiError(ErrorName.Conflict, 'This Idempotency-Key was used with a different request');
-      if (record.state === 'done') return { status: record.status, body: record.body, replayed: true };
+      if (record.state === 'done') {
+        if (record.secret)
+          throw new ApiError(
+            ErrorName.Conflict,
+            'A request with this Idempotency-Key already succeeded; its answer carried a secret, which is never stored, so it cannot be repeated',
+          );
+        return { status: record.status, body: record.body, replayed: true };
+      }
       if (Date.now() > deadline)
         throw new ApiError(ErrorName.Conflict, 'A request with this Idempotency-Key is still in progress; retry later');
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -109,7 +128,9 @@ export class IdempotencyStore {
       await this.finish(redisKey, owner, '').catch(() => undefined);
       throw error;
     }
-    const done: DoneRecord = { state: 'done', fingerprint, status: outcome.status, body: outcome.body };
+    const done: DoneRecord = options.replyCarriesSecret
+      ? { state: 'done', fingerprint, status: outcome.status, secret: true }
+      : { state: 'done', fingerprint, status: outcome.status, body: outcome.body };
     await this.finish(redisKey, owner, JSON.stringify(done)).catch(() => undefined);
     return { ...outcome, replayed: false };
   }

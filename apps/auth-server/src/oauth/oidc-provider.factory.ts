@@ -1,3 +1,4 @@
+import { mcpResourceUrl } from '@crm/contracts';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import type { Redis } from 'ioredis';
@@ -65,6 +66,8 @@ export async function createOidcProvider(deps: OidcProviderDeps): Promise<Provid
     return config.regionBaseUrls.get(user?.account.region ?? config.DEFAULT_REGION) ?? config.regionBaseUrls.get(config.DEFAULT_REGION)!;
   };
 
+  const mcpResources = new Set([...config.regionBaseUrls.values()].map(mcpResourceUrl));
+
   const configuration: Configuration = {
     adapter: Adapter as unknown as Configuration['adapter'],
     clients: [],
@@ -108,11 +111,17 @@ export async function createOidcProvider(deps: OidcProviderDeps): Promise<Provid
         defaultResource: () => API_RESOURCE,
         useGrantedResource: () => true,
         getResourceServerInfo: async (ctx, resource) => {
-          if (resource !== API_RESOURCE) throw new errors.InvalidTarget();
           const userId = ctx.oidc.entities.Account?.accountId ?? ctx.oidc.session?.accountId;
+          // The REST API (audience: the user's regional base URL) or a region's MCP endpoint
+          // (RFC 8707 `resource` = its URL, which is also the audience); a user's token is only
+          // for the MCP endpoint of the user's own region.
+          let audience: string;
+          if (resource === API_RESOURCE) audience = await baseUrlOfUser(userId);
+          else if (mcpResources.has(resource) && (!userId || resource === mcpResourceUrl(await baseUrlOfUser(userId)))) audience = resource;
+          else throw new errors.InvalidTarget();
           return {
             scope: CRM_SCOPES.join(' '),
-            audience: await baseUrlOfUser(userId),
+            audience,
             accessTokenTTL: OAUTH_TTL.accessToken,
             accessTokenFormat: 'jwt',
             // The active key signs; the others are published only (successor ahead of use, predecessor until its tokens expired).

@@ -11,6 +11,7 @@ export const CREDENTIAL_ROUTES: readonly RouteDeclaration[] = [
     subject: CredentialSubjects.ApiKeyRotate,
     access: 'write',
     apiKeyOnly: 'unauthorized',
+    replyCarriesSecret: true,
     request: EmptyRequest,
     successStatus: 201,
     summary: "Replace the caller's API key (returned once); the old key stops working at once and every OAuth grant of the user is revoked",

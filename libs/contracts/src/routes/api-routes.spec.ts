@@ -16,6 +16,7 @@ describe('the published contract surface', () => {
         r.access,
         r.apiKeyOnly ?? '-',
         r.mcpWrite ? 'mcpWrite' : '-',
+        ...(r.replyCarriesSecret ? ['secret reply'] : []),
         r.request.name,
         r.tag,
         r.summary,

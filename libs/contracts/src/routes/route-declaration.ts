@@ -19,6 +19,11 @@ export interface RouteDeclaration {
   readonly access: 'read' | 'write';
   readonly mcpWrite?: boolean;
   /**
+   * The success reply carries a secret (an API key, a signing secret): it is never stored, so a
+   * repeated Idempotency-Key cannot replay it (409 instead).
+   */
+  readonly replyCarriesSecret?: boolean;
+  /**
    * Endpoints not available for OAuth applications (API key only): `unauthorized` answers a
    * bearer token 401 invalid_auth_token, `forbidden` 403 (decisions.md's table).
    */

@@ -1,0 +1,2 @@
+export * from './mcp.constants';
+export * from './mcp-tools';
