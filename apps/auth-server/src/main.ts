@@ -16,6 +16,7 @@ import { OIDC_PATHS } from './oauth/oidc-provider.factory';
 import { TokenEndpointPrecheck } from './oauth/token-endpoint.precheck';
 import { installTestClock } from './operator/test-clock';
 import { securityHeaders } from './oauth/security-headers';
+import { forwardedHeaders, trustProxySetting } from './http/trusted-proxies';
 
 const SERVICE = 'auth-server';
 const config = startupConfig(SERVICE, () => loadConfig(AuthServerConfig));
@@ -38,7 +39,11 @@ void runService({
     app.use('/operator', json({ limit: '1mb' }));
     app.use(securityHeaders());
     app.getHttpAdapter().getInstance().disable('x-powered-by');
-    app.getHttpAdapter().getInstance().set('trust proxy', true);
+    // Forwarding headers count only from AUTH_TRUSTED_PROXIES (none by default); everything
+    // behind this point, oidc-provider included, sees the client address Express derived and the
+    // issuer's scheme and host.
+    app.getHttpAdapter().getInstance().set('trust proxy', trustProxySetting(config.trustedProxies));
+    app.use(forwardedHeaders(config.AUTH_ISSUER));
     // The OAuth routes belong to oidc-provider; only the interaction forms and the token body
     // (for the client-secret pre-check, which oidc-provider then reuses) are parsed here.
     app.use('/oauth/interaction', urlencoded({ extended: false, limit: '16kb' }));

@@ -1,5 +1,6 @@
 import { BoolEnv, DatabaseBackedConfig, IntEnv, parseRegionBaseUrls } from '@crm/config';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { trustedProxyProblems } from '../http/trusted-proxies';
 
 const DEV_PEPPER = 'development-only-api-key-pepper-change-me';
 
@@ -71,6 +72,27 @@ export class AuthServerConfig extends DatabaseBackedConfig {
   @Max(3600000)
   SIGNING_KEY_CHECK_INTERVAL_MS = 60000;
 
+  /**
+   * Proxies whose X-Forwarded-For this server believes: addresses or CIDRs (or `loopback`,
+   * `linklocal`, `uniquelocal`), comma-separated. None by default: the client is the TCP peer.
+   */
+  @IsString()
+  AUTH_TRUSTED_PROXIES = '';
+
+  /** Password and client-secret hashes (scrypt) computed at once per process; more wait in a short queue. */
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  AUTH_HASH_CONCURRENCY = 4;
+
+  /** Hashes that may wait for a slot; beyond them the request is answered 503 with Retry-After. */
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  AUTH_HASH_QUEUE = 16;
+
   /** Tests only: lets the operator shift this process's clock. Refused in production. */
   @BoolEnv()
   @IsBoolean()
@@ -84,8 +106,15 @@ export class AuthServerConfig extends DatabaseBackedConfig {
     return parseRegionBaseUrls(this.REGION_BASE_URLS);
   }
 
+  /** AUTH_TRUSTED_PROXIES as a list (empty: trust no proxy). */
+  get trustedProxies(): string[] {
+    return this.AUTH_TRUSTED_PROXIES.split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+  }
+
   check(): string[] {
-    const problems: string[] = [];
+    const problems: string[] = [...trustedProxyProblems(this.trustedProxies).map((p) => `AUTH_TRUSTED_PROXIES: ${p}`)];
     if (!this.regionBaseUrls.has(this.DEFAULT_REGION))
       problems.push(`DEFAULT_REGION: "${this.DEFAULT_REGION}" has no entry in REGION_BASE_URLS`);
     if (this.isProduction && this.ENABLE_TEST_CLOCK) problems.push('ENABLE_TEST_CLOCK: must not be set in production');

@@ -5,14 +5,30 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuthServerConfig } from '../config/auth-server.config';
 
-// Writes after a change: bump the generation, then store the new record.
-const STORE = `redis.call('INCR', KEYS[2]); redis.call('EXPIRE', KEYS[2], ARGV[2] * 2); redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]); return 1`;
-// Refill after a database read: only if no change happened since the generation was read.
-const REFILL = `local g = redis.call('GET', KEYS[2]) or '0'; if g == ARGV[3] then redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]); return 1 end; return 0`;
+/**
+ * The highest version written is kept beside the record, longer than any record lives, so an
+ * older record is refused even once the newer one has expired or been withdrawn.
+ */
+const VERSION_TTL_SECONDS = CREDENTIALS_TTL_SECONDS * 2;
+
+// KEYS: record, version. ARGV: record JSON, record TTL, version, version TTL. 1: written, 0: older than the cached version.
+const WRITE = `
+local cached = tonumber(redis.call('GET', KEYS[2]) or '-1')
+if tonumber(ARGV[3]) < cached then return 0 end
+redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1`;
+
+// KEYS: record, version. ARGV: the version to withdraw. Only if nothing newer was written since.
+const WITHDRAW = `
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[1], KEYS[2]); return 1 end
+return 0`;
 
 /**
  * The Redis mirror of API-key hashes that the gateway reads on every request. The database stays
- * the source of truth; a generation counter keeps a slow refill from overwriting a newer change.
+ * the source of truth. Every record carries the version the database gave the change, and a write
+ * never replaces a newer version: a refill that read the database just before a change, and
+ * writes just after the change was published, is dropped however the two interleave.
  */
 @Injectable()
 export class CredentialsCache {
@@ -24,33 +40,37 @@ export class CredentialsCache {
 
   private keys(userId: string): [string, string] {
     const ns = this.config.CRM_NAMESPACE;
-    return [CacheKeys.credentials(ns, userId), CacheKeys.credentialsGeneration(ns, userId)];
+    return [CacheKeys.credentials(ns, userId), CacheKeys.credentialsVersion(ns, userId)];
   }
 
   private ttl(record: CredentialRecord): number {
     return record.found ? CREDENTIALS_TTL_SECONDS : UNKNOWN_CREDENTIALS_TTL_SECONDS;
   }
 
+  private write(record: CredentialRecord): Promise<unknown> {
+    const version = record.version ?? 0;
+    return this.redis.eval(WRITE, 2, ...this.keys(record.user_id), JSON.stringify(record), this.ttl(record), version, VERSION_TTL_SECONDS);
+  }
+
   /** After a change of a user's credentials: must reach Redis, so failures propagate. */
   async store(record: CredentialRecord): Promise<void> {
-    await this.redis.eval(STORE, 2, ...this.keys(record.user_id), JSON.stringify(record), this.ttl(record));
+    await this.write(record);
   }
 
-  /** The generation to pass to {@link refill}; null when Redis cannot answer. */
-  async generation(userId: string): Promise<string | null> {
+  /** After a database read: best effort (a refill that fails only costs the next request another lookup). */
+  async refill(record: CredentialRecord): Promise<void> {
     try {
-      return (await this.redis.get(this.keys(userId)[1])) ?? '0';
-    } catch {
-      return null;
-    }
-  }
-
-  /** Best effort: a refill that fails only costs the next request another lookup. */
-  async refill(record: CredentialRecord, generation: string): Promise<void> {
-    try {
-      await this.redis.eval(REFILL, 2, ...this.keys(record.user_id), JSON.stringify(record), this.ttl(record), generation);
+      await this.write(record);
     } catch (error) {
       this.logger.warn({ detail: (error as Error).message }, 'could not refill the credentials cache');
     }
+  }
+
+  /**
+   * Takes back a record stored ahead of a transaction that then did not commit, unless a newer
+   * version has been written since; the next lookup reads the database again.
+   */
+  async withdraw(userId: string, version: number): Promise<void> {
+    await this.redis.eval(WITHDRAW, 2, ...this.keys(userId), version);
   }
 }

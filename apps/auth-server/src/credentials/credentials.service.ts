@@ -16,10 +16,9 @@ export class CredentialsService {
   async resolve(payload: unknown): Promise<CredentialRecord> {
     const { user_id } = parseContract(ResolveCredentialsRequest, payload);
     if (!isId(user_id)) return { found: false, user_id };
-    const userId = user_id.toLowerCase();
-    const generation = await this.cache.generation(userId);
-    const record = await this.identity.credentialRecord(userId);
-    if (generation !== null) await this.cache.refill(record, generation);
+    const record = await this.identity.credentialRecord(user_id.toLowerCase());
+    // Versioned: dropped if a change was published since the read (credentials.cache.ts).
+    await this.cache.refill(record);
     return record;
   }
 
@@ -28,8 +27,18 @@ export class CredentialsService {
     await this.cache.store(await this.identity.credentialRecord(userId));
   }
 
-  /** Same, reading through a transaction that has not committed yet. */
-  async publishWith(userId: string, manager: EntityManager): Promise<void> {
-    await this.cache.store(await this.identity.credentialRecord(userId, manager));
+  /**
+   * Same, reading through a transaction that has not committed yet; `onVersion` learns the
+   * version before it is written, so a transaction that then fails can {@link withdraw} it.
+   */
+  async publishWith(userId: string, manager: EntityManager, onVersion?: (version: number) => void): Promise<void> {
+    const record = await this.identity.credentialRecord(userId, manager);
+    onVersion?.(record.version ?? 0);
+    await this.cache.store(record);
+  }
+
+  /** Takes back what {@link publishWith} stored for a transaction that did not commit. */
+  async withdraw(userId: string, version: number): Promise<void> {
+    await this.cache.withdraw(userId, version);
   }
 }

@@ -6,12 +6,21 @@ import { AccountProvisioningService } from '../operator/account-provisioning.ser
 import { OperatorController } from '../operator/operator.controller';
 import { OperatorGuard } from '../operator/operator.guard';
 import { UserProvisioningService } from '../operator/user-provisioning.service';
+import { PasswordHashing } from '../security/password-hashing';
 import { IdentityRepository } from './identity.repository';
 
 /** Accounts, users and their credentials: the identity context of the auth schema. */
 @Module({
   controllers: [OperatorController, CredentialsHandler],
-  providers: [UserProvisioningService, IdentityRepository, CredentialsCache, CredentialsService, AccountProvisioningService, OperatorGuard],
-  exports: [CredentialsService, IdentityRepository],
+  providers: [
+    UserProvisioningService,
+    IdentityRepository,
+    CredentialsCache,
+    CredentialsService,
+    AccountProvisioningService,
+    OperatorGuard,
+    PasswordHashing,
+  ],
+  exports: [CredentialsService, IdentityRepository, PasswordHashing],
 })
 export class IdentityModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { verifyPassword } from '@crm/common';
-import type { CredentialRecord } from '@crm/contracts';
+import type { BillingStatus, CredentialRecord } from '@crm/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
+import { PasswordHashing } from '../security/password-hashing';
 import { AccountEntity } from './entities/account.entity';
 import { UserEntity } from './entities/user.entity';
 
@@ -17,7 +17,10 @@ export class EmailTakenError extends Error {}
 
 @Injectable()
 export class IdentityRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly hashing: PasswordHashing,
+  ) {}
 
   findUserByEmail(email: string): Promise<(UserEntity & { account: AccountEntity }) | null> {
     return this.dataSource
@@ -116,10 +119,10 @@ export class IdentityRepository {
     const user = await this.findUserByEmail(email);
     if (!user || user.account.status !== 'active') {
       // Same cost whether or not the email exists: no account enumeration by timing.
-      await verifyPassword(password, DUMMY_HASH);
+      await this.hashing.verify(password, DUMMY_HASH);
       return null;
     }
-    return (await verifyPassword(password, user.passwordHash)) ? user : null;
+    return (await this.hashing.verify(password, user.passwordHash)) ? user : null;
   }
 
   /** An active user (account active) with the account's region, or null. */
@@ -132,22 +135,30 @@ export class IdentityRepository {
       .getOne() as Promise<(UserEntity & { account: AccountEntity }) | null>;
   }
 
-  /** What the gateway needs to check an API key; `found: false` unless the account is active. */
+  /**
+   * What the gateway needs to check an API key; `found: false` unless the account is active. The
+   * version comes with it from the same row (0 when there is no such user).
+   */
   async credentialRecord(userId: string, manager: EntityManager = this.dataSource.manager): Promise<CredentialRecord> {
-    const row = await manager
-      .createQueryBuilder(UserEntity, 'u')
-      .innerJoin(AccountEntity, 'a', 'a.id = u.account_id')
-      .select([
-        'u.id AS user_id',
-        'u.account_id AS account_id',
-        'u.role AS role',
-        'u.api_key_hash AS api_key_hash',
-        'a.billing_status AS billing_status',
-      ])
-      .where('u.id = :userId', { userId })
-      .andWhere("a.status = 'active'")
-      .getRawOne<{ user_id: string; account_id: string; role: 'admin' | 'user'; api_key_hash: string | null; billing_status: 'active' }>();
-    if (!row) return { found: false, user_id: userId };
-    return { found: true, ...row };
+    const rows: Array<{
+      user_id: string;
+      account_id: string;
+      role: 'admin' | 'user';
+      api_key_hash: string | null;
+      billing_status: BillingStatus;
+      status: string;
+      version: string;
+    }> = await manager.query(
+      `SELECT u.id AS user_id, u.account_id, u.role, u.api_key_hash, a.billing_status, a.status, u.credentials_version AS version
+       FROM auth.users u JOIN auth.accounts a ON a.id = u.account_id
+       WHERE u.id = $1`,
+      [userId],
+    );
+    const row = rows[0];
+    if (!row) return { found: false, user_id: userId, version: 0 };
+    const version = Number(row.version);
+    if (row.status !== 'active') return { found: false, user_id: userId, version };
+    const { user_id, account_id, role, api_key_hash, billing_status } = row;
+    return { found: true, user_id, account_id, role, api_key_hash, billing_status, version };
   }
 }

@@ -3,11 +3,15 @@ import { safeEqual } from '@crm/common';
 import type { Request, Response } from 'express';
 import { createHmac } from 'node:crypto';
 import type Provider from 'oidc-provider';
+import { AuthServerConfig } from '../config/auth-server.config';
+import { throttleSource } from '../http/trusted-proxies';
 import { IdentityRepository } from '../identity/identity.repository';
+import { HASHING_RETRY_AFTER_SECONDS, HashingBusyError } from '../security/password-hashing';
 import { LoginThrottleService } from './login-throttle.service';
 import { OIDC_PROVIDER } from './oauth.tokens';
 import type { OidcProviderHolder } from './oidc-provider.holder';
 import { contentSecurityPolicy } from './security-headers';
+import { TRUSTED_DEVICE_COOKIE, TRUSTED_DEVICE_PATH, TRUSTED_DEVICE_TTL_SECONDS, TrustedDevices } from './trusted-device';
 import { renderConsentPage, renderLoginPage, renderOAuthErrorPage } from './views/pages';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -15,11 +19,16 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 /** The login and consent pages of the authorization flow (server-rendered, no external assets). */
 @Controller('oauth/interaction')
 export class InteractionController {
+  private readonly devices: TrustedDevices;
+
   constructor(
     @Inject(OIDC_PROVIDER) private readonly holder: OidcProviderHolder,
     private readonly identity: IdentityRepository,
     private readonly throttle: LoginThrottleService,
-  ) {}
+    private readonly config: AuthServerConfig,
+  ) {
+    this.devices = new TrustedDevices(() => this.holder.cookieKey);
+  }
 
   private get provider(): Provider {
     return this.holder.current;
@@ -55,18 +64,40 @@ export class InteractionController {
     if (!details || !(await this.checkCsrf(uid, req, res))) return;
     const email = String(req.body?.email ?? '').trim();
     const password = String(req.body?.password ?? '');
-    const ip = req.ip ?? 'unknown';
     const clientName = await this.clientName(details);
-    const again = async (status: number, error: string) =>
+    const again = async (status: number, error: string, retryAfterSeconds?: number) => {
+      if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(retryAfterSeconds));
       this.html(res, status, renderLoginPage({ uid, csrf: await this.csrf(uid), clientName, email, error }), details);
+    };
     if (!email || !password) return again(400, 'Enter your email and password.');
-    if (await this.throttle.isBlocked('login', email, ip)) return again(429, 'Too many failed attempts. Wait 15 minutes and try again.');
-    const user = await this.identity.verifyLogin(email, password);
-    if (!user) {
-      await this.throttle.recordFailure('login', email, ip);
-      return again(401, 'The email or password is not correct.');
+    const decision = await this.throttle.attempt('login', email, throttleSource(req.ip), {
+      trustedDevice: this.devices.trusts(req.headers.cookie, email),
+    });
+    if (!decision.allowed) {
+      const minutes = Math.max(1, Math.ceil(decision.retryAfterSeconds / 60));
+      return again(
+        429,
+        `Too many failed attempts. Wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
+        decision.retryAfterSeconds,
+      );
     }
-    await this.throttle.clear('login', email, ip);
+    let user: Awaited<ReturnType<IdentityRepository['verifyLogin']>>;
+    try {
+      user = await this.identity.verifyLogin(email, password);
+    } catch (error) {
+      if (!(error instanceof HashingBusyError)) throw error;
+      await this.throttle.abandoned(decision.ticket);
+      return again(503, 'The server is busy. Try again in a moment.', HASHING_RETRY_AFTER_SECONDS);
+    }
+    if (!user) return again(401, 'The email or password is not correct.');
+    await this.throttle.succeeded(decision.ticket);
+    res.cookie(TRUSTED_DEVICE_COOKIE, this.devices.issue(email), {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.config.AUTH_ISSUER.startsWith('https:'),
+      path: TRUSTED_DEVICE_PATH,
+      maxAge: TRUSTED_DEVICE_TTL_SECONDS * 1000,
+    });
     await this.provider.interactionFinished(req, res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
   }
 

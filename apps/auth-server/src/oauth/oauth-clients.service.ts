@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { hashPassword } from '@crm/common';
 import { randomBytes } from 'node:crypto';
 import type { RegisterClientRequest, RegisterClientResponse } from './dto/register-client.request';
+import { PasswordHashing } from '../security/password-hashing';
 import { OAuthClientsRepository } from './oauth-clients.repository';
 import { redirectUriProblem } from './oauth-policy';
 
@@ -10,7 +10,10 @@ export class InvalidRedirectUriError extends Error {}
 
 @Injectable()
 export class OAuthClientsService {
-  constructor(private readonly clients: OAuthClientsRepository) {}
+  constructor(
+    private readonly clients: OAuthClientsRepository,
+    private readonly hashing: PasswordHashing,
+  ) {}
 
   async register(request: RegisterClientRequest): Promise<RegisterClientResponse> {
     for (const uri of request.redirect_uris) {
@@ -27,7 +30,7 @@ export class OAuthClientsService {
       scope: [...new Set(request.scope.split(' '))].join(' '),
       grant_types: request.grant_types ?? ['authorization_code', 'refresh_token'],
       token_endpoint_auth_method: request.token_endpoint_auth_method,
-      secret_hash: secret ? await hashPassword(secret) : null,
+      secret_hash: secret ? await this.hashing.hash(secret) : null,
     });
     return secret ? { client_id: clientId, client_secret: secret } : { client_id: clientId };
   }

@@ -173,6 +173,8 @@ export async function createOidcProvider(deps: OidcProviderDeps): Promise<Provid
   };
 
   const provider = new ProviderClass(config.AUTH_ISSUER, configuration);
+  // Koa believes X-Forwarded-*, but main.ts's forwardedHeaders() rewrote them: the issuer's scheme
+  // and host, and the client address derived through AUTH_TRUSTED_PROXIES only.
   provider.proxy = true;
 
   provider.on('grant.revoked', (_ctx: KoaContextWithOIDC, grantId: string) => {
@@ -183,7 +185,7 @@ export async function createOidcProvider(deps: OidcProviderDeps): Promise<Provid
   provider.use(async (ctx, next) => {
     if (ctx.path === '/oauth/authorize' && ctx.method === 'GET') await defaultScope(ctx, deps.clients);
     await next();
-    if (ctx.path === '/.well-known/oauth-authorization-server' && ctx.status === 200) trimDiscovery(ctx);
+    if (ctx.path === '/.well-known/oauth-authorization-server' && ctx.status === 200) trimDiscovery(ctx, config.AUTH_ISSUER);
     if (ctx.path === '/oauth/token') await afterToken(ctx as KoaContextWithOIDC, Adapter);
   });
   return provider;
@@ -200,10 +202,14 @@ async function defaultScope(ctx: { query: Record<string, unknown>; querystring: 
   ctx.querystring = params.toString();
 }
 
-function trimDiscovery(ctx: { body: unknown; set(field: string, value: string): void }): void {
+function trimDiscovery(ctx: { body: unknown; set(field: string, value: string): void }, issuer: string): void {
   const body = ctx.body as Record<string, unknown>;
   const trimmed: Record<string, unknown> = {};
   for (const field of DISCOVERY_FIELDS) if (body[field] !== undefined) trimmed[field] = body[field];
+  // From AUTH_ISSUER, whatever Host or X-Forwarded-Host the request carried.
+  trimmed.authorization_endpoint = `${issuer}/oauth/authorize`;
+  trimmed.token_endpoint = `${issuer}/oauth/token`;
+  trimmed.jwks_uri = `${issuer}/oauth/jwks`;
   trimmed.response_types_supported = ['code'];
   trimmed.grant_types_supported = ['authorization_code', 'refresh_token'];
   trimmed.token_endpoint_auth_methods_supported = ['client_secret_basic', 'client_secret_post', 'none'];

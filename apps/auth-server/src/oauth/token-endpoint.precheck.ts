@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { verifyPassword } from '@crm/common';
 import type { NextFunction, Request, Response } from 'express';
 import { createHash } from 'node:crypto';
+import { throttleSource } from '../http/trusted-proxies';
+import { HASHING_RETRY_AFTER_SECONDS, HashingBusyError, PasswordHashing } from '../security/password-hashing';
 import { runWithVerifiedSecret } from './client-secret.context';
 import { LoginThrottleService } from './login-throttle.service';
 import { OAuthClientsRepository } from './oauth-clients.repository';
@@ -22,6 +23,7 @@ export class TokenEndpointPrecheck {
   constructor(
     private readonly clients: OAuthClientsRepository,
     private readonly throttle: LoginThrottleService,
+    private readonly hashing: PasswordHashing,
   ) {}
 
   handler() {
@@ -46,30 +48,37 @@ export class TokenEndpointPrecheck {
         .json({ error: 'invalid_client', error_description: `client must authenticate with ${client.token_endpoint_auth_method}` });
       return;
     }
-    const ip = req.ip ?? 'unknown';
-    if (await this.throttle.isBlocked('client', clientId, ip)) {
-      res
-        .status(429)
-        .setHeader('Retry-After', '900')
-        .json({ error: 'invalid_client', error_description: 'too many failed client authentications; retry later' });
-      return;
-    }
-    if (await this.isValid(clientId, secret, client.secret_hash)) {
+    // A secret verified a moment ago needs neither scrypt nor throttling: it is the right one.
+    const cacheKey = createHash('sha256').update(`${clientId}\0${secret}\0${client.secret_hash}`).digest('base64url');
+    if ((this.verified.get(cacheKey) ?? 0) > Date.now()) {
       runWithVerifiedSecret(clientId, secret, next);
       return;
     }
-    await this.throttle.recordFailure('client', clientId, ip);
-    next();
-  }
-
-  private async isValid(clientId: string, secret: string, hash: string): Promise<boolean> {
-    const key = createHash('sha256').update(`${clientId}\0${secret}\0${hash}`).digest('base64url');
-    const until = this.verified.get(key);
-    if (until && until > Date.now()) return true;
-    if (!(await verifyPassword(secret, hash))) return false;
+    const decision = await this.throttle.attempt('client', clientId, throttleSource(req.ip));
+    if (!decision.allowed) {
+      res
+        .status(429)
+        .setHeader('Retry-After', String(decision.retryAfterSeconds))
+        .json({ error: 'invalid_client', error_description: 'too many failed client authentications; retry later' });
+      return;
+    }
+    let valid: boolean;
+    try {
+      valid = await this.hashing.verify(secret, client.secret_hash);
+    } catch (error) {
+      if (!(error instanceof HashingBusyError)) throw error;
+      await this.throttle.abandoned(decision.ticket);
+      res
+        .status(503)
+        .setHeader('Retry-After', String(HASHING_RETRY_AFTER_SECONDS))
+        .json({ error: 'temporarily_unavailable', error_description: 'the server is busy; retry shortly' });
+      return;
+    }
+    if (!valid) return next();
+    await this.throttle.succeeded(decision.ticket);
     if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.clear();
-    this.verified.set(key, Date.now() + VERIFIED_CACHE_MS);
-    return true;
+    this.verified.set(cacheKey, Date.now() + VERIFIED_CACHE_MS);
+    runWithVerifiedSecret(clientId, secret, next);
   }
 }
 

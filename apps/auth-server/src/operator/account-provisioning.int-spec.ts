@@ -14,6 +14,7 @@ import { CredentialsCache } from '../credentials/credentials.cache';
 import { CredentialsService } from '../credentials/credentials.service';
 import { authDataSource } from '../database/auth-data-source';
 import { IdentityRepository } from '../identity/identity.repository';
+import { PasswordHashing } from '../security/password-hashing';
 import { AccountProvisioningService } from './account-provisioning.service';
 
 const logger = createLogger('auth-test', 'silent');
@@ -60,7 +61,8 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
     await runMigrations(dataSource);
     redis = createRedis(config.REDIS_URL, logger);
     nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
-    identity = new IdentityRepository(dataSource);
+    const hashing = new PasswordHashing(config, logger);
+    identity = new IdentityRepository(dataSource, hashing);
     const credentials = new CredentialsService(identity, new CredentialsCache(redis, config, logger));
     service = new AccountProvisioningService(
       identity,
@@ -68,6 +70,7 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
       new RpcClient(nc, { namespace, timeoutMs: 1000, logger }),
       config,
       logger,
+      hashing,
     );
   });
 
@@ -100,6 +103,7 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
       role: 'admin',
       api_key_hash: hashApiKey(config.API_KEY_PEPPER, created.user.api_key),
       billing_status: 'active',
+      version: expect.any(Number),
     });
     await expect(service.createAccount(request('ANN@acme.test'))).rejects.toMatchObject({ errorName: ErrorName.ResourceAlreadyExists });
   });
@@ -108,7 +112,7 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
     await expect(service.createAccount(request('bob@acme.test'))).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
     const half = await identity.findUserByEmail('bob@acme.test');
     expect(half?.account.status).toBe('provisioning');
-    await expect(identity.credentialRecord(half!.id)).resolves.toEqual({ found: false, user_id: half!.id });
+    await expect(identity.credentialRecord(half!.id)).resolves.toEqual({ found: false, user_id: half!.id, version: expect.any(Number) });
 
     startCrmCore();
     const done = await service.createAccount(request('bob@acme.test'));
@@ -126,18 +130,32 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
     expect(await service.resumeStuck()).toBeGreaterThanOrEqual(1);
     expect(provisioned).toContain(half!.accountId);
     expect((await identity.findUserByEmail('cy@acme.test'))?.account.status).toBe('active');
+    // Published after the activation committed: the gateway's cache says active at once.
+    expect(JSON.parse((await redis.get(CacheKeys.credentials(namespace, half!.id)))!)).toMatchObject({ found: true });
     expect(await service.resumeStuck()).toBe(0);
   });
 
-  it('a cache refill that raced with a newer change is dropped', async () => {
+  it('a cache refill older than the cached record is dropped', async () => {
     const cache = new CredentialsCache(redis, config, logger);
     const userId = 'aaaaaaaaaaaaaaaaaaaaaaaa';
-    const before = (await cache.generation(userId))!;
-    await cache.store({ found: true, user_id: userId, account_id: 'a', role: 'user', api_key_hash: 'new', billing_status: 'active' });
-    await cache.refill(
-      { found: true, user_id: userId, account_id: 'a', role: 'user', api_key_hash: 'stale', billing_status: 'active' },
-      before,
-    );
+    await cache.store({
+      found: true,
+      user_id: userId,
+      account_id: 'a',
+      role: 'user',
+      api_key_hash: 'new',
+      billing_status: 'active',
+      version: 2,
+    });
+    await cache.refill({
+      found: true,
+      user_id: userId,
+      account_id: 'a',
+      role: 'user',
+      api_key_hash: 'stale',
+      billing_status: 'active',
+      version: 1,
+    });
     expect(JSON.parse((await redis.get(CacheKeys.credentials(namespace, userId)))!).api_key_hash).toBe('new');
   });
 });

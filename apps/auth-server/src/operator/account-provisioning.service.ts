@@ -1,13 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { generateApiKey, hashApiKey, hashPassword, newId } from '@crm/common';
+import { generateApiKey, hashApiKey, newId } from '@crm/common';
 import { ApiError, ErrorName, Subjects, type ProvisionAccountMessage, type ProvisionAccountReply } from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
 import { LOGGER } from '@crm/service-kit';
 import type { Logger } from 'pino';
-import type { EntityManager } from 'typeorm';
 import { AuthServerConfig } from '../config/auth-server.config';
 import { CredentialsService } from '../credentials/credentials.service';
 import { EmailTakenError, IdentityRepository } from '../identity/identity.repository';
+import { PasswordHashing } from '../security/password-hashing';
 import type { CreateAccountRequest, CreateAccountResponse } from './dto/create-account.request';
 
 /**
@@ -29,6 +29,7 @@ export class AccountProvisioningService implements OnApplicationBootstrap, OnApp
     private readonly rpc: RpcClient,
     private readonly config: AuthServerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly hashing: PasswordHashing,
   ) {}
 
   async createAccount(request: CreateAccountRequest): Promise<CreateAccountResponse> {
@@ -61,7 +62,7 @@ export class AccountProvisioningService implements OnApplicationBootstrap, OnApp
       admin: {
         id: userId,
         email,
-        passwordHash: await hashPassword(request.admin.password),
+        passwordHash: await this.hashing.hash(request.admin.password),
         apiKeyHash: hashApiKey(this.config.API_KEY_PEPPER, apiKey),
       },
     };
@@ -88,11 +89,16 @@ export class AccountProvisioningService implements OnApplicationBootstrap, OnApp
   }
 
   /** Steps 2 and 3; each is idempotent, so repeating them is always safe. */
-  private async complete(accountId: string, message: ProvisionAccountMessage, manager?: EntityManager): Promise<void> {
+  private async complete(accountId: string, message: ProvisionAccountMessage): Promise<void> {
     await this.rpc.request<ProvisionAccountReply>(Subjects.AccountsProvision, message);
-    await this.identity.activate(accountId, manager);
+    await this.identity.activate(accountId);
+    await this.publish(accountId, message.admin.id);
+  }
+
+  /** Step 3's cache write, once the activation is committed (a record read before would still say `found: false`). */
+  private async publish(accountId: string, userId: string): Promise<void> {
     try {
-      await this.credentials.publish(message.admin.id);
+      await this.credentials.publish(userId);
     } catch (error) {
       // The gateway falls back to the auth-server when the cache has no entry.
       this.logger.warn({ accountId, detail: (error as Error).message }, 'credentials not cached; the gateway will ask the auth-server');
@@ -115,10 +121,16 @@ export class AccountProvisioningService implements OnApplicationBootstrap, OnApp
 
   /** Finishes accounts whose operator request gave up half-way. */
   async resumeStuck(): Promise<number> {
-    return this.identity.withStuckProvisioning(this.config.PROVISIONING_RETRY_MS, async (account, manager) => {
+    const resumed: Array<{ accountId: string; userId: string }> = [];
+    const count = await this.identity.withStuckProvisioning(this.config.PROVISIONING_RETRY_MS, async (account, manager) => {
       if (!account.provisioningPayload) return;
-      await this.complete(account.id, account.provisioningPayload as ProvisionAccountMessage, manager);
+      const message = account.provisioningPayload as ProvisionAccountMessage;
+      await this.rpc.request<ProvisionAccountReply>(Subjects.AccountsProvision, message);
+      await this.identity.activate(account.id, manager);
+      resumed.push({ accountId: account.id, userId: message.admin.id });
       this.logger.info({ accountId: account.id }, 'resumed account provisioning');
     });
+    for (const { accountId, userId } of resumed) await this.publish(accountId, userId);
+    return count;
   }
 }

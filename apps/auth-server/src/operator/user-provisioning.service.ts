@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { generateApiKey, hashApiKey, hashPassword, isId, newId } from '@crm/common';
+import { generateApiKey, hashApiKey, isId, newId } from '@crm/common';
 import { ApiError, ErrorName, Subjects, type ProvisionUserMessage } from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
 import { LOGGER } from '@crm/service-kit';
@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { AuthServerConfig } from '../config/auth-server.config';
 import { CredentialsService } from '../credentials/credentials.service';
 import { EmailTakenError, IdentityRepository } from '../identity/identity.repository';
+import { PasswordHashing } from '../security/password-hashing';
 import type { CreateUserRequest, CreateUserResponse } from './dto/create-user.request';
 import type { UpdateAccountRequest } from './dto/update-account.request';
 
@@ -23,6 +24,7 @@ export class UserProvisioningService {
     private readonly rpc: RpcClient,
     private readonly config: AuthServerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly hashing: PasswordHashing,
   ) {}
 
   async createUser(accountId: string, request: CreateUserRequest): Promise<CreateUserResponse> {
@@ -34,7 +36,7 @@ export class UserProvisioningService {
     if (existing && !halfMade)
       throw new ApiError(ErrorName.ResourceAlreadyExists, 'A user with this email already exists', { email: 'already exists' });
     const userId = existing?.id ?? newId();
-    const passwordHash = await hashPassword(request.password);
+    const passwordHash = await this.hashing.hash(request.password);
     try {
       if (halfMade) await this.identity.updatePending(userId, passwordHash, request.role);
       else await this.identity.insertPendingUser({ id: userId, accountId: account.id, email, passwordHash, role: request.role });

@@ -5,8 +5,8 @@
 export const CacheKeys = {
   /** JSON CredentialRecord of a user. */
   credentials: (namespace: string, userId: string) => `${namespace}:auth:cred:${userId}`,
-  /** Generation counter of a user's credentials, bumped on every change (guards stale refills). */
-  credentialsGeneration: (namespace: string, userId: string) => `${namespace}:auth:cred-gen:${userId}`,
+  /** Highest CredentialRecord version written for a user: an older record is never written over it. */
+  credentialsVersion: (namespace: string, userId: string) => `${namespace}:auth:cred-ver:${userId}`,
   /** Present while a revoked OAuth grant's access tokens could still be unexpired. */
   revokedGrant: (namespace: string, grantId: string) => `${namespace}:auth:revoked-grant:${grantId}`,
 } as const;

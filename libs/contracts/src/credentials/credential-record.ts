@@ -17,8 +17,17 @@ export type CredentialRecord =
       /** Keyed SHA-256 of the current API key; null when the user has no key. */
       api_key_hash: string | null;
       billing_status: BillingStatus;
+      /** See {@link CredentialRecordVersion}. */
+      version?: CredentialRecordVersion;
     }
-  | { found: false; user_id: string };
+  | { found: false; user_id: string; version?: CredentialRecordVersion };
+
+/**
+ * Version of a credential record, taken from a database sequence on every change of the user or
+ * of the account's status or billing (0: no such user). The Redis mirror never replaces a record
+ * with an older version, so a refill that read the database before a change cannot undo it.
+ */
+export type CredentialRecordVersion = number;
 
 export class ResolveCredentialsRequest {
   @IsString() @MaxLength(64) user_id: string;
