@@ -1,9 +1,12 @@
-import { api, type CreatedAccount } from '@crm/testing';
+import { api, resolveTestInfra, type CreatedAccount } from '@crm/testing';
+import { Redis } from 'ioredis';
+import { restAccessToken } from './oauth-helpers';
 import { setupE2e } from './setup';
 
 /** Idempotency-Key on POST through the gateway (decisions.md "Beyond the spec"). */
 describe('Idempotency-Key (e2e)', () => {
-  const { services, admin: account, stranger: other } = setupE2e({ services: { crmCoreReplicas: 2 }, stranger: true });
+  const password = 'correct horse battery staple';
+  const { services, admin: account, stranger: other } = setupE2e({ services: { crmCoreReplicas: 2 }, admin: { password }, stranger: true });
 
   const list = async (who: CreatedAccount) =>
     (
@@ -60,5 +63,61 @@ describe('Idempotency-Key (e2e)', () => {
     const malformed = await post('POST', '/custom_fields', { name: 'X', type: 'text' }, { 'idempotency-key': 'x'.repeat(300) });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ error_name: 'invalid_request_data', errors: { 'Idempotency-Key': expect.any(String) } });
+  });
+
+  it('never replays past authorization: a read-only app reusing a key the API key used gets 403, not the stored answer', async () => {
+    const body = { name: 'Replay target', type: 'text' };
+    const first = await api(services, account)('POST', '/custom_fields', body, { 'idempotency-key': 'shared-key' });
+    expect(first.status).toBe(201);
+    const readonly = await restAccessToken(services, account, password, 'crm.readonly');
+    const replay = await fetch(`${services.gatewayUrl}/api/v3/custom_fields`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${readonly}`, 'content-type': 'application/json', 'idempotency-key': 'shared-key' },
+      body: JSON.stringify(body),
+    });
+    expect(replay.status).toBe(403);
+    expect(replay.headers.get('idempotent-replayed')).toBeNull();
+    expect(((await replay.json()) as { error_name: string }).error_name).toBe('no_permission_to_complete_action');
+
+    // Keys belong to the credential too: an app with write scope does not get the API key's answer.
+    const writer = await restAccessToken(services, account, password, 'crm');
+    const other = await fetch(`${services.gatewayUrl}/api/v3/custom_fields`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json', 'idempotency-key': 'shared-key' },
+      body: JSON.stringify({ name: 'Written by the app', type: 'text' }),
+    });
+    expect(other.status).toBe(201);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('never stores an answer that carries a secret: a repeated key on POST /change_auth_key is 409', async () => {
+    const first = await api(services, other)<{ data: { auth_key: string } }>('POST', '/change_auth_key', undefined, {
+      'idempotency-key': 'rotate-once',
+    });
+    expect(first.status).toBe(201);
+    const newKey = first.body.data.auth_key;
+    expect(newKey).toEqual(expect.any(String));
+    const rotated = { ...other, user: { ...other.user, api_key: newKey } };
+    const repeat = await api(services, rotated)('POST', '/change_auth_key', undefined, { 'idempotency-key': 'rotate-once' });
+    expect(repeat.status).toBe(409);
+    expect(repeat.body).toMatchObject({ error_name: 'conflict' });
+    expect(JSON.stringify(repeat.body)).not.toContain(newKey);
+
+    const redis = new Redis(resolveTestInfra().redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await redis.connect();
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await redis.scan(cursor, 'MATCH', `${services.namespace}:gw:idem:*`, 'COUNT', 1000);
+        cursor = next;
+        keys.push(...batch);
+      } while (cursor !== '0');
+      expect(keys.length).toBeGreaterThan(0);
+      const values = await redis.mget(...keys);
+      expect(values.filter((v) => v?.includes(newKey))).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

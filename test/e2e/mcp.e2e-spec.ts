@@ -3,6 +3,7 @@ import { auth as sdkAuth, UnauthorizedError, type OAuthClientProvider } from '@m
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CreatedAccount } from '@crm/testing';
+import { registerPublicClient, signInAndConsent, TEST_REDIRECT_URI } from './oauth-helpers';
 import { calls, setupE2e, type Json } from './setup';
 
 /**
@@ -15,17 +16,7 @@ describe('MCP server (e2e)', () => {
   const e2e = setupE2e({ admin: { password }, stranger: { password } });
   const { services, admin, stranger } = e2e;
   const { ok } = calls(services);
-  const redirectUrl = 'http://127.0.0.1:8765/callback';
-
-  const operator = async (pathname: string, body: unknown) => {
-    const res = await fetch(`${services.authUrl}${pathname}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBe(201);
-    return (await res.json()) as { client_id: string };
-  };
+  const redirectUrl = TEST_REDIRECT_URI;
 
   /** An assistant's OAuth state, as the SDK asks a host application to keep it. */
   class AssistantAuth implements OAuthClientProvider {
@@ -67,45 +58,11 @@ describe('MCP server (e2e)', () => {
     }
   }
 
-  /** A browser with a cookie jar: signs in and consents on the auth-server's pages. */
-  async function signInAndConsent(authorizationUrl: URL, who: CreatedAccount): Promise<string> {
-    const cookies = new Map<string, string>();
-    const go = async (url: string, form?: Record<string, string>) => {
-      const res = await fetch(new URL(url, services.authUrl), {
-        method: form ? 'POST' : 'GET',
-        redirect: 'manual',
-        headers: { cookie: [...cookies.values()].join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-        body: form ? new URLSearchParams(form) : undefined,
-      });
-      for (const c of res.headers.getSetCookie()) cookies.set(c.split('=')[0], c.split(';')[0]);
-      return res;
-    };
-    const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1] ?? '';
-    const uid = (html: string) => /\/oauth\/interaction\/([^/"]+)\//.exec(html)?.[1] ?? '';
-    let res = await go(authorizationUrl.href);
-    expect(res.status).toBe(303);
-    let html = await (await go(res.headers.get('location')!)).text();
-    res = await go(`/oauth/interaction/${uid(html)}/login`, { csrf: field(html, 'csrf'), email: who.user.email, password });
-    res = await go(res.headers.get('location')!);
-    html = await (await go(res.headers.get('location')!)).text();
-    expect(html).toContain('wants access');
-    res = await go(`/oauth/interaction/${uid(html)}/confirm`, { csrf: field(html, 'csrf') });
-    res = await go(res.headers.get('location')!);
-    const callback = new URL(res.headers.get('location')!);
-    expect(callback.origin + callback.pathname).toBe(redirectUrl);
-    return callback.searchParams.get('code')!;
-  }
+  const signInAndConsentAs = (authorizationUrl: URL, who: CreatedAccount) => signInAndConsent(services, authorizationUrl, who, password);
+
+  const register = async (scope: string) => ({ client_id: await registerPublicClient(services, scope) });
 
   /** The SDK client connected as `who` with a token of `scope`, through the whole OAuth flow. */
-  async function register(scope: string) {
-    return operator('/operator/clients', {
-      client_name: `Assistant ${scope}`,
-      redirect_uris: [redirectUrl],
-      scope,
-      token_endpoint_auth_method: 'none',
-    });
-  }
-
   async function connect(who: CreatedAccount, scope: string): Promise<{ client: Client; auth: AssistantAuth }> {
     const registered = await register(scope);
     const auth = new AssistantAuth({ client_id: registered.client_id }, scope);
@@ -117,12 +74,12 @@ describe('MCP server (e2e)', () => {
       expect(auth.authorizationUrl?.searchParams.get('scope')).toBe('mcp');
       expect(auth.authorizationUrl?.searchParams.get('resource')).toBe(url.href);
       expect(auth.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
-      await first.finishAuth(await signInAndConsent(auth.authorizationUrl!, who));
+      await first.finishAuth(await signInAndConsentAs(auth.authorizationUrl!, who));
     } else {
       // A client registered for another scope asks for it explicitly (the SDK's own auth()).
       expect(await sdkAuth(auth, { serverUrl: url, scope })).toBe('REDIRECT');
       expect(auth.authorizationUrl?.searchParams.get('scope')).toBe(scope);
-      const code = await signInAndConsent(auth.authorizationUrl!, who);
+      const code = await signInAndConsentAs(auth.authorizationUrl!, who);
       expect(await sdkAuth(auth, { serverUrl: url, scope, authorizationCode: code })).toBe('AUTHORIZED');
     }
     const client = new Client({ name: 'test', version: '1' });
@@ -222,7 +179,11 @@ describe('MCP server (e2e)', () => {
     const restAuth = new AssistantAuth({ client_id: (await register('mcp')).client_id }, 'mcp', true);
     expect(await sdkAuth(restAuth, { serverUrl: url, scope: 'mcp' })).toBe('REDIRECT');
     expect(restAuth.authorizationUrl!.searchParams.has('resource')).toBe(false);
-    await sdkAuth(restAuth, { serverUrl: url, scope: 'mcp', authorizationCode: await signInAndConsent(restAuth.authorizationUrl!, admin) });
+    await sdkAuth(restAuth, {
+      serverUrl: url,
+      scope: 'mcp',
+      authorizationCode: await signInAndConsentAs(restAuth.authorizationUrl!, admin),
+    });
     const restToken = restAuth.tokens()!.access_token;
     const headers = { authorization: `Bearer ${restToken}`, 'content-type': 'application/json' };
     expect((await fetch(`${services.gatewayUrl}/api/v3/contacts/${contactId}`, { headers })).status).toBe(200);

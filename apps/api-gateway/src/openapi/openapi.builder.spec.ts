@@ -58,3 +58,11 @@ describe('OpenAPI document', () => {
     );
   });
 });
+
+describe('the OpenAPI description names the MCP endpoint', () => {
+  it('points AI assistants at {server}/mcp', () => {
+    const doc = buildOpenApi({ serverUrl: 'https://api.example.com', authUrl: 'https://auth.example.com' });
+    expect(doc.info.description).toContain('https://api.example.com/mcp');
+    expect(doc['x-mcp-server']).toEqual({ url: 'https://api.example.com/mcp', transport: 'streamable-http' });
+  });
+});

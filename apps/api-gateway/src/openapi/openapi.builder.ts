@@ -1,4 +1,4 @@
-import { API_PREFIX, API_ROUTES, ERROR_CATALOG, type RouteDeclaration } from '@crm/contracts';
+import { API_PREFIX, API_ROUTES, ERROR_CATALOG, MCP_PATH, PROTECTED_RESOURCE_METADATA_PATH, type RouteDeclaration } from '@crm/contracts';
 import { ValidationTypes } from 'class-validator';
 // class-transformer's own store of @Type() metadata, so nested request classes get real schemas.
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
@@ -107,8 +107,11 @@ export function buildOpenApi(options: { serverUrl: string; authUrl: string; rout
       title: 'CRM API',
       version: '3',
       description:
-        'Every path also answers with a `.json` suffix on its last segment. Errors use the error envelope; branch on `error_name`.',
+        'Every path also answers with a `.json` suffix on its last segment. Errors use the error envelope; branch on `error_name`.\n\n' +
+        `AI assistants: an MCP server (Streamable HTTP) is at ${options.serverUrl}${MCP_PATH}, with tools over these operations; ` +
+        `it accepts OAuth access tokens issued for that resource (protected resource metadata at ${options.serverUrl}${PROTECTED_RESOURCE_METADATA_PATH}${MCP_PATH}).`,
     },
+    'x-mcp-server': { url: `${options.serverUrl}${MCP_PATH}`, transport: 'streamable-http' },
     servers: [{ url: `${options.serverUrl}${API_PREFIX}` }],
     paths,
     components: {
