@@ -81,6 +81,8 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     core: `http://127.0.0.1:${ports.core}`,
     dispatcher: `http://127.0.0.1:${ports.dispatcher}`,
   };
+  // Prometheus /metrics of each service: its port + 6460 (tools/dev-run.mjs).
+  const metricsUrls = Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, `http://127.0.0.1:${port + 6460}`]));
   const stop = async () => {
     process.kill(-services.pid, 'SIGTERM');
     await new Promise((r) => services.once('exit', r));
@@ -95,5 +97,11 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     await stop().catch(() => undefined);
     throw error;
   }
-  return { env, urls, operatorHeaders: { authorization: `Bearer ${env.OPERATOR_TOKEN}`, 'content-type': 'application/json' }, stop };
+  return {
+    env,
+    urls,
+    metricsUrls,
+    operatorHeaders: { authorization: `Bearer ${env.OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+    stop,
+  };
 }

@@ -82,11 +82,11 @@ async function main() {
     const fieldId = field.data.custom_field.id;
     log('warming up (5 s)');
     await mixedLoad(system.urls, { ...headers, userId: account.user.id }, fieldId, 5);
-    const before = await memory(system.urls);
+    const before = await memory(system.metricsUrls);
     log(`mixed load: ${CONNECTIONS} connections for ${SECONDS} s (GET user, list fields, get field, create field)`);
     const result = await mixedLoad(system.urls, { ...headers, userId: account.user.id }, fieldId, SECONDS);
     await new Promise((r) => setTimeout(r, 5000));
-    const after = await memory(system.urls);
+    const after = await memory(system.metricsUrls);
 
     const l = result.latency;
     const errors = result.errors + result.timeouts + result.non2xx;

@@ -60,6 +60,9 @@ const env = {
 };
 delete env.HTTP_PORT;
 delete env.PORT;
+delete env.METRICS_PORT;
+/** Each service's Prometheus /metrics is on its port + 6460 (as tools/dev-run.mjs does). */
+const metricsPortOf = (port) => port + 6460;
 
 const children = new Set();
 function startService(app, port, name = app) {
@@ -70,7 +73,7 @@ function startService(app, port, name = app) {
     process.env.BENCH_CPU_PROF && app === 'webhook-dispatcher' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = spawn(node, [...prof, `dist/apps/${app}/src/main.js`], {
     cwd: root,
-    env: { ...env, ...portEnv, SERVICE_INSTANCE: name },
+    env: { ...env, ...portEnv, METRICS_PORT: String(metricsPortOf(port)), SERVICE_INSTANCE: name },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal)));
@@ -78,6 +81,7 @@ function startService(app, port, name = app) {
     app,
     name,
     port,
+    metricsPort: metricsPortOf(port),
     child,
     exited,
     stop: async (signal = 'SIGTERM') => (child.exitCode === null && child.signalCode === null && child.kill(signal), exited),
@@ -140,7 +144,7 @@ async function meanAttemptMs(port) {
 }
 async function ingesting(dispatchers) {
   for (let i = 0; i < 100; i += 1) {
-    for (const d of dispatchers) if ((await metric(d.port, 'webhook_dispatcher_ingesting')) === 1) return d;
+    for (const d of dispatchers) if ((await metric(d.metricsPort, 'webhook_dispatcher_ingesting')) === 1) return d;
     await sleep(100);
   }
   throw new Error('no dispatcher ingests');
@@ -315,7 +319,7 @@ async function drain(receivers, dispatcher, { kill = false } = {}) {
   }
   await waitFor('all delivered', () => hook.receiver.seen.size >= EVENTS, 900_000);
   const r = hook.receiver;
-  const attemptMs = await meanAttemptMs(dispatchers[0].port);
+  const attemptMs = await meanAttemptMs(dispatchers[0].metricsPort);
   const cpu = cpuDelta(cpuBefore, cpuSnapshot());
   await hook.off();
   const row = {

@@ -27,12 +27,12 @@ const K8S_DIR = path.join(__dirname, 'k8s');
 const NAMESPACE = 'crm';
 const IMAGE = 'crm-platform';
 
-/** The four services: how each is told its HTTP port, the port, and whether it owns a schema. */
+/** The four services: how each is told its HTTP port, the port, its METRICS_PORT, and whether it owns a schema. */
 const APPS = {
-  'api-gateway': { portVar: 'PORT', port: 3000, migrates: false, autoscaled: true },
-  'auth-server': { portVar: 'AUTH_PORT', port: 3001, migrates: true, autoscaled: false },
-  'crm-core': { portVar: 'HTTP_PORT', port: 3002, migrates: true, autoscaled: true },
-  'webhook-dispatcher': { portVar: 'HTTP_PORT', port: 3003, migrates: true, autoscaled: true },
+  'api-gateway': { portVar: 'PORT', port: 3000, metricsPort: 9460, migrates: false, autoscaled: true },
+  'auth-server': { portVar: 'AUTH_PORT', port: 3001, metricsPort: 9461, migrates: true, autoscaled: false },
+  'crm-core': { portVar: 'HTTP_PORT', port: 3002, metricsPort: 9462, migrates: true, autoscaled: true },
+  'webhook-dispatcher': { portVar: 'HTTP_PORT', port: 3003, metricsPort: 9463, migrates: true, autoscaled: true },
 } as const;
 type AppName = keyof typeof APPS;
 const APP_NAMES = Object.keys(APPS) as AppName[];
@@ -154,7 +154,8 @@ function configVariables(): Set<string> {
     }),
   ];
   const names = new Set<string>();
-  for (const file of files) for (const m of readFileSync(file, 'utf8').matchAll(/^\s+([A-Z][A-Z0-9_]*)\??\s*[:=]/gm)) names.add(m[1]!);
+  for (const file of files)
+    for (const m of readFileSync(file, 'utf8').matchAll(/^[ \t]+([A-Z][A-Z0-9_]*)\??[ \t]*[:=]/gm)) names.add(m[1]!);
   return names;
 }
 
@@ -365,7 +366,7 @@ describe('deploy/k8s manifests', () => {
   describe.each(APP_NAMES)('Deployment %s', (app) => {
     const spec = podSpecOf(app);
     const container = mainContainer(app);
-    const { port, portVar } = APPS[app];
+    const { port, portVar, metricsPort } = APPS[app];
 
     it('runs the shared image with APP set to the service', () => {
       for (const c of allContainers(spec)) {
@@ -391,13 +392,21 @@ describe('deploy/k8s manifests', () => {
       }
     });
 
-    it('is scraped by Prometheus on /metrics of that port', () => {
+    it(`is scraped by Prometheus on /metrics of its own METRICS_PORT (${metricsPort}), which no Service publishes`, () => {
       const annotations = named(deployments, app)!.spec!.template.metadata?.annotations ?? {};
       expect(annotations).toMatchObject({
         'prometheus.io/scrape': 'true',
-        'prometheus.io/port': String(port),
+        'prometheus.io/port': String(metricsPort),
         'prometheus.io/path': '/metrics',
       });
+      expect(findPort([container], 'metrics')?.containerPort).toBe(metricsPort);
+      expect(resolveEnv(container, 'METRICS_PORT')).toBe(String(metricsPort));
+      for (const service of services)
+        for (const published of service.spec!.ports ?? []) {
+          const target = published.targetPort ?? published.port;
+          expect({ service: service.metadata!.name, target }).not.toEqual({ service: app, target: 'metrics' });
+          expect({ service: service.metadata!.name, target }).not.toEqual({ service: app, target: metricsPort });
+        }
     });
 
     it('runs non-root, read-only, without capabilities or privilege escalation', () => {

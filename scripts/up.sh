@@ -158,11 +158,17 @@ run_migrations() {
   done
 }
 
-# all_ports -> the HTTP ports of every service process, one per line
-all_ports() {
+# http_ports -> the HTTP ports of every service process, one per line
+http_ports() {
   local i
   printf '%s\n' "$PORT" "$AUTH_PORT" "$WEBHOOK_DISPATCHER_PORT"
   for ((i = 0; i < REPLICAS; i++)); do echo $((CRM_CORE_PORT + 10 * i)); done
+}
+
+# all_ports -> the HTTP ports and the metrics ports (HTTP port + 6460, tools/dev-run.mjs), one per line
+all_ports() {
+  local p
+  while read -r p; do printf '%s\n' "$p" $((p + 6460)); done < <(http_ports)
 }
 
 validate_ports() {

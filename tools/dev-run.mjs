@@ -6,6 +6,8 @@
 // - Each service gets its own port: api-gateway PORT (3000), auth-server AUTH_PORT (3001),
 //   crm-core HTTP_PORT = CRM_CORE_PORT (3002; replica i gets 3002 + 10*i), webhook-dispatcher
 //   HTTP_PORT = WEBHOOK_DISPATCHER_PORT (3003). An HTTP_PORT in our own env is never passed on.
+// - Each service's Prometheus /metrics is on METRICS_PORT = its port + 6460 (9460, 9461, 9462 + 10*i,
+//   9463: the services' own defaults); a METRICS_PORT in our own env is never passed on.
 // - Every output line is prefixed with a padded, colored service name; the line itself is kept
 //   intact after the prefix, so JSON log lines stay parseable (`cut -d'|' -f2-`).
 // - Nothing is restarted. SIGINT/SIGTERM/SIGHUP are forwarded to every child as SIGTERM (a second
@@ -75,6 +77,7 @@ const dispatcherPort = port('WEBHOOK_DISPATCHER_PORT', 3003);
 // Shared env: everything we were given, minus the ambiguous port variables, plus dev defaults.
 const base = { ...env };
 delete base.HTTP_PORT;
+delete base.METRICS_PORT;
 delete base.PORT;
 delete base.AUTH_PORT;
 base.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/crm';
@@ -91,18 +94,29 @@ if (missingSecrets.length > 0) {
 }
 
 const main = (app) => path.join(opts.dist, 'apps', app, 'src', 'main.js');
+/** METRICS_PORT of the service on `httpPort` (see the header). */
+const METRICS_PORT_OFFSET = 6460;
+const metricsPort = (httpPort) => {
+  const p = httpPort + METRICS_PORT_OFFSET;
+  if (p > 65535) usage(`port ${httpPort} leaves no room for its metrics port (${httpPort} + ${METRICS_PORT_OFFSET})`);
+  return String(p);
+};
 const specs = [
-  { name: 'api-gateway', app: 'api-gateway', env: { PORT: String(gatewayPort) } },
-  { name: 'auth-server', app: 'auth-server', env: { AUTH_PORT: String(authPort) } },
+  { name: 'api-gateway', app: 'api-gateway', env: { PORT: String(gatewayPort), METRICS_PORT: metricsPort(gatewayPort) } },
+  { name: 'auth-server', app: 'auth-server', env: { AUTH_PORT: String(authPort), METRICS_PORT: metricsPort(authPort) } },
 ];
 for (let i = 0; i < opts.replicas; i += 1) {
   specs.push({
     name: opts.replicas === 1 ? 'crm-core' : `crm-core-${i + 1}`,
     app: 'crm-core',
-    env: { HTTP_PORT: String(crmCorePort + 10 * i) },
+    env: { HTTP_PORT: String(crmCorePort + 10 * i), METRICS_PORT: metricsPort(crmCorePort + 10 * i) },
   });
 }
-specs.push({ name: 'webhook-dispatcher', app: 'webhook-dispatcher', env: { HTTP_PORT: String(dispatcherPort) } });
+specs.push({
+  name: 'webhook-dispatcher',
+  app: 'webhook-dispatcher',
+  env: { HTTP_PORT: String(dispatcherPort), METRICS_PORT: metricsPort(dispatcherPort) },
+});
 
 const missingBuilds = specs.filter((s) => !existsSync(main(s.app)));
 if (missingBuilds.length > 0) {

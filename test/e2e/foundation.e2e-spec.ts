@@ -516,7 +516,7 @@ describe('Foundation (e2e)', () => {
   });
 
   describe('health, readiness and metrics', () => {
-    it('every process serves /healthz, /readyz and Prometheus /metrics with its service label', async () => {
+    it('every process serves /healthz, /readyz, and Prometheus /metrics with its service label on its METRICS_PORT', async () => {
       expect(services.processes.map((p) => p.name).sort()).toEqual([
         'api-gateway',
         'auth-server',
@@ -535,7 +535,7 @@ describe('Foundation (e2e)', () => {
         expect(Object.keys(checks).length).toBeGreaterThan(0);
         for (const value of Object.values(checks)) expect(value).toBe('ok');
 
-        const metrics = await call(`${base}/metrics`);
+        const metrics = await call(`http://127.0.0.1:${p.metricsPort}/metrics`);
         expect(metrics.status).toBe(200);
         expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
         expect(metrics.text).toMatch(/^# HELP process_cpu_seconds_total /m);
@@ -558,13 +558,14 @@ describe('Foundation (e2e)', () => {
     it('the gateway and auth-server count HTTP requests by route and status', async () => {
       await getUser(a, a.user.id);
       await getUser(null, a.user.id);
-      const gatewayMetrics = (await call(`${services.gatewayUrl}/metrics`)).text;
+      const metricsOf = (app: string) => call(`http://127.0.0.1:${services.processes.find((p) => p.app === app)!.metricsPort}/metrics`);
+      const gatewayMetrics = (await metricsOf('api-gateway')).text;
       expect(gatewayMetrics).toMatch(/^http_requests_total\{[^}]*method="GET"[^}]*route="getUser"[^}]*status="200"[^}]*\} [1-9]\d*$/m);
       expect(gatewayMetrics).toMatch(/^http_requests_total\{[^}]*route="getUser"[^}]*status="401"[^}]*\} [1-9]\d*$/m);
       expect(gatewayMetrics).toMatch(/^http_request_duration_seconds_bucket\{[^}]*route="getUser"/m);
       expect(gatewayMetrics).toMatch(/^nats_rpc_duration_seconds_count\{/m);
 
-      const authMetrics = (await call(`${services.authUrl}/metrics`)).text;
+      const authMetrics = (await metricsOf('auth-server')).text;
       expect(authMetrics).toMatch(/^http_requests_total\{[^}]*route="\/operator\/accounts"[^}]*status="201"[^}]*\} [1-9]\d*$/m);
     });
   });

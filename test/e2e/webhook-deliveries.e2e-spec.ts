@@ -44,7 +44,7 @@ describe('webhook deliveries (e2e)', () => {
   });
 
   const call = (who: CreatedAccount) => api(services, who);
-  const dispatcherPort = () => services.processes.find((p) => p.app === 'webhook-dispatcher')!.port;
+  const dispatcherPort = () => services.processes.find((p) => p.app === 'webhook-dispatcher')!.metricsPort;
 
   async function register(body: Json): Promise<{ id: string; signing_secret: string; status_id: string | null }> {
     const res = await call(admin)<{ data: { webhook: { id: string; signing_secret: string; status_id: string | null } } }>(

@@ -53,8 +53,8 @@ describe('webhook delivery faults (e2e)', () => {
     expect(hook.status).toBe(201);
     const harness = services.processes.find((p) => p.app === 'webhook-dispatcher')!;
     const ingesting = await until('one replica ingests', async () => {
-      if ((await metric(harness.port, 'webhook_dispatcher_ingesting')) === 1) return 'harness';
-      if ((await metric(extra.port, 'webhook_dispatcher_ingesting')) === 1) return 'extra';
+      if ((await metric(harness.metricsPort, 'webhook_dispatcher_ingesting')) === 1) return 'harness';
+      if ((await metric(extra.metricsPort, 'webhook_dispatcher_ingesting')) === 1) return 'extra';
       return null;
     });
 

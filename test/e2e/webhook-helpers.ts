@@ -118,6 +118,8 @@ export async function commitOutboxEvents(databaseUrl: string, events: OutboxEven
 
 export interface ExtraDispatcher {
   port: number;
+  /** Its METRICS_PORT (Prometheus /metrics). */
+  metricsPort: number;
   pid: number;
   exited: Promise<number | string>;
   stop(signal?: NodeJS.Signals): Promise<number | string>;
@@ -130,7 +132,7 @@ export async function spawnDispatcher(
   redisUrl: string,
   env: Record<string, string> = {},
 ): Promise<ExtraDispatcher> {
-  const port = await getFreePort();
+  const [port, metricsPort] = await Promise.all([getFreePort(), getFreePort()]);
   const log = createWriteStream(path.join(E2E_LOG_DIR, `${services.namespace}-webhook-dispatcher-extra-${port}.log`));
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/apps/webhook-dispatcher/src/main.js')], {
     cwd: REPO_ROOT,
@@ -144,6 +146,7 @@ export async function spawnDispatcher(
       REDIS_URL: redisUrl,
       CRM_NAMESPACE: services.namespace,
       HTTP_PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       WEBHOOK_ALLOW_PRIVATE: 'true',
       ...env,
     },
@@ -162,6 +165,7 @@ export async function spawnDispatcher(
   );
   return {
     port,
+    metricsPort,
     pid: child.pid ?? -1,
     exited,
     stop: (signal: NodeJS.Signals = 'SIGTERM') => {
@@ -171,7 +175,7 @@ export async function spawnDispatcher(
   };
 }
 
-/** One sample of a Prometheus text exposition (sum over label sets matching `labels`). */
+/** One sample of the Prometheus text exposition on METRICS_PORT `port` (sum over label sets matching `labels`). */
 export async function metric(port: number, name: string, labels = ''): Promise<number | null> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const lines = text

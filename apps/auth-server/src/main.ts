@@ -5,7 +5,7 @@ import { QueueGroups } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { attachNatsServer } from '@crm/messaging';
 import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger } from '@crm/observability';
-import { listenOn, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
+import { listenOn, pathLengthLimit, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
 import { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
 import type { OidcProviderHolder } from './oauth/oidc-provider.holder';
 import { AppModule } from './app.module';
@@ -35,7 +35,9 @@ void runService({
       logger: new PinoNestLogger(logger),
       bodyParser: false,
     });
-    app.use(requestContextMiddleware(httpMetrics(registry), (req) => req.path.split('/').slice(0, 3).join('/') || '/'));
+    // The route label is the matched template; oidc-provider's paths are labelled by their fixed prefix.
+    app.use(requestContextMiddleware(httpMetrics(registry), (req) => oidcPathOf(req.path)));
+    app.use(pathLengthLimit());
     app.use('/operator', json({ limit: '1mb' }));
     app.use(securityHeaders());
     app.getHttpAdapter().getInstance().disable('x-powered-by');
@@ -49,9 +51,7 @@ void runService({
     app.use('/oauth/interaction', urlencoded({ extended: false, limit: '16kb' }));
     app.use('/oauth/token', urlencoded({ extended: false, limit: '56kb' }), app.get(TokenEndpointPrecheck).handler());
     const oidc = app.get<OidcProviderHolder>(OIDC_PROVIDER);
-    app.use((req: Request, res: Response, next: NextFunction) =>
-      OIDC_PATHS.some((p) => req.path === p || req.path.startsWith(`${p}/`)) ? oidc.handle(req, res) : next(),
-    );
+    app.use((req: Request, res: Response, next: NextFunction) => (oidcPathOf(req.path) ? oidc.handle(req, res) : next()));
     await attachNatsServer(app, {
       service: SERVICE,
       url: config.NATS_URL,
@@ -63,4 +63,10 @@ void runService({
     return app;
   },
   listen: (app) => listenOn(app, config.AUTH_PORT),
+  metricsPort: config.METRICS_PORT,
 });
+
+/** The oidc-provider path `path` falls under (one of OIDC_PATHS), if any. */
+function oidcPathOf(path: string): string | undefined {
+  return OIDC_PATHS.find((p) => path === p || path.startsWith(`${p}/`));
+}

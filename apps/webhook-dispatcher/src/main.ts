@@ -35,4 +35,5 @@ void runService({
     return app;
   },
   listen: (app) => listenOn(app, config.HTTP_PORT),
+  metricsPort: config.METRICS_PORT,
 });

@@ -8,3 +8,5 @@ export * from './redis.module';
 export * from './api-exception.filter';
 export * from './listen';
 export * from './transient-errors';
+export * from './metrics-server';
+export * from './path-length.middleware';

@@ -1,6 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { serveMetrics, type MetricsServer } from './metrics-server';
 import { ReadinessRegistry } from './readiness.registry';
+import { METRICS_REGISTRY } from './tokens';
 
 export interface RunServiceOptions {
   service: string;
@@ -10,6 +13,8 @@ export interface RunServiceOptions {
   createApp: () => Promise<INestApplication>;
   /** Starts listening; returns the bound port. */
   listen: (app: INestApplication) => Promise<number>;
+  /** METRICS_PORT: Prometheus /metrics is served there only, never on the service's own port (0: any free port). */
+  metricsPort: number;
   /** `main.js migrate`: run this service's migrations and exit. */
   migrate?: () => Promise<void>;
 }
@@ -43,10 +48,12 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   }
 
   let app: INestApplication;
+  let metrics: MetricsServer;
   try {
     app = await options.createApp();
     const port = await options.listen(app);
-    logger.info({ port }, `${options.service} listening`);
+    metrics = await serveMetrics(app.get<Registry>(METRICS_REGISTRY), options.metricsPort);
+    logger.info({ port, metrics_port: metrics.port }, `${options.service} listening`);
   } catch (error) {
     logger.fatal({ err: error }, `${options.service} failed to start`);
     process.exit(1);
@@ -65,6 +72,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     try {
       app.get(ReadinessRegistry).startDraining();
       await app.close();
+      await metrics.close();
       logger.info('stopped');
       process.exit(0);
     } catch (error) {

@@ -11,7 +11,7 @@ export interface ServiceKitOptions {
   registry: Registry;
 }
 
-/** Logger, metrics registry, readiness and the ops endpoints, once per service. */
+/** Logger, metrics registry, readiness and the health endpoints, once per service. */
 @Global()
 @Module({})
 export class ServiceKitModule {

@@ -17,6 +17,8 @@ export interface ServiceProcess {
   /** Name in logs: the app, with "-<n>" for crm-core replicas. */
   name: string;
   port: number;
+  /** The internal port of its Prometheus /metrics (METRICS_PORT). */
+  metricsPort: number;
   pid: number;
   logFile: string;
   /** Resolves with the exit code (or the signal's name) once the process has exited. */
@@ -104,7 +106,10 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   const infra = { ...resolveTestInfra(), ...options.infra };
   const namespace = uniqueNamespace('e2e');
   const database = await createTestDatabase('e2e', infra.databaseUrl);
-  const [gatewayPort, authPort, dispatcherPort, ...crmPorts] = await Promise.all(Array.from({ length: 3 + replicas }, () => getFreePort()));
+  // One batch for every port (HTTP, then METRICS_PORT of each process), so no two coincide.
+  const ports = await Promise.all(Array.from({ length: 2 * (3 + replicas) }, () => getFreePort()));
+  const [gatewayPort, authPort, dispatcherPort, ...crmPorts] = ports.slice(0, 3 + replicas);
+  const metricsPorts = ports.slice(3 + replicas);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const authUrl = `http://127.0.0.1:${authPort}`;
   const operatorToken = randomBytes(24).toString('hex');
@@ -135,10 +140,10 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   };
 
   const processes: ServiceProcess[] = [];
-  const spawnApp = (app: AppName, name: string, port: number, args: string[] = []): ServiceProcess => {
+  const spawnApp = (app: AppName, name: string, port: number, metricsPort: number, args: string[] = []): ServiceProcess => {
     const logFile = path.join(E2E_LOG_DIR, `${namespace}-${name}${args.length ? `-${args.join('-')}` : ''}.log`);
     const out = createWriteStream(logFile);
-    const env = { ...baseEnv, HTTP_PORT: String(port), SERVICE_INSTANCE: name };
+    const env = { ...baseEnv, HTTP_PORT: String(port), METRICS_PORT: String(metricsPort), SERVICE_INSTANCE: name };
     const child = spawn(process.execPath, [distMain(app), ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.pipe(out, { end: false });
     child.stderr?.pipe(out, { end: false });
@@ -150,6 +155,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
       app,
       name,
       port,
+      metricsPort,
       pid: child.pid ?? -1,
       logFile,
       exited,
@@ -162,7 +168,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
 
   try {
     for (const app of MIGRATED_APPS) {
-      const migration = spawnApp(app, app, 0, ['migrate']);
+      const migration = spawnApp(app, app, 0, 0, ['migrate']);
       let timer: NodeJS.Timeout | undefined;
       const code = await Promise.race([migration.exited, new Promise<string>((r) => (timer = setTimeout(() => r('timeout'), 60_000)))]);
       clearTimeout(timer);
@@ -171,10 +177,12 @@ export async function startServices(options: StartServicesOptions = {}): Promise
         throw new Error(`migration of ${app} failed (${code}); log ${migration.logFile}:\n${tail(migration.logFile)}`);
       }
     }
-    processes.push(spawnApp('auth-server', 'auth-server', authPort));
-    crmPorts.forEach((port, i) => processes.push(spawnApp('crm-core', replicas > 1 ? `crm-core-${i + 1}` : 'crm-core', port)));
-    processes.push(spawnApp('webhook-dispatcher', 'webhook-dispatcher', dispatcherPort));
-    processes.push(spawnApp('api-gateway', 'api-gateway', gatewayPort));
+    processes.push(spawnApp('auth-server', 'auth-server', authPort, metricsPorts[0]));
+    crmPorts.forEach((port, i) =>
+      processes.push(spawnApp('crm-core', replicas > 1 ? `crm-core-${i + 1}` : 'crm-core', port, metricsPorts[3 + i])),
+    );
+    processes.push(spawnApp('webhook-dispatcher', 'webhook-dispatcher', dispatcherPort, metricsPorts[2]));
+    processes.push(spawnApp('api-gateway', 'api-gateway', gatewayPort, metricsPorts[1]));
     await Promise.all(processes.map((p) => waitReady(p, options.readyTimeoutSeconds ?? 60)));
   } catch (error) {
     await Promise.all(processes.map((p) => p.stop('SIGKILL')));

@@ -10,6 +10,13 @@ export class GatewayConfig extends BaseConfig {
   @Max(65535)
   PORT = 3000;
 
+  /** Prometheus /metrics only, apart from the service's own port (never published); 0 picks a free port. */
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT = 9460;
+
   /** Key of the API-key HMAC; the auth-server must have the same value. */
   @IsString()
   @MinLength(16, { message: 'API_KEY_PEPPER must be at least 16 characters' })

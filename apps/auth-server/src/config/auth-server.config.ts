@@ -11,6 +11,13 @@ export class AuthServerConfig extends DatabaseBackedConfig {
   @Max(65535)
   AUTH_PORT = 3001;
 
+  /** Prometheus /metrics only, apart from the service's own port (never published); 0 picks a free port. */
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT = 9461;
+
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'AUTH_DATABASE_URL must look like postgres://user@host:5432/db' })
   AUTH_DATABASE_URL?: string;

@@ -9,6 +9,13 @@ export class CrmCoreConfig extends DatabaseBackedConfig {
   @Max(65535)
   HTTP_PORT = 3002;
 
+  /** Prometheus /metrics only, apart from the service's own port (never published); 0 picks a free port. */
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT = 9462;
+
   /** Overrides DATABASE_URL for the crm schema (its own database if wanted). */
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'CRM_DATABASE_URL must look like postgres://user@host:5432/db' })

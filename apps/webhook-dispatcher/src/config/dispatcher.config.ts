@@ -10,6 +10,13 @@ export class DispatcherConfig extends DatabaseBackedConfig {
   @Max(65535)
   HTTP_PORT = 3003;
 
+  /** Prometheus /metrics only, apart from the service's own port (never published); 0 picks a free port. */
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT = 9463;
+
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'WEBHOOKS_DATABASE_URL must look like postgres://user@host:5432/db' })
   WEBHOOKS_DATABASE_URL?: string;
