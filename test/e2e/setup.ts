@@ -104,6 +104,12 @@ export function setupE2e(options: E2eOptions = {}): E2e {
     get authUrl() {
       return get('services').authUrl;
     },
+    get gatewayUrls() {
+      return get('services').gatewayUrls;
+    },
+    get authUrls() {
+      return get('services').authUrls;
+    },
     get operatorToken() {
       return get('services').operatorToken;
     },

@@ -32,6 +32,10 @@ export interface ServicesHandle {
   gatewayUrl: string;
   /** http://127.0.0.1:<port> of the auth-server (also its issuer). */
   authUrl: string;
+  /** Every api-gateway replica's URL (`gatewayReplicas`); the first is `gatewayUrl`. */
+  gatewayUrls: string[];
+  /** Every auth-server replica's URL (`authServerReplicas`); the first is `authUrl`, the issuer of them all. */
+  authUrls: string[];
   operatorToken: string;
   /** The API_KEY_PEPPER the services were given (tests check it never reaches a log). */
   apiKeyPepper: string;
@@ -44,6 +48,10 @@ export interface ServicesHandle {
 
 export interface StartServicesOptions {
   crmCoreReplicas?: number;
+  /** API gateways (default 1); the n-th reads the keys of the n-th auth-server (round robin). */
+  gatewayReplicas?: number;
+  /** Auth-servers (default 1) sharing one issuer (the first one's URL), database and Redis. */
+  authServerReplicas?: number;
   /** Extra environment for every service (e.g. ENABLE_TEST_CLOCK). */
   env?: Record<string, string>;
   /** Seconds to wait for each /readyz. */
@@ -140,10 +148,17 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   };
 
   const processes: ServiceProcess[] = [];
-  const spawnApp = (app: AppName, name: string, port: number, metricsPort: number, args: string[] = []): ServiceProcess => {
+  const spawnApp = (
+    app: AppName,
+    name: string,
+    port: number,
+    metricsPort: number,
+    args: string[] = [],
+    envOverrides: Record<string, string> = {},
+  ): ServiceProcess => {
     const logFile = path.join(E2E_LOG_DIR, `${namespace}-${name}${args.length ? `-${args.join('-')}` : ''}.log`);
     const out = createWriteStream(logFile);
-    const env = { ...baseEnv, HTTP_PORT: String(port), METRICS_PORT: String(metricsPort), SERVICE_INSTANCE: name };
+    const env = { ...baseEnv, HTTP_PORT: String(port), METRICS_PORT: String(metricsPort), SERVICE_INSTANCE: name, ...envOverrides };
     const child = spawn(process.execPath, [distMain(app), ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.pipe(out, { end: false });
     child.stderr?.pipe(out, { end: false });
@@ -166,6 +181,32 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     };
   };
 
+  const gatewayUrls = [gatewayUrl];
+  const authUrls = [authUrl];
+  /**
+   * Gateways and auth-servers past the first, once the first ones listen (so no free port found
+   * now can be theirs): one issuer (the first auth-server), the n-th gateway on the n-th auth-server.
+   */
+  const startReplicas = async (): Promise<void> => {
+    const moreAuth = Math.max(0, (options.authServerReplicas ?? 1) - 1);
+    const moreGateways = Math.max(0, (options.gatewayReplicas ?? 1) - 1);
+    const free = await Promise.all(Array.from({ length: 2 * (moreAuth + moreGateways) }, () => getFreePort()));
+    const started: ServiceProcess[] = [];
+    for (let i = 0; i < moreAuth; i += 1) {
+      const [port, metricsPort] = free.splice(0, 2);
+      authUrls.push(`http://127.0.0.1:${port}`);
+      started.push(spawnApp('auth-server', `auth-server-${i + 2}`, port, metricsPort, [], { AUTH_PORT: String(port) }));
+    }
+    for (let i = 0; i < moreGateways; i += 1) {
+      const [port, metricsPort] = free.splice(0, 2);
+      gatewayUrls.push(`http://127.0.0.1:${port}`);
+      const env = { PORT: String(port), AUTH_URL: authUrls[(i + 1) % authUrls.length] };
+      started.push(spawnApp('api-gateway', `api-gateway-${i + 2}`, port, metricsPort, [], env));
+    }
+    processes.push(...started);
+    await Promise.all(started.map((p) => waitReady(p, options.readyTimeoutSeconds ?? 60)));
+  };
+
   try {
     for (const app of MIGRATED_APPS) {
       const migration = spawnApp(app, app, 0, 0, ['migrate']);
@@ -184,6 +225,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     processes.push(spawnApp('webhook-dispatcher', 'webhook-dispatcher', dispatcherPort, metricsPorts[2]));
     processes.push(spawnApp('api-gateway', 'api-gateway', gatewayPort, metricsPorts[1]));
     await Promise.all(processes.map((p) => waitReady(p, options.readyTimeoutSeconds ?? 60)));
+    await startReplicas();
   } catch (error) {
     await Promise.all(processes.map((p) => p.stop('SIGKILL')));
     await database.drop().catch(() => undefined);
@@ -194,6 +236,8 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   return {
     gatewayUrl,
     authUrl,
+    gatewayUrls,
+    authUrls,
     operatorToken,
     apiKeyPepper,
     namespace,
