@@ -156,6 +156,25 @@ describe('MCP server (e2e)', () => {
     expect(basic.headers.get('www-authenticate')).toContain('resource_metadata=');
   });
 
+  it('takes one JSON-RPC message per request: a batch is refused, so the limits count every tool call', async () => {
+    const call = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'search_contacts', arguments: {} } };
+    const res = await fetch(`${services.gatewayUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${mcpToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify(Array.from({ length: 50 }, (_, id) => ({ ...call, id }))),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error.code).toBe(-32600);
+    const get = await fetch(`${services.gatewayUrl}/mcp`, { headers: { authorization: `Bearer ${mcpToken}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
   it('tells a client that tries dynamic registration where to get a client', async () => {
     const res = await fetch(`${services.authUrl}/oauth/register`, {
       method: 'POST',

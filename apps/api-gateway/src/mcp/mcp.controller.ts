@@ -61,6 +61,12 @@ export class McpController {
     }
     const caller = await this.authenticate(req, res);
     if (!caller) return;
+    // One message per request (the current protocol has no batches): one request of the limits is
+    // one tool call, never a hundred.
+    if (Array.isArray(req.body)) {
+      res.status(400).json(rpcError(-32600, 'JSON-RPC batches are not supported; send one message per request'));
+      return;
+    }
     const verdict = await this.limiter.acquire(caller.user_id);
     res.set(verdict.headers);
     if (verdict.kind !== 'allowed') {
