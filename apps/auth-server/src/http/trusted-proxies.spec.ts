@@ -1,5 +1,7 @@
+import { ConfigError, loadConfig } from '@crm/config';
 import express, { type Request } from 'express';
 import type { AddressInfo } from 'node:net';
+import { AuthServerConfig } from '../config/auth-server.config';
 import { forwardedHeaders, throttleSource, trustedProxyProblems, trustProxySetting } from './trusted-proxies';
 
 describe('trusted proxies', () => {
@@ -9,6 +11,18 @@ describe('trusted proxies', () => {
     expect(problems).toHaveLength(6);
     expect(problems[1]).toContain('"proxy.internal" is not an IP address');
     expect(trustProxySetting([])).toBe(false);
+  });
+
+  it('AUTH_TRUSTED_PROXIES: none by default; a bad entry stops the start naming the variable', () => {
+    expect(loadConfig(AuthServerConfig, {}).trustedProxies).toEqual([]);
+    expect(loadConfig(AuthServerConfig, { AUTH_TRUSTED_PROXIES: ' 10.0.0.0/8, loopback ' }).trustedProxies).toEqual([
+      '10.0.0.0/8',
+      'loopback',
+    ]);
+    expect(() => loadConfig(AuthServerConfig, { AUTH_TRUSTED_PROXIES: '10.0.0.0/8,true' })).toThrow(ConfigError);
+    expect(() => loadConfig(AuthServerConfig, { AUTH_TRUSTED_PROXIES: 'true' })).toThrow(
+      /AUTH_TRUSTED_PROXIES: "true" is not an IP address/,
+    );
   });
 
   it('keys IPv4 sources by address and IPv6 sources by their /64', () => {
