@@ -31,6 +31,8 @@ const common = {
 const ignore = ['/node_modules/', '/dist/'];
 
 module.exports = {
+  // The progress lines let .ci/run name a file that hangs (tools/jest-progress-reporter.cjs).
+  reporters: ['default', '<rootDir>/tools/jest-progress-reporter.cjs'],
   projects: [
     {
       ...common,

@@ -182,9 +182,10 @@ describe('MCP server (e2e)', () => {
       body: '{}',
     });
     expect(res.status).toBe(403);
-    const body = (await res.json()) as Json;
-    expect(body).toMatchObject({ error: 'access_denied', error_description: 'registration is closed' });
-    const page = await fetch(body.error_uri);
+    expect(await res.json()).toEqual({ error: 'access_denied', error_description: 'registration is closed' });
+    const help = /^<([^>]+)>; rel="help"$/.exec(res.headers.get('link') ?? '');
+    expect(help).not.toBeNull();
+    const page = await fetch(help![1]);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('/operator/clients');
   });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, MAX_INPUT_DEPTH, tooDeepField, type Caller } from '@crm/contracts';
+import { assertInputBounds, type Caller } from '@crm/contracts';
 import { IdempotencyStore, idempotencyScope, requestFingerprint, type IdempotentOutcome } from '../limits/idempotency';
 import type { ResolvedRoute } from '../routing/api-route.middleware';
 import { ApiService, authorizeRoute, type ApiInput } from './api.service';
@@ -20,9 +20,8 @@ export class ApiPipeline {
   async run(caller: Caller, resolved: ResolvedRoute, input: ApiInput, idempotencyKey?: string): Promise<IdempotentOutcome> {
     authorizeRoute(caller, resolved.route);
     if (idempotencyKey === undefined) return { ...(await this.api.handle(caller, resolved, input)), replayed: false };
-    // The fingerprint walks the body recursively: refuse hostile nesting first, as validation would.
-    const deep = input.body !== null && typeof input.body === 'object' ? tooDeepField(input.body) : null;
-    if (deep !== null) throw ApiError.invalid({ [deep]: `is nested too deeply (at most ${MAX_INPUT_DEPTH} levels)` });
+    // The fingerprint walks the body: refuse what validation would refuse (depth, keys, array sizes) first.
+    if (input.body !== null && typeof input.body === 'object') assertInputBounds(input.body);
     const fingerprint = requestFingerprint(resolved.route.operationId, resolved.params, input.query, input.body);
     return this.idempotency.run(idempotencyScope(caller), idempotencyKey, fingerprint, () => this.api.handle(caller, resolved, input), {
       replyCarriesSecret: resolved.route.replyCarriesSecret === true,

@@ -33,9 +33,9 @@ export class RegistrationController {
 
   @All('register')
   register(@Res() res: Response): void {
-    // The spec's exact answer, plus RFC 6749's error_uri: the page saying how to get a client.
-    const errorUri = `${this.config.AUTH_ISSUER}${CLIENTS_PAGE_PATH}`;
-    res.status(403).json({ error: 'access_denied', error_description: 'registration is closed', error_uri: errorUri });
+    // The spec's exact body; a Link header (RFC 8288, rel=help) points to the page saying how to get a client.
+    res.set('Link', `<${this.config.AUTH_ISSUER}${CLIENTS_PAGE_PATH}>; rel="help"`);
+    res.status(403).json({ error: 'access_denied', error_description: 'registration is closed' });
   }
 
   @Get('clients')
