@@ -1,4 +1,4 @@
-import { generateApiKey, hashApiKey, hashPassword, safeEqual, verifyPassword } from './secrets';
+import { generateApiKey, hashApiKey, hashPassword, openSealedValue, safeEqual, sealValue, verifyPassword } from './secrets';
 
 describe('API keys', () => {
   it('are long random url-safe strings', () => {
@@ -27,5 +27,24 @@ describe('passwords', () => {
     await expect(verifyPassword('correct horse', stored)).resolves.toBe(true);
     await expect(verifyPassword('wrong horse', stored)).resolves.toBe(false);
     await expect(verifyPassword('x', 'garbage')).resolves.toBe(false);
+  });
+});
+
+describe('sealValue / openSealedValue', () => {
+  const key = 'a pepper of at least sixteen characters';
+
+  it('opens what it sealed, for the same context only', () => {
+    const sealed = sealValue(key, 'record:u1', '{"role":"user"}');
+    expect(openSealedValue(key, 'record:u1', sealed)).toBe('{"role":"user"}');
+    expect(openSealedValue(key, 'record:u2', sealed)).toBeNull();
+    expect(openSealedValue('another key of sixteen characters', 'record:u1', sealed)).toBeNull();
+  });
+
+  it('refuses a changed payload, a bare payload and garbage', () => {
+    const sealed = sealValue(key, 'c', '{"role":"user"}');
+    expect(openSealedValue(key, 'c', sealed.replace('user', 'admin'))).toBeNull();
+    expect(openSealedValue(key, 'c', '{"role":"admin"}')).toBeNull();
+    expect(openSealedValue(key, 'c', '.')).toBeNull();
+    expect(openSealedValue(key, 'c', '')).toBeNull();
   });
 });

@@ -46,3 +46,28 @@ export async function verifyPassword(password: string, stored: string): Promise<
   });
   return timingSafeEqual(expected, actual);
 }
+
+const SEALING_DOMAIN = 'crm sealed values v1';
+
+function sealMac(key: string, context: string, payload: string): string {
+  const derived = createHmac('sha256', key).update(SEALING_DOMAIN).digest();
+  return createHmac('sha256', derived).update(context).update('\n').update(payload).digest('base64url');
+}
+
+/**
+ * `payload` with an HMAC over it and `context` (what and whose it is), as `<mac>.<payload>`: a
+ * reader holding the same key can tell it was written by a holder of the key and for that context.
+ * For values services pass through a shared store (Redis) that must not be forgeable by whoever can
+ * write to that store.
+ */
+export function sealValue(key: string, context: string, payload: string): string {
+  return `${sealMac(key, context, payload)}.${payload}`;
+}
+
+/** The payload of a {@link sealValue} result, or null if it was not sealed with `key` for `context`. */
+export function openSealedValue(key: string, context: string, sealed: string): string | null {
+  const dot = sealed.indexOf('.');
+  if (dot <= 0) return null;
+  const payload = sealed.slice(dot + 1);
+  return safeEqual(sealed.slice(0, dot), sealMac(key, context, payload)) ? payload : null;
+}

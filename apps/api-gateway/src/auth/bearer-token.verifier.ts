@@ -4,6 +4,7 @@ import {
   CacheKeys,
   ErrorName,
   mcpResourceUrl,
+  openCredentialRecord,
   Subjects,
   type Caller,
   type CredentialRecord,
@@ -100,7 +101,9 @@ export class BearerTokenVerifier {
     try {
       const ns = this.config.CRM_NAMESPACE;
       const [record, revoked] = await this.redis.mget(CacheKeys.credentials(ns, userId), CacheKeys.revokedGrant(ns, grantId));
-      if (record) return { record: JSON.parse(record) as CredentialRecord, revoked: revoked !== null };
+      const opened = record ? openCredentialRecord(this.config.API_KEY_PEPPER, userId, record) : null;
+      if (opened) return { record: opened, revoked: revoked !== null };
+      if (record) this.logger.warn({ user_id: userId }, 'a credential record in Redis is not sealed by the auth-server; asking it');
       // No user record cached: the auth-server answers both from the database.
     } catch (error) {
       this.logger.warn({ detail: (error as Error).message }, 'Redis unavailable; asking the auth-server about the token');

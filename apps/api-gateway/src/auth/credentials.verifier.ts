@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { hashApiKey, isId, safeEqual } from '@crm/common';
-import { ApiError, CacheKeys, ErrorName, Subjects, type Caller, type CredentialRecord } from '@crm/contracts';
+import { ApiError, CacheKeys, ErrorName, openCredentialRecord, Subjects, type Caller, type CredentialRecord } from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
 import { LOGGER, METRICS_REGISTRY, REDIS } from '@crm/service-kit';
 import type { Redis } from 'ioredis';
@@ -47,11 +47,13 @@ export class CredentialsVerifier {
   private async lookup(userId: string): Promise<CredentialRecord> {
     try {
       const cached = await this.redis.get(CacheKeys.credentials(this.config.CRM_NAMESPACE, userId));
-      if (cached) {
+      const record = cached ? openCredentialRecord(this.config.API_KEY_PEPPER, userId, cached) : null;
+      if (record) {
         this.lookups.inc({ source: 'redis' });
-        return JSON.parse(cached) as CredentialRecord;
+        return record;
       }
-      this.lookups.inc({ source: 'miss' });
+      if (cached) this.logger.warn({ user_id: userId }, 'a credential record in Redis is not sealed by the auth-server; asking it');
+      this.lookups.inc({ source: cached ? 'unsealed' : 'miss' });
     } catch (error) {
       this.lookups.inc({ source: 'redis_error' });
       this.logger.warn({ detail: (error as Error).message }, 'credentials cache unavailable; asking the auth-server');

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { generateApiKey, hashApiKey, newId } from '@crm/common';
-import { CacheKeys, ErrorName, type CredentialRecord } from '@crm/contracts';
+import { CacheKeys, ErrorName, openCredentialRecord, type CredentialRecord } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { createLogger } from '@crm/observability';
 import { createRedis } from '@crm/service-kit';
@@ -114,7 +114,8 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
 
   const cachedHash = async (userId: string): Promise<string | null | undefined> => {
     const raw = await redis.get(CacheKeys.credentials(namespace, userId));
-    return raw ? (JSON.parse(raw) as { api_key_hash?: string | null }).api_key_hash : undefined;
+    const record = raw ? openCredentialRecord(config.API_KEY_PEPPER, userId, raw) : null;
+    return record ? (record.found ? record.api_key_hash : null) : undefined;
   };
   const caller = (userId: string, accountId: string) => ({
     user_id: userId,

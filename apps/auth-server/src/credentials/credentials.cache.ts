@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CacheKeys, CREDENTIALS_TTL_SECONDS, UNKNOWN_CREDENTIALS_TTL_SECONDS, type CredentialRecord } from '@crm/contracts';
+import {
+  CacheKeys,
+  CREDENTIALS_TTL_SECONDS,
+  sealCredentialRecord,
+  UNKNOWN_CREDENTIALS_TTL_SECONDS,
+  type CredentialRecord,
+} from '@crm/contracts';
 import { LOGGER, REDIS } from '@crm/service-kit';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -26,7 +32,8 @@ return 0`;
 
 /**
  * The Redis mirror of API-key hashes that the gateway reads on every request. The database stays
- * the source of truth. Every record carries the version the database gave the change, and a write
+ * the source of truth. Records are sealed with an HMAC keyed by the pepper, so a process that can
+ * write Redis cannot mint credentials. Every record carries the version the database gave the change, and a write
  * never replaces a newer version: a refill that read the database just before a change, and
  * writes just after the change was published, is dropped however the two interleave.
  */
@@ -49,7 +56,8 @@ export class CredentialsCache {
 
   private write(record: CredentialRecord): Promise<unknown> {
     const version = record.version ?? 0;
-    return this.redis.eval(WRITE, 2, ...this.keys(record.user_id), JSON.stringify(record), this.ttl(record), version, VERSION_TTL_SECONDS);
+    const sealed = sealCredentialRecord(this.config.API_KEY_PEPPER, record);
+    return this.redis.eval(WRITE, 2, ...this.keys(record.user_id), sealed, this.ttl(record), version, VERSION_TTL_SECONDS);
   }
 
   /** After a change of a user's credentials: must reach Redis, so failures propagate. */

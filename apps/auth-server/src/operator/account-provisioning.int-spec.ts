@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { hashApiKey } from '@crm/common';
-import { CacheKeys, ErrorName, namespacedSubject, Subjects } from '@crm/contracts';
+import { CacheKeys, ErrorName, namespacedSubject, openCredentialRecord, Subjects } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { RpcClient } from '@crm/messaging';
 import { createLogger } from '@crm/observability';
@@ -95,7 +95,11 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
     const created = await service.createAccount(request('ann@acme.test'));
     expect(created.account).toMatchObject({ name: 'Acme', region: 'us', base_url: 'http://localhost:3000/api/v3' });
     expect(provisioned).toEqual([created.account.id]);
-    const cached = JSON.parse((await redis.get(CacheKeys.credentials(namespace, created.user.id)))!);
+    const cached = openCredentialRecord(
+      config.API_KEY_PEPPER,
+      created.user.id,
+      (await redis.get(CacheKeys.credentials(namespace, created.user.id)))!,
+    );
     expect(cached).toEqual({
       found: true,
       user_id: created.user.id,
@@ -131,7 +135,9 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
     expect(provisioned).toContain(half!.accountId);
     expect((await identity.findUserByEmail('cy@acme.test'))?.account.status).toBe('active');
     // Published after the activation committed: the gateway's cache says active at once.
-    expect(JSON.parse((await redis.get(CacheKeys.credentials(namespace, half!.id)))!)).toMatchObject({ found: true });
+    expect(
+      openCredentialRecord(config.API_KEY_PEPPER, half!.id, (await redis.get(CacheKeys.credentials(namespace, half!.id)))!),
+    ).toMatchObject({ found: true });
     expect(await service.resumeStuck()).toBe(0);
   });
 
@@ -156,6 +162,12 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
       billing_status: 'active',
       version: 1,
     });
-    expect(JSON.parse((await redis.get(CacheKeys.credentials(namespace, userId)))!).api_key_hash).toBe('new');
+    expect(
+      (
+        openCredentialRecord(config.API_KEY_PEPPER, userId, (await redis.get(CacheKeys.credentials(namespace, userId)))!) as {
+          api_key_hash?: string;
+        }
+      ).api_key_hash,
+    ).toBe('new');
   });
 });

@@ -1,3 +1,4 @@
+import { openSealedValue, sealValue } from '@crm/common';
 import { IsString, MaxLength } from 'class-validator';
 import type { Role } from '../rpc/caller';
 
@@ -28,6 +29,28 @@ export type CredentialRecord =
  * with an older version, so a refill that read the database before a change cannot undo it.
  */
 export type CredentialRecordVersion = number;
+
+const recordContext = (userId: string) => `credential-record:${userId}`;
+
+/**
+ * A credential record as the auth-server writes it to Redis: sealed with an HMAC keyed by
+ * API_KEY_PEPPER for this user id (libs/common `sealValue`), so whoever can write Redis but lacks
+ * the pepper can neither mint a record nor move one to another user.
+ */
+export function sealCredentialRecord(pepper: string, record: CredentialRecord): string {
+  return sealValue(pepper, recordContext(record.user_id), JSON.stringify(record));
+}
+
+/**
+ * The record read from Redis if the auth-server sealed it for this user; null for anything else (a
+ * forged or moved record, or one written before records were sealed): a cache miss.
+ */
+export function openCredentialRecord(pepper: string, userId: string, raw: string): CredentialRecord | null {
+  const payload = openSealedValue(pepper, recordContext(userId), raw);
+  if (payload === null) return null;
+  const record = JSON.parse(payload) as CredentialRecord;
+  return record.user_id === userId ? record : null;
+}
 
 export class ResolveCredentialsRequest {
   @IsString() @MaxLength(64) user_id: string;
