@@ -7,7 +7,6 @@ import {
   openCredentialRecord,
   Subjects,
   type Caller,
-  type CredentialRecord,
   type Scope,
   type TokenStatusReply,
 } from '@crm/contracts';
