@@ -1,6 +1,7 @@
 import { IsString } from 'class-validator';
 import { ErrorName } from '../errors/error-name';
 import { PagingRequest } from '../paging/paging.request';
+import { CreateContactRequest } from '../contacts/contact.requests';
 import {
   inputProblem,
   MAX_ARRAY_LENGTH,
@@ -141,5 +142,19 @@ describe('parseContract on hostile input', () => {
       page: Number.MAX_SAFE_INTEGER,
       per_page: 100,
     });
+  });
+});
+
+describe('parseContract names the first rule a value broke', () => {
+  it('reports a wrong type as a wrong type, not by a length rule', () => {
+    expect(() => parseContract(CreateContactRequest, { last_name: 123 })).toThrow(
+      expect.objectContaining({ errors: expect.objectContaining({ last_name: 'last_name must be a string' }) }),
+    );
+  });
+
+  it('reports a missing required value as required', () => {
+    expect(() => parseContract(CreateContactRequest, { last_name: 'Lee', phones: [{ type: 'work' }] })).toThrow(
+      expect.objectContaining({ errors: { 'phones.0.value': 'value is required' } }),
+    );
   });
 });

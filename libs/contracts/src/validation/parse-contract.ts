@@ -2,11 +2,43 @@ import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { ApiError, type FieldErrors } from '../errors/api-error';
 
+/**
+ * The rules a value meets first: presence, then its type, then its form; a value of the wrong type
+ * is reported as such ("must be a string"), never by a length or range rule that happened to run
+ * first.
+ */
+const RULE_ORDER = [
+  'isDefined',
+  'isNotEmptyObject',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'nestedValidation',
+  'isEnum',
+  'isIn',
+  'isNotEmpty',
+];
+const rank = (constraint: string) => {
+  const at = RULE_ORDER.indexOf(constraint);
+  return at < 0 ? RULE_ORDER.length : at;
+};
+
+/** The message of the first rule the value broke, in {@link RULE_ORDER}; "is required" when it is missing. */
+function firstFailure(error: ValidationError): string | undefined {
+  const constraints = Object.entries(error.constraints ?? {});
+  if (constraints.length === 0) return undefined;
+  if (error.value === undefined && !('isDefined' in (error.constraints ?? {}))) return `${error.property} is required`;
+  return constraints.sort(([a], [b]) => rank(a) - rank(b))[0][1];
+}
+
 function collect(errors: ValidationError[], prefix: string, out: FieldErrors): void {
   for (const error of errors) {
     const field = prefix ? `${prefix}.${error.property}` : error.property;
-    const messages = Object.values(error.constraints ?? {});
-    if (messages.length > 0 && !out[field]) out[field] = messages[0];
+    const message = firstFailure(error);
+    if (message !== undefined && !out[field]) out[field] = message;
     if (error.children?.length) collect(error.children, field, out);
   }
 }
@@ -144,7 +176,7 @@ export function parseContract<T extends object>(cls: ClassConstructor<T>, input:
   }
   assertInputBounds(input);
   const instance = plainToInstance(cls, input, { exposeDefaultValues: true });
-  const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: false, validationError: { target: false, value: false } });
+  const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: false, validationError: { target: false, value: true } });
   if (errors.length > 0) {
     const fields: FieldErrors = {};
     collect(errors, '', fields);
