@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@crm/config';
 import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger } from '@crm/observability';
-import { listenOn, pathLengthLimit, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
+import { listenOn, pathLengthLimit, requireJsonBodies, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
 import { json } from 'express';
 import { AppModule } from './app.module';
 import { GatewayConfig } from './config/gateway.config';
@@ -28,6 +28,7 @@ void runService({
     // The route label is the operation id of an API route, else the matched template, else "unmatched".
     app.use(requestContextMiddleware(httpMetrics(registry), (req) => (req as ApiRequest).apiRoute?.route.operationId));
     app.use(pathLengthLimit());
+    app.use(requireJsonBodies());
     app.use(json({ limit: '1mb', strict: false }));
     return app;
   },

@@ -50,6 +50,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     const { http, body } = errorEnvelope(error);
     if (error.errorName === ErrorName.ServiceUnavailable) res.setHeader('Retry-After', '1');
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     res.status(http).json(body);
   }
 }

@@ -10,3 +10,4 @@ export * from './listen';
 export * from './transient-errors';
 export * from './metrics-server';
 export * from './path-length.middleware';
+export * from './json-body.middleware';

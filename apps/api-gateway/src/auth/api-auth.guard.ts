@@ -7,8 +7,19 @@ import { API_CREDENTIALS_STRATEGY } from './api-credentials.strategy';
 @Injectable()
 export class ApiAuthGuard extends AuthGuard(API_CREDENTIALS_STRATEGY) {
   override handleRequest<TUser>(err: unknown, user: TUser | false): TUser {
-    if (err) throw err;
-    if (!user) throw new ApiError(ErrorName.AuthorizationDataNotFound);
-    return user;
+    const error = err ?? (user ? null : new ApiError(ErrorName.AuthorizationDataNotFound));
+    if (!error) return user as TUser;
+    if (error instanceof ApiError && error.http === 401) error.withHeader('WWW-Authenticate', challenge(error));
+    throw error;
   }
+}
+
+const REALM = 'realm="CRM API v3"';
+
+/** RFC 9110 11.6.1: both schemes the API takes; a bad bearer token also says why (RFC 6750). */
+function challenge(error: ApiError): string {
+  if (error.errorName === ErrorName.InvalidAccessToken) {
+    return `Bearer ${REALM}, error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`;
+  }
+  return `Basic ${REALM}, charset="UTF-8", Bearer ${REALM}`;
 }

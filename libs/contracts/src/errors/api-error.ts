@@ -16,6 +16,8 @@ export interface ErrorData {
  */
 export class ApiError extends Error {
   readonly errors: FieldErrors;
+  /** Response headers an HTTP service adds to the envelope (a 401's WWW-Authenticate); never sent over NATS. */
+  readonly headers: Record<string, string> = {};
 
   constructor(
     readonly errorName: ErrorName,
@@ -29,6 +31,11 @@ export class ApiError extends Error {
 
   get http(): number {
     return ERROR_CATALOG[this.errorName].http;
+  }
+
+  withHeader(name: string, value: string): this {
+    this.headers[name] = value;
+    return this;
   }
 
   toData(): ErrorData {

@@ -16,6 +16,7 @@ export enum ErrorName {
   ResourceNotFound = 'resource_not_found',
   MethodNotAllowed = 'method_not_allowed',
   Conflict = 'conflict',
+  UnsupportedMediaType = 'unsupported_media_type',
   InternalServerError = 'internal_server_error',
   ServiceUnavailable = 'service_unavailable',
 }
@@ -93,6 +94,12 @@ export const ERROR_CATALOG: Readonly<Record<ErrorName, ErrorSpec>> = {
     bodyStatus: 405,
     message: 'Method not allowed',
     errorMessage: 'This method is not allowed on this resource',
+  },
+  [ErrorName.UnsupportedMediaType]: {
+    http: 415,
+    bodyStatus: 415,
+    message: 'Unsupported media type',
+    errorMessage: 'Send the request body as JSON with Content-Type: application/json',
   },
   [ErrorName.Conflict]: {
     http: 409,

@@ -1,0 +1,50 @@
+import { setupE2e } from './setup';
+
+/** What a client gets for a body that is not JSON and for a missing credential (issue 15, item 6). */
+describe('request format and authentication challenges (e2e)', () => {
+  const { services, admin } = setupE2e();
+  const basic = () => `Basic ${Buffer.from(`${admin.user.id}:${admin.user.api_key}`).toString('base64')}`;
+  const url = (path: string) => `${services.gatewayUrl}/api/v3${path}`;
+
+  it('answers a form-encoded or text body 415 with a hint, and creates nothing', async () => {
+    const form = await fetch(url('/contacts'), {
+      method: 'POST',
+      headers: { authorization: basic(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'last_name=Lee',
+    });
+    expect(form.status).toBe(415);
+    const body = (await form.json()) as { error_name: string; error_message: string };
+    expect(body).toMatchObject({ status: 415, error_name: 'unsupported_media_type' });
+    expect(body.error_message).toContain('application/json');
+    const text = await fetch(url('/contacts'), { method: 'POST', headers: { authorization: basic() }, body: '{"last_name":"Lee"}' });
+    expect(text.status).toBe(415);
+    const list = await fetch(url('/contacts?search=Lee'), { headers: { authorization: basic() } });
+    expect(((await list.json()) as { data: { total_count: number } }).data.total_count).toBe(0);
+  });
+
+  it('takes JSON with parameters and +json types, and bodiless writes without a Content-Type', async () => {
+    const json = await fetch(url('/contacts'), {
+      method: 'POST',
+      headers: { authorization: basic(), 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ last_name: 'Json' }),
+    });
+    expect(json.status).toBe(201);
+    const id = ((await json.json()) as { data: { contact: { id: string } } }).data.contact.id;
+    const bodiless = await fetch(url(`/contacts/${id}`), { method: 'DELETE', headers: { authorization: basic() } });
+    expect(bodiless.status).toBe(200);
+  });
+
+  it('sends a WWW-Authenticate challenge with every 401', async () => {
+    const none = await fetch(url('/contacts'));
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Basic realm="[^"]+".*, Bearer realm="[^"]+"$/);
+    const wrongKey = await fetch(url('/contacts'), {
+      headers: { authorization: `Basic ${Buffer.from(`${admin.user.id}:not-the-key`).toString('base64')}` },
+    });
+    expect(wrongKey.status).toBe(401);
+    expect(wrongKey.headers.get('www-authenticate')).toContain('Basic realm=');
+    const badToken = await fetch(url('/contacts'), { headers: { authorization: 'Bearer not.a.token' } });
+    expect(badToken.status).toBe(401);
+    expect(badToken.headers.get('www-authenticate')).toMatch(/^Bearer realm="[^"]+", error="invalid_token"/);
+  });
+});
