@@ -126,4 +126,81 @@ describe('login and consent in a real browser (e2e)', () => {
     expect(callback.searchParams.get('state')).toBe(state);
     await page.close();
   });
+
+  it('lets a single-page app on the registered origin get a token and call the API with it, and refuses other origins', async () => {
+    const { account, client_id, verifier, url } = await start('crm');
+    const page = await browser.newPage();
+    await page.goto(url.href);
+    await page.getByLabel('Email').fill(account.user.email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((u) => u.href.startsWith(redirectUri));
+
+    // In the app's page (its origin is the registered redirect URI's): token exchange, then the API.
+    const results = await page.evaluate(
+      async ({ authUrl, apiUrl, clientId, codeVerifier, redirect, userId, apiKey }) => {
+        const code = new URL((globalThis as unknown as { location: { href: string } }).location.href).searchParams.get('code')!;
+        const tokenRes = await fetch(`${authUrl}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: redirect,
+            code_verifier: codeVerifier,
+            client_id: clientId,
+          }),
+        });
+        const { access_token } = (await tokenRes.json()) as { access_token: string };
+        const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+        const created = await fetch(`${apiUrl}/contacts`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ last_name: 'From the browser' }),
+        });
+        const read = await fetch(`${apiUrl}/users/${userId}`, { headers });
+        const basic = await fetch(`${apiUrl}/users/${userId}`, { headers: { authorization: `Basic ${btoa(`${userId}:${apiKey}`)}` } });
+        return {
+          created: created.status,
+          read: read.status,
+          user: ((await read.json()) as { data: { user: { id: string } } }).data.user.id,
+          requestId: read.headers.get('x-request-id'),
+          basic: basic.status,
+        };
+      },
+      {
+        authUrl: services.authUrl,
+        apiUrl: `${services.gatewayUrl}/api/v3`,
+        clientId: client_id,
+        codeVerifier: verifier,
+        redirect: redirectUri,
+        userId: account.user.id,
+        apiKey: account.user.api_key,
+      },
+    );
+    expect(results).toMatchObject({ created: 201, read: 200, user: account.user.id, basic: 401 });
+    expect(results.requestId).toEqual(expect.any(String));
+
+    // A page of another origin cannot read the API's answers, even with a valid token.
+    const other = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Other</title>'),
+    );
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      const outcome = await page.evaluate(async (apiUrl) => {
+        try {
+          await fetch(`${apiUrl}/contacts`, { headers: { authorization: 'Bearer x' } });
+          return 'read';
+        } catch {
+          return 'blocked';
+        }
+      }, `${services.gatewayUrl}/api/v3`);
+      expect(outcome).toBe('blocked');
+    } finally {
+      other.close();
+      await page.close();
+    }
+  });
 });

@@ -4,6 +4,7 @@ import { ConfigModule } from '@crm/config';
 import { NatsClientModule } from '@crm/messaging';
 import { ApiExceptionFilter, RedisModule, ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
 import { ApiModule } from './api/api.module';
+import { BrowserOriginPolicy } from './cors/browser-origins';
 import { McpModule } from './mcp/mcp.module';
 import type { GatewayConfig } from './config/gateway.config';
 
@@ -26,7 +27,7 @@ export class AppModule {
         ApiModule,
         McpModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }, BrowserOriginPolicy],
     };
   }
 }

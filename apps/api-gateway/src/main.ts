@@ -5,6 +5,8 @@ import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger } from
 import { listenOn, pathLengthLimit, requireJsonBodies, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
 import { json } from 'express';
 import { AppModule } from './app.module';
+import { BrowserOriginPolicy } from './cors/browser-origins';
+import { corsMiddleware } from './cors/cors.middleware';
 import { GatewayConfig } from './config/gateway.config';
 import type { ApiRequest } from './routing/api-route.middleware';
 
@@ -28,6 +30,7 @@ void runService({
     // The route label is the operation id of an API route, else the matched template, else "unmatched".
     app.use(requestContextMiddleware(httpMetrics(registry), (req) => (req as ApiRequest).apiRoute?.route.operationId));
     app.use(pathLengthLimit());
+    app.use(corsMiddleware(app.get(BrowserOriginPolicy)));
     app.use(requireJsonBodies());
     app.use(json({ limit: '1mb', strict: false }));
     return app;

@@ -4,6 +4,7 @@ import { ApiError, ErrorName, type Caller } from '@crm/contracts';
 import type { Request } from 'express';
 import { Strategy } from 'passport-custom';
 import { BearerTokenVerifier } from './bearer-token.verifier';
+import { GatewayConfig } from '../config/gateway.config';
 import { CredentialsVerifier } from './credentials.verifier';
 
 export const API_CREDENTIALS_STRATEGY = 'crm-api';
@@ -36,6 +37,7 @@ export class ApiCredentialsStrategy extends PassportStrategy(Strategy, API_CREDE
   constructor(
     private readonly verifier: CredentialsVerifier,
     private readonly bearer: BearerTokenVerifier,
+    private readonly config: GatewayConfig,
   ) {
     super();
   }
@@ -51,6 +53,13 @@ export class ApiCredentialsStrategy extends PassportStrategy(Strategy, API_CREDE
           'The Authorization header is malformed: use Basic base64(user_id:api_key) or Bearer <token>',
         );
       case 'basic':
+        // An API key is a long-lived full-access secret: never from a web page of another origin.
+        if (req.headers.origin && req.headers.origin !== this.config.PUBLIC_URL) {
+          throw new ApiError(
+            ErrorName.InvalidLogin,
+            'API keys are not accepted from web pages of other origins; a browser app uses an OAuth access token',
+          );
+        }
         return this.verifier.verifyApiKey(auth.userId, auth.apiKey);
       case 'bearer':
         return this.bearer.verify(auth.token);

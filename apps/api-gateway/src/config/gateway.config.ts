@@ -58,6 +58,19 @@ export class GatewayConfig extends BaseConfig {
   @Max(10_000)
   RATE_LIMIT_CONCURRENT = 20;
 
+  /**
+   * Browser origins allowed to call the API with a bearer token (CORS), comma-separated, besides
+   * the origins of registered public clients' redirect URIs, which are allowed automatically.
+   */
+  @Matches(/^$|^https?:\/\/[^/,\s]+(,https?:\/\/[^/,\s]+)*$/, {
+    message: 'CORS_ALLOWED_ORIGINS must be origins like https://app.example.com separated by commas',
+  })
+  CORS_ALLOWED_ORIGINS = '';
+
+  get corsAllowedOrigins(): string[] {
+    return this.CORS_ALLOWED_ORIGINS ? this.CORS_ALLOWED_ORIGINS.split(',') : [];
+  }
+
   /** Public origin of the auth-server, used in the OpenAPI document. */
   @Matches(/^https?:\/\/[^/]+$/, { message: 'PUBLIC_AUTH_URL must be an origin like https://auth.example.com' })
   PUBLIC_AUTH_URL = 'http://localhost:3001';

@@ -23,6 +23,14 @@ export class OAuthClientsRepository {
     return rows[0] ?? null;
   }
 
+  /** Every redirect URI of the public (browser or native) clients. */
+  async publicRedirectUris(): Promise<string[]> {
+    const rows: Array<{ uri: string }> = await this.dataSource.query(
+      `SELECT DISTINCT unnest(redirect_uris) AS uri FROM auth.oauth_clients WHERE token_endpoint_auth_method = 'none'`,
+    );
+    return rows.map((row) => row.uri);
+  }
+
   async insert(row: OAuthClientRow): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO auth.oauth_clients (client_id, client_name, redirect_uris, scope, grant_types, token_endpoint_auth_method, secret_hash)

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { RegisterClientRequest, RegisterClientResponse } from './dto/register-client.request';
 import { PasswordHashing } from '../security/password-hashing';
+import { BrowserOrigins } from './browser-origins';
 import { OAuthClientsRepository } from './oauth-clients.repository';
 import { redirectUriProblem } from './oauth-policy';
 
@@ -13,6 +14,7 @@ export class OAuthClientsService {
   constructor(
     private readonly clients: OAuthClientsRepository,
     private readonly hashing: PasswordHashing,
+    private readonly browserOrigins: BrowserOrigins,
   ) {}
 
   async register(request: RegisterClientRequest): Promise<RegisterClientResponse> {
@@ -32,6 +34,7 @@ export class OAuthClientsService {
       token_endpoint_auth_method: request.token_endpoint_auth_method,
       secret_hash: secret ? await this.hashing.hash(secret) : null,
     });
+    if (!confidential) await this.browserOrigins.add(request.redirect_uris);
     return secret ? { client_id: clientId, client_secret: secret } : { client_id: clientId };
   }
 }

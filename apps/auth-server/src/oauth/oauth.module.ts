@@ -10,6 +10,7 @@ import { OperatorGuard } from '../operator/operator.guard';
 import { GrantRevocationService } from './grant-revocation.service';
 import { InteractionController } from './interaction.controller';
 import { LoginThrottleService } from './login-throttle.service';
+import { BrowserOrigins } from './browser-origins';
 import { OAuthClientsRepository } from './oauth-clients.repository';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OIDC_PROVIDER } from './oauth.tokens';
@@ -26,6 +27,7 @@ import { TokenEndpointPrecheck } from './token-endpoint.precheck';
   providers: [
     OAuthClientsRepository,
     OAuthClientsService,
+    BrowserOrigins,
     OidcKeysRepository,
     GrantRevocationService,
     LoginThrottleService,

@@ -9,6 +9,8 @@ export const CacheKeys = {
   credentialsVersion: (namespace: string, userId: string) => `${namespace}:auth:cred-ver:${userId}`,
   /** Present while a revoked OAuth grant's access tokens could still be unexpired. */
   revokedGrant: (namespace: string, grantId: string) => `${namespace}:auth:revoked-grant:${grantId}`,
+  /** Set of the origins of public OAuth clients' redirect URIs: browser apps the API answers with CORS. */
+  browserOrigins: (namespace: string) => `${namespace}:auth:browser-origins`,
 } as const;
 
 /** Positive credential records live this long without a refresh; negative ones much shorter. */
