@@ -47,4 +47,17 @@ describe('request format and authentication challenges (e2e)', () => {
     expect(badToken.status).toBe(401);
     expect(badToken.headers.get('www-authenticate')).toMatch(/^Bearer realm="[^"]+", error="invalid_token"/);
   });
+
+  it('points a developer at the reference from /, /api/v3 and unknown routes', async () => {
+    for (const path of ['/', '/api/v3', '/api/v3/']) {
+      const res = await fetch(`${services.gatewayUrl}${path}`);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      const { data } = (await res.json()) as { data: { docs: string; openapi: string; mcp: string } };
+      expect(data.docs).toMatch(/\/api\/v3\/docs$/);
+      expect((await fetch(data.openapi)).status).toBe(200);
+    }
+    const unknown = await fetch(url('/no_such_thing'), { headers: { authorization: basic() } });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error_message: string }).error_message).toContain('/api/v3/docs');
+  });
 });

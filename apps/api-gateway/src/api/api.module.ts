@@ -7,7 +7,7 @@ import { IdempotencyStore } from '../limits/idempotency';
 import { RateLimiter } from '../limits/rate-limiter';
 import { ApiRouteMiddleware } from '../routing/api-route.middleware';
 import { RouteTable } from '../routing/route-table';
-import { DocsController } from '../openapi/docs.controller';
+import { DocsController, RootController } from '../openapi/docs.controller';
 import { ApiController } from './api.controller';
 import { ApiPipeline } from './api-pipeline';
 import { ApiService } from './api.service';
@@ -15,7 +15,7 @@ import { ApiService } from './api.service';
 @Module({
   imports: [PassportModule],
   // DocsController first: its public paths win over the API catch-all.
-  controllers: [DocsController, ApiController],
+  controllers: [RootController, DocsController, ApiController],
   providers: [
     ApiService,
     ApiPipeline,

@@ -1,5 +1,6 @@
 import { ErrorName, type RouteDeclaration, Subjects } from '@crm/contracts';
 import type { Response } from 'express';
+import { GatewayConfig } from '../config/gateway.config';
 import { ApiRouteMiddleware, type ApiRequest } from './api-route.middleware';
 import { RouteTable } from './route-table';
 
@@ -23,7 +24,7 @@ function run(method: string, path: string) {
   let nexted = false;
   let error: unknown;
   try {
-    new ApiRouteMiddleware(new RouteTable([users])).use(req, res, () => (nexted = true));
+    new ApiRouteMiddleware(new RouteTable([users]), new GatewayConfig()).use(req, res, () => (nexted = true));
   } catch (thrown) {
     error = thrown;
   }

@@ -1,6 +1,7 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import { API_PREFIX, ApiError, ErrorName, type RouteDeclaration } from '@crm/contracts';
 import type { NextFunction, Request, Response } from 'express';
+import { GatewayConfig } from '../config/gateway.config';
 import { RouteTable } from './route-table';
 
 export interface ResolvedRoute {
@@ -9,7 +10,7 @@ export interface ResolvedRoute {
 }
 
 /** Served by DocsController without credentials, for GET (and HEAD) only. */
-const PUBLIC_PATHS = new Set(['/openapi.json', '/docs']);
+const PUBLIC_PATHS = new Set(['', '/', '/openapi.json', '/docs']);
 const PUBLIC_METHODS = new Set(['GET', 'HEAD']);
 
 export type ApiRequest = Request & { apiRoute?: ResolvedRoute };
@@ -17,7 +18,14 @@ export type ApiRequest = Request & { apiRoute?: ResolvedRoute };
 /** Resolves the API route before authentication: unknown path 404, wrong method 405. */
 @Injectable()
 export class ApiRouteMiddleware implements NestMiddleware {
-  constructor(private readonly table: RouteTable) {}
+  private readonly notFound: string;
+
+  constructor(
+    private readonly table: RouteTable,
+    config: GatewayConfig,
+  ) {
+    this.notFound = `No such route; the API reference is at ${config.PUBLIC_URL}${API_PREFIX}/docs`;
+  }
 
   use(req: ApiRequest, res: Response, next: NextFunction): void {
     const path = req.path.startsWith(API_PREFIX) ? req.path.slice(API_PREFIX.length) : req.path;
@@ -27,7 +35,7 @@ export class ApiRouteMiddleware implements NestMiddleware {
       throw new ApiError(ErrorName.MethodNotAllowed, `Method ${req.method} is not allowed here; allowed: GET`);
     }
     const result = this.table.resolve(req.method, path || '/');
-    if (result.kind === 'not_found') throw new ApiError(ErrorName.ResourceNotFound, 'No such route');
+    if (result.kind === 'not_found') throw new ApiError(ErrorName.ResourceNotFound, this.notFound);
     if (result.kind === 'method_not_allowed') {
       res.setHeader('Allow', result.allowed.join(', '));
       throw new ApiError(ErrorName.MethodNotAllowed, `Method ${req.method} is not allowed here; allowed: ${result.allowed.join(', ')}`);
