@@ -14,6 +14,12 @@
 //     the gateway (from the API's 201, which follows the commit, to the receiver's 2xx).
 //
 //   npm run bench:webhooks [-- --events 50000 --rate 500 --seconds 20]
+//
+// With --chaos, the chaos soak instead (bench/chaos.mjs: 100,000 events through the API while the
+// dispatcher is SIGKILLed and private PostgreSQL and NATS servers are restarted; a report in
+// bench/results/<date>-webhooks-chaos.md):
+//
+//   npm run bench:webhooks -- --chaos [--events 100000 --clients 8 --rate 0 --seconds 0 --chaos-every 3,12]
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -660,6 +666,17 @@ async function stopAll() {
   await adminDb.connect();
   await adminDb.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
   await adminDb.end();
+}
+
+if ('chaos' in args) {
+  const { runChaosBench } = await import('./chaos.mjs');
+  await runChaosBench(args).then(
+    (result) => process.exit(result.lost === 0 && result.badSignatures === 0 ? 0 : 1),
+    (error) => {
+      console.error(`[bench:webhooks --chaos] failed: ${error.stack ?? error.message}`);
+      process.exit(1);
+    },
+  );
 }
 
 main()

@@ -16,6 +16,8 @@ export interface PrivateServer {
   start(): Promise<void>;
   /** Stops the server (data on disk survives for PostgreSQL and NATS JetStream). */
   stop(): Promise<void>;
+  /** Stops it, waits `downMs`, starts it again; resolves once it accepts connections. */
+  restart(downMs?: number): Promise<void>;
   /** Stops it and removes its files. */
   destroy(): Promise<void>;
 }
@@ -58,16 +60,22 @@ function managed(
     await exited;
     clearTimeout(timer);
   };
+  const start = async () => {
+    if (child && child.exitCode === null) return;
+    child = launch();
+    await waitFor(name, port, () => child);
+  };
   return {
     name,
     url,
     port,
-    start: async () => {
-      if (child && child.exitCode === null) return;
-      child = launch();
-      await waitFor(name, port, () => child);
-    },
+    start,
     stop,
+    restart: async (downMs = 0) => {
+      await stop();
+      if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+      await start();
+    },
     destroy: async () => {
       await stop();
       cleanup();

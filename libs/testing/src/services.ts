@@ -5,8 +5,9 @@ import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from './database';
 import { getFreePort, resolveTestInfra, uniqueNamespace, type TestInfra } from './infra';
 
-/** Repository root (libs/testing/src -> ../../..). */
-export const REPO_ROOT = path.resolve(__dirname, '../../..');
+/** Repository root (libs/testing/src -> ../../..; one more from the build, dist/libs/testing/src, which the benchmarks load). */
+const ABOVE_LIBS = path.resolve(__dirname, '../../..');
+export const REPO_ROOT = path.basename(ABOVE_LIBS) === 'dist' ? path.dirname(ABOVE_LIBS) : ABOVE_LIBS;
 export const E2E_LOG_DIR = path.join(REPO_ROOT, 'test-results', 'e2e-logs');
 
 export type AppName = 'api-gateway' | 'auth-server' | 'crm-core' | 'webhook-dispatcher';
@@ -44,6 +45,11 @@ export interface ServicesHandle {
   processes: ServiceProcess[];
   /** SIGTERM to every process still running; resolves with each one's exit code; drops the database. */
   stopAll(): Promise<Array<{ name: string; code: number | string }>>;
+  /**
+   * Starts one more process of `app` with the same environment on free ports (e.g. a replacement
+   * for one killed), adds it to `processes` (so stopAll stops it) and resolves once it is ready.
+   */
+  startProcess?(app: AppName, name: string): Promise<ServiceProcess>;
 }
 
 export interface StartServicesOptions {
@@ -243,6 +249,15 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     namespace,
     database,
     processes,
+    startProcess: async (app, name) => {
+      const [port, metricsPort] = await Promise.all([getFreePort(), getFreePort()]);
+      const own: Record<string, string> =
+        app === 'api-gateway' ? { PORT: String(port) } : app === 'auth-server' ? { AUTH_PORT: String(port) } : {};
+      const proc = spawnApp(app, name, port, metricsPort, [], own);
+      processes.push(proc);
+      await waitReady(proc, options.readyTimeoutSeconds ?? 60);
+      return proc;
+    },
     stopAll: () =>
       (stopped ??= (async () => {
         const codes = await Promise.all(
