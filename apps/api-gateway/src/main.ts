@@ -28,7 +28,7 @@ void runService({
     express.disable('x-powered-by');
     express.set('query parser', 'simple');
     // The route label is the operation id of an API route, else the matched template, else "unmatched".
-    app.use(requestContextMiddleware(httpMetrics(registry), (req) => (req as ApiRequest).apiRoute?.route.operationId));
+    app.use(requestContextMiddleware(httpMetrics(registry), (req) => (req as ApiRequest).apiRoute?.route.operationId, logger));
     app.use(pathLengthLimit());
     app.use(corsMiddleware(app.get(BrowserOriginPolicy)));
     app.use(requireJsonBodies());

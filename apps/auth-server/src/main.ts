@@ -36,7 +36,7 @@ void runService({
       bodyParser: false,
     });
     // The route label is the matched template; oidc-provider's paths are labelled by their fixed prefix.
-    app.use(requestContextMiddleware(httpMetrics(registry), (req) => oidcPathOf(req.path)));
+    app.use(requestContextMiddleware(httpMetrics(registry), (req) => oidcPathOf(req.path), logger));
     app.use(pathLengthLimit());
     app.use('/operator', json({ limit: '1mb' }));
     app.use(securityHeaders());

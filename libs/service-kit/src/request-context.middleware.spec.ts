@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { NextFunction, Request, Response } from 'express';
 import { createMetricsRegistry, httpMetrics } from '@crm/observability';
+import pino from 'pino';
 import { requestContextMiddleware, UNMATCHED_ROUTE } from './request-context.middleware';
 
 /** One request through the middleware: `route` is what Express matched (none for an unknown path). */
@@ -37,5 +38,35 @@ describe('requestContextMiddleware route label', () => {
     expect(text).toMatch(/route="getUser",status="200",service="test"\} 1$/m);
     expect(text).toMatch(/route="\/operator\/accounts\/:accountId",status="200",service="test"\} 2$/m);
     expect(text).not.toMatch(/abc|def|users\/7/);
+  });
+});
+
+describe('requestContextMiddleware access log', () => {
+  it('writes one line per request with the request id, route template, status, duration and caller, never the raw path', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const middleware = requestContextMiddleware(httpMetrics(createMetricsRegistry('test')), () => 'getContact', logger);
+    const req = {
+      method: 'GET',
+      path: '/api/v3/contacts/secret-name',
+      url: '/api/v3/contacts/secret-name?search=private',
+      header: (name: string) => (name === 'x-request-id' ? 'req-123' : undefined),
+      user: { account_id: 'acc-1', user_id: 'user-1' },
+    } as unknown as Request;
+    const res = Object.assign(new EventEmitter(), { statusCode: 200, setHeader: () => undefined }) as unknown as Response;
+    middleware(req, res, (() => undefined) as NextFunction);
+    res.emit('finish');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      msg: 'request',
+      request_id: 'req-123',
+      method: 'GET',
+      route: 'getContact',
+      status: 200,
+      account_id: 'acc-1',
+      user_id: 'user-1',
+    });
+    expect(lines[0].duration_ms).toEqual(expect.any(Number));
+    expect(JSON.stringify(lines[0])).not.toMatch(/secret-name|private/);
   });
 });

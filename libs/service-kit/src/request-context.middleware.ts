@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { acceptRequestId, runWithRequestId, type HttpMetrics } from '@crm/observability';
+import type { Logger } from 'pino';
 
 /** The `route` label of every request no route matched: one series, however many paths are probed. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -13,22 +14,48 @@ export function matchedRoute(req: Request): string | undefined {
 
 /**
  * First middleware of every HTTP service: accepts or assigns X-Request-Id, echoes it, runs the
- * rest of the request inside its context (so every log line carries it) and records metrics.
+ * rest of the request inside its context (so every log line carries it), records metrics and,
+ * given a logger, writes one access-log line per request: request id, method, route template,
+ * status, duration, and the account and user ids once authenticated (never the raw path or query,
+ * which may carry personal data).
  *
  * The `route` label is a template, never the raw path, so the number of series stays bounded:
  * `routeOf` (a service's own routing, e.g. the gateway's operation ids; it must answer from a
  * fixed set) first, then the matched Express route, else {@link UNMATCHED_ROUTE}.
  */
-export function requestContextMiddleware(metrics: HttpMetrics, routeOf?: (req: Request) => string | undefined) {
+export function requestContextMiddleware(metrics: HttpMetrics, routeOf?: (req: Request) => string | undefined, accessLog?: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const requestId = acceptRequestId(req.header('x-request-id'));
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
-    res.once('finish', () => {
+    const done = (aborted: boolean) => {
       const route = routeOf?.(req) ?? matchedRoute(req) ?? UNMATCHED_ROUTE;
       const labels = { method: req.method, route, status: String(res.statusCode) };
-      metrics.requests.inc(labels);
-      metrics.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (!aborted) {
+        metrics.requests.inc(labels);
+        metrics.duration.observe(labels, seconds);
+      }
+      if (accessLog) {
+        const caller = (req as { user?: { account_id?: unknown; user_id?: unknown } }).user;
+        accessLog.info(
+          {
+            request_id: requestId,
+            method: req.method,
+            route,
+            status: res.statusCode,
+            duration_ms: Math.round(seconds * 10_000) / 10,
+            ...(typeof caller?.account_id === 'string' ? { account_id: caller.account_id, user_id: caller.user_id } : {}),
+            ...(aborted ? { aborted: true } : {}),
+          },
+          'request',
+        );
+      }
+    };
+    res.once('finish', () => done(false));
+    // A client that went away before the answer: logged as aborted (not counted as a status).
+    res.once('close', () => {
+      if (!res.writableFinished) done(true);
     });
     runWithRequestId(requestId, next);
   };
