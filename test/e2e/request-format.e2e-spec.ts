@@ -2,7 +2,7 @@ import { setupE2e } from './setup';
 
 /** What a client gets for a body that is not JSON and for a missing credential (issue 15, item 6). */
 describe('request format and authentication challenges (e2e)', () => {
-  const { services, admin } = setupE2e();
+  const { services, admin, member } = setupE2e({ member: true });
   const basic = () => `Basic ${Buffer.from(`${admin.user.id}:${admin.user.api_key}`).toString('base64')}`;
   const url = (path: string) => `${services.gatewayUrl}/api/v3${path}`;
 
@@ -59,5 +59,34 @@ describe('request format and authentication challenges (e2e)', () => {
     const unknown = await fetch(url('/no_such_thing'), { headers: { authorization: basic() } });
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error_message: string }).error_message).toContain('/api/v3/docs');
+  });
+
+  it("refuses a plain user's admin-only request with 403 before looking at its body", async () => {
+    const asMember = (method: string, path: string, body: unknown) =>
+      fetch(url(path), {
+        method,
+        headers: {
+          authorization: `Basic ${Buffer.from(`${member.user.id}:${member.user.api_key}`).toString('base64')}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(body),
+      });
+    for (const [method, path, body] of [
+      ['POST', '/webhooks', {}],
+      ['POST', '/statuses', { text: 12 }],
+      ['POST', '/custom_fields', { type: 'nonsense' }],
+      ['DELETE', '/tags/x', { junk: true }],
+    ] as const) {
+      const res = await asMember(method, path, body);
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 403 });
+      expect(((await res.json()) as { error_name: string }).error_name).toBe('no_permission_to_complete_action');
+    }
+    // The admin gets the validation error for the same body.
+    const adminRes = await fetch(url('/webhooks'), {
+      method: 'POST',
+      headers: { authorization: basic(), 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(adminRes.status).toBe(400);
   });
 });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   API_PREFIX,
   ApiError,
+  assertAdmin,
   ErrorName,
   parseContract,
   successEnvelope,
@@ -43,13 +44,14 @@ export class ApiService {
   }
 }
 
-/** Whether the caller may use the route at all: API-key-only routes, then the OAuth scope. */
+/** Whether the caller may use the route at all: API-key-only routes, the OAuth scope, then the role. */
 export function authorizeRoute(caller: Caller, route: RouteDeclaration): void {
   if (caller.auth_method === 'oauth' && route.apiKeyOnly) {
     const message = 'This endpoint is not available for OAuth applications';
     throw new ApiError(route.apiKeyOnly === 'unauthorized' ? ErrorName.InvalidAuthToken : ErrorName.NoPermission, message);
   }
   assertScope(caller, route.access, route.mcpWrite === true);
+  if (route.adminOnly) assertAdmin(caller, route.adminOnly === true ? undefined : route.adminOnly);
 }
 
 /** crm.readonly reads; crm reads and writes; mcp reads and writes only where allowed. */

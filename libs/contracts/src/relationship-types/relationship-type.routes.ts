@@ -28,6 +28,7 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     path: '/relationship_types',
     subject: RelationshipTypeSubjects.RelationshipTypesCreate,
     access: 'write',
+    adminOnly: true,
     request: CreateRelationshipTypeRequest,
     successStatus: 201,
     summary:
@@ -51,6 +52,7 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     path: '/relationship_types/{relationship_type_id}',
     subject: RelationshipTypeSubjects.RelationshipTypesUpdate,
     access: 'write',
+    adminOnly: true,
     request: UpdateRelationshipTypeRequest,
     successStatus: 200,
     summary:
@@ -63,6 +65,7 @@ export const RELATIONSHIP_TYPE_ROUTES: readonly RouteDeclaration[] = [
     path: '/relationship_types/{relationship_type_id}',
     subject: RelationshipTypeSubjects.RelationshipTypesDelete,
     access: 'write',
+    adminOnly: true,
     request: RelationshipTypeIdRequest,
     successStatus: 200,
     summary: 'Delete a relationship type and, permanently, every relationship using it (soft-deleted ones included); admin only',

@@ -17,6 +17,7 @@ describe('the published contract surface', () => {
         r.apiKeyOnly ?? '-',
         r.mcpWrite ? 'mcpWrite' : '-',
         ...(r.replyCarriesSecret ? ['secret reply'] : []),
+        ...(r.adminOnly ? ['admin'] : []),
         r.request.name,
         r.tag,
         r.summary,

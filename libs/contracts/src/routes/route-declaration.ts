@@ -19,6 +19,11 @@ export interface RouteDeclaration {
   readonly access: 'read' | 'write';
   readonly mcpWrite?: boolean;
   /**
+   * Only account administrators may call it: checked by the gateway before validation
+   * (authorization comes first), with this message when it is a string, and again by the service.
+   */
+  readonly adminOnly?: true | string;
+  /**
    * The success reply carries a secret (an API key, a signing secret): it is never stored, so a
    * repeated Idempotency-Key cannot replay it (409 instead).
    */

@@ -21,6 +21,7 @@ export const TAG_ROUTES: readonly RouteDeclaration[] = [
     path: '/tags/{tag_name}',
     subject: TagSubjects.TagsDelete,
     access: 'write',
+    adminOnly: true,
     request: TagNameRequest,
     successStatus: 200,
     summary: 'Delete a tag (any letter case) and remove it from every contact (admin only)',

@@ -10,7 +10,10 @@ import {
 import { WebhookSubjects } from './webhook.subjects';
 
 const tag = 'Webhooks';
-const common = { apiKeyOnly: 'forbidden', tag } as const;
+/** The refusal of a non-admin (the dispatcher checks it too). */
+export const WEBHOOKS_ADMIN_ONLY = 'Only account administrators can manage webhooks';
+
+const common = { apiKeyOnly: 'forbidden', adminOnly: WEBHOOKS_ADMIN_ONLY, tag } as const;
 
 /** Webhook management (decisions.md "Webhooks"): admin only, API key only (bearer: 403). */
 export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
