@@ -42,7 +42,28 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const between = ([min, max]) => min + Math.random() * (max - min);
 /** Event types the soak writes (POST /contacts and POST /notes); the webhook subscribes to these. */
 const TYPES = ['contact', 'note'];
-const KINDS = ['dispatcher', 'postgres', 'nats'];
+/**
+ * The faults, by name: the issue's three (the default) and harsher ones to choose with --kinds:
+ * NATS killed with SIGKILL, PostgreSQL stopped in immediate mode (crash recovery at the start),
+ * crm-core (the API's writer and the outbox relay) killed with SIGKILL and replaced.
+ */
+const FAULTS = {
+  dispatcher: 'dispatcher SIGKILL',
+  postgres: 'PostgreSQL restart',
+  nats: 'NATS restart',
+  'nats-crash': 'NATS SIGKILL',
+  'postgres-crash': 'PostgreSQL crash',
+  'crm-core': 'crm-core SIGKILL',
+};
+const FAULT_TEXT = {
+  dispatcher: 'SIGKILL of the ingesting dispatcher, and a replacement started',
+  postgres: 'PostgreSQL stopped (fast shutdown: sessions cut) and started',
+  nats: 'NATS stopped (SIGTERM) and started',
+  'nats-crash': 'NATS killed (SIGKILL) and started',
+  'postgres-crash': 'PostgreSQL stopped in immediate mode (no checkpoint: crash recovery) and started',
+  'crm-core': 'SIGKILL of crm-core, and a replacement started',
+};
+const DEFAULT_KINDS = ['dispatcher', 'postgres', 'nats'];
 
 /** The options of a run, from `--name value` arguments (seconds on the command line, ms here). */
 export function chaosOptions(args = {}) {
@@ -57,6 +78,7 @@ export function chaosOptions(args = {}) {
     chaosEveryMs: pair(args['chaos-every'], [3000, 12000]),
     downMs: pair(args.down, [500, 3000]),
     dispatchers: Number(args.dispatchers ?? 2),
+    kinds: args.kinds ? args.kinds.split(',') : DEFAULT_KINDS,
     drainTimeoutMs: Number(args['drain-timeout'] ?? 900) * 1000,
     /** A write still unanswered with a 2xx after this long is given up (and reported). */
     requestDeadlineMs: Number(args['request-deadline'] ?? 300) * 1000,
@@ -146,6 +168,9 @@ async function metric(port, name) {
 export async function runChaos(options, log = (msg) => console.log(`[chaos] ${msg}`)) {
   const testing = require(path.join(root, 'dist/libs/testing/src/index.js'));
   const o = { ...chaosOptions(), ...options };
+  const unknown = o.kinds.filter((k) => !FAULTS[k]);
+  if (unknown.length > 0 || o.kinds.length === 0)
+    throw new Error(`--kinds: ${unknown.join(', ')} unknown (known: ${Object.keys(FAULTS).join(', ')})`);
   const runId = randomBytes(4).toString('hex');
   const loads = [os.loadavg()[0]];
   const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 5000);
@@ -162,7 +187,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
   const result = {
     options: o,
     loadBefore: os.loadavg(),
-    restarts: { dispatcher: 0, postgres: 0, nats: 0 },
+    restarts: Object.fromEntries(o.kinds.map((k) => [k, 0])),
     downtimeMs: { postgres: 0, nats: 0 },
     statuses: {},
   };
@@ -222,7 +247,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     let writing = true;
     let chaosError = null;
     const writeStart = Date.now();
-    const chaosRoundDone = () => KINDS.every((k) => result.restarts[k] > 0);
+    const chaosRoundDone = () => o.kinds.every((k) => result.restarts[k] > 0);
     const moreToWrite = () =>
       !chaosError && (issued < o.events || !chaosRoundDone()) && !(o.writeSeconds > 0 && Date.now() - writeStart > o.writeSeconds * 1000);
 
@@ -302,18 +327,25 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
         await startDispatcher();
         return `SIGKILLed ${victim.name}${list.length > 1 ? ' (the ingesting replica)' : ''}, started a replacement`;
       },
-      postgres: async () => {
-        const down = between(o.downMs);
-        await pgServer.restart(down);
-        result.downtimeMs.postgres += down;
-        return `restarted PostgreSQL (down ${(down / 1000).toFixed(1)} s)`;
+      postgres: () => restart(pgServer, 'postgres'),
+      nats: () => restart(nats, 'nats'),
+      'postgres-crash': () => restart(pgServer, 'postgres', true),
+      'nats-crash': () => restart(nats, 'nats', true),
+      'crm-core': async () => {
+        const victim = services.processes.find((p) => p.app === 'crm-core' && !deadCores.has(p));
+        await victim.stop('SIGKILL');
+        deadCores.add(victim);
+        await services.startProcess('crm-core', `crm-core-${(coreSerial += 1)}`);
+        return `SIGKILLed ${victim.name}, started a replacement`;
       },
-      nats: async () => {
-        const down = between(o.downMs);
-        await nats.restart(down);
-        result.downtimeMs.nats += down;
-        return `restarted NATS (down ${(down / 1000).toFixed(1)} s)`;
-      },
+    };
+    const deadCores = new Set();
+    let coreSerial = 1;
+    const restart = async (server, which, crash = false) => {
+      const down = between(o.downMs);
+      await server.restart(down, { crash });
+      result.downtimeMs[which] += down;
+      return `${crash ? 'crashed' : 'restarted'} ${which === 'postgres' ? 'PostgreSQL' : 'NATS'} (down ${(down / 1000).toFixed(1)} s)`;
     };
     const chaos = (async () => {
       let queue = [];
@@ -321,10 +353,10 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
         await chaosSleep(between(o.chaosEveryMs));
         if (!writing) break;
         // Each round does every kind once, in a random order.
-        if (queue.length === 0) queue = [...KINDS].sort(() => Math.random() - 0.5);
+        if (queue.length === 0) queue = [...o.kinds].sort(() => Math.random() - 0.5);
         const kind = queue.shift();
         const started = Date.now();
-        phase = kind === 'dispatcher' ? 'dispatcher SIGKILL' : `${kind === 'postgres' ? 'PostgreSQL' : 'NATS'} restart`;
+        phase = FAULTS[kind];
         try {
           const what = await actions[kind]();
           result.restarts[kind] += 1;
@@ -496,7 +528,7 @@ export function writeChaosReport(result) {
     '',
     `Machine: ${machineDescription()}. Load average (1 / 5 / 15 min) before the run ${load(result.loadBefore)}, after ${load(result.loadAfter)}; the 1-minute figure during the run, sampled every 5 s: mean ${result.loadDuring.mean.toFixed(2)}, max ${result.loadDuring.max.toFixed(2)} (the machine is shared).`,
     '',
-    `Set-up: private PostgreSQL 15 and NATS (JetStream, file storage) on spare ports, the shared Redis under a namespace of its own; the four services from a fresh build (NODE_ENV=${o.env?.NODE_ENV ?? 'test'}), ${o.dispatchers} webhook-dispatcher replicas at a time; one account, one webhook on the types ${TYPES.join(' and ')}, whose receiver (a keep-alive HTTP server in the driver) verifies every signature with the standardwebhooks package. ${o.clients} clients write POST /contacts and POST /notes alternately${o.rate ? ` at ${o.rate} writes/s` : ' as fast as they are answered'}, each write with its own Idempotency-Key, retried with the same key until a 2xx. Meanwhile a chaos loop waits ${o.chaosEveryMs.map((v) => v / 1000).join(' to ')} s (random), then does the next of: SIGKILL of the ingesting dispatcher and a replacement started; PostgreSQL stopped (fast shutdown), down ${o.downMs.map((v) => v / 1000).join(' to ')} s, started; NATS stopped, down as long, started (each round of three in a random order).`,
+    `Set-up: private PostgreSQL 15 and NATS (JetStream, file storage) on spare ports, the shared Redis under a namespace of its own; the four services from a fresh build (NODE_ENV=${o.env?.NODE_ENV ?? 'test'}), ${o.dispatchers} webhook-dispatcher replicas at a time; one account, one webhook on the types ${TYPES.join(' and ')}, whose receiver (a keep-alive HTTP server in the driver) verifies every signature with the standardwebhooks package. ${o.clients} clients write POST /contacts and POST /notes alternately${o.rate ? ` at ${o.rate} writes/s` : ' as fast as they are answered'}, each write with its own Idempotency-Key, retried with the same key until a 2xx. Meanwhile a chaos loop waits ${o.chaosEveryMs.map((v) => v / 1000).join(' to ')} s (random), then does the next fault of a round (every kind once per round, in a random order): ${o.kinds.map((k) => FAULT_TEXT[k]).join('; ')}; a server is down ${o.downMs.map((v) => v / 1000).join(' to ')} s (random) before it starts again.`,
     '',
     'Definitions: an event is **committed** when its crm.outbox row exists once the writes are over (every write answered 2xx must have one); **delivered** when the receiver got it (type, reason, record id) with a valid signature; **lost** = committed and not delivered by the drain deadline (plus any 2xx without an event); a **duplicate** is a delivery beyond the first with the same webhook-id.',
     '',
@@ -515,7 +547,7 @@ export function writeChaosReport(result) {
     `| deliveries of events not committed | ${n(result.unexpected)} |`,
     `| bad signatures | ${n(result.badSignatures)} |`,
     `| writes refused (4xx) / given up | ${result.refused.length} / ${result.unconfirmed.length} |`,
-    `| dispatcher SIGKILLs / PostgreSQL restarts / NATS restarts | ${result.restarts.dispatcher} / ${result.restarts.postgres} / ${result.restarts.nats} |`,
+    ...Object.entries(result.restarts).map(([k, v]) => `| faults: ${FAULTS[k]} | ${v} |`),
     `| PostgreSQL / NATS down in all | ${(result.downtimeMs.postgres / 1000).toFixed(1)} s / ${(result.downtimeMs.nats / 1000).toFixed(1)} s |`,
     `| API answers (all tries) | ${Object.entries(result.statuses)
       .map(([k, v]) => `${k}: ${n(v)}`)

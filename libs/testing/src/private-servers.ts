@@ -16,8 +16,11 @@ export interface PrivateServer {
   start(): Promise<void>;
   /** Stops the server (data on disk survives for PostgreSQL and NATS JetStream). */
   stop(): Promise<void>;
-  /** Stops it, waits `downMs`, starts it again; resolves once it accepts connections. */
-  restart(downMs?: number): Promise<void>;
+  /**
+   * Stops it, waits `downMs`, starts it again; resolves once it accepts connections. With `crash`,
+   * it is stopped the hard way first (SIGKILL; PostgreSQL: an immediate shutdown, so recovery runs at the start).
+   */
+  restart(downMs?: number, options?: { crash?: boolean }): Promise<void>;
   /** Stops it and removes its files. */
   destroy(): Promise<void>;
 }
@@ -48,18 +51,20 @@ function managed(
   launch: () => ChildProcess,
   cleanup: () => void,
   requestStop: (proc: ChildProcess) => void = (proc) => proc.kill('SIGTERM'),
+  requestCrash: (proc: ChildProcess) => void = (proc) => proc.kill('SIGKILL'),
 ): PrivateServer {
   let child: ChildProcess | undefined;
-  const stop = async () => {
+  const halt = async (how: (proc: ChildProcess) => void) => {
     const proc = child;
     child = undefined;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    requestStop(proc);
+    how(proc);
     const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
     await exited;
     clearTimeout(timer);
   };
+  const stop = () => halt(requestStop);
   const start = async () => {
     if (child && child.exitCode === null) return;
     child = launch();
@@ -71,8 +76,8 @@ function managed(
     port,
     start,
     stop,
-    restart: async (downMs = 0) => {
-      await stop();
+    restart: async (downMs = 0, options = {}) => {
+      await halt(options.crash ? requestCrash : requestStop);
       if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
       await start();
     },
@@ -122,6 +127,11 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
       // Fast shutdown (open sessions are terminated, as in a restart), via pg_ctl: a signal to
       // runuser would not reach the postmaster.
       const [c, a] = asPostgresUser(path.join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+      spawnSync(c, a, { stdio: 'ignore' });
+    },
+    () => {
+      // Immediate shutdown: every process quits at once without a checkpoint, as in a crash.
+      const [c, a] = asPostgresUser(path.join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
       spawnSync(c, a, { stdio: 'ignore' });
     },
   );
