@@ -10,6 +10,9 @@ export class OutboxListener {
   private client: pg.Client | undefined;
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
+  private listeningNow!: () => void;
+  /** Resolves once the session LISTENs (the first time). */
+  readonly listening = new Promise<void>((resolve) => (this.listeningNow = resolve));
 
   constructor(
     private readonly databaseUrl: string,
@@ -53,6 +56,7 @@ export class OutboxListener {
         return;
       }
       this.client = client;
+      this.listeningNow();
       this.onEvent(); // anything committed while we were not listening
     } catch (error) {
       this.logger.debug({ detail: (error as Error).message }, 'outbox listener: cannot LISTEN yet; the relay polls meanwhile');

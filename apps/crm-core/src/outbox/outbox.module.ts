@@ -1,17 +1,20 @@
 import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { connectNats } from '@crm/messaging';
-import { LOGGER } from '@crm/service-kit';
+import { LOGGER, METRICS_REGISTRY } from '@crm/service-kit';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { ensureEventsStream, OutboxRelay } from './outbox';
 import { OutboxListener } from './outbox-listener';
+import { OutboxMetrics } from './outbox-metrics';
+import { outboxBacklog } from './outbox.repository';
 
 /**
- * Runs the outbox relay in every crm-core replica (one publishes at a time, the others take over
- * at once if it stops) on a NATS connection of its own, woken by the NOTIFY of every committed
- * event; stops it, then drains, on shutdown.
+ * Runs the outbox relay in every crm-core replica (they share the backlog, in order per record)
+ * on a NATS connection of its own, woken by the NOTIFY of every committed event, with its metrics
+ * in the service's registry; stops it, then drains, on shutdown.
  */
 @Injectable()
 export class OutboxRelayRunner implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -23,12 +26,21 @@ export class OutboxRelayRunner implements OnApplicationBootstrap, OnApplicationS
     private readonly dataSource: DataSource,
     private readonly config: CrmCoreConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS_REGISTRY) private readonly registry: Registry,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.nc = await connectNats({ url: this.config.NATS_URL, name: `crm-core-outbox-${process.pid}`, logger: this.logger });
     await ensureEventsStream(this.nc, this.config.CRM_NAMESPACE);
-    const relay = new OutboxRelay(this.dataSource, this.nc, this.config.CRM_NAMESPACE, this.logger);
+    const metrics = new OutboxMetrics(this.registry);
+    metrics.readBacklogFrom(() => outboxBacklog(this.dataSource.manager));
+    const relay = new OutboxRelay({
+      dataSource: this.dataSource,
+      nc: this.nc,
+      namespace: this.config.CRM_NAMESPACE,
+      logger: this.logger,
+      metrics,
+    });
     this.listener = new OutboxListener(this.config.databaseUrl, this.logger, () => relay.wake());
     this.listener.start();
     this.relay = relay.run();

@@ -1,6 +1,6 @@
 import type { DomainEventType } from '@crm/contracts';
 import type pg from 'pg';
-import { execute, many, sql, type Db } from '../common/sql';
+import { execute, many, one, sql, type Db } from '../common/sql';
 
 /** NOTIFY channel that wakes the relays when an event commits (the notification is sent at commit only). */
 export const OUTBOX_CHANNEL = 'crm_outbox';
@@ -16,12 +16,29 @@ export interface OutboxRow {
   contact_status_id: string | null;
   occurred_at: Date;
   data: Record<string, unknown>;
+  /** Failed publishes so far (each followed by a wait, see {@link retryOutboxRows}). */
+  attempts: number;
+  /** Bytes of the original `data` when it was written in its reduced form; null when whole. */
+  truncated_bytes: number | null;
 }
 
-export type NewOutboxRow = Pick<OutboxRow, 'event_id' | 'account_id' | 'type' | 'reason' | 'record_id' | 'contact_status_id' | 'data'>;
+/** An event as written: `data_json` is the serialized `data`, already bounded in size. */
+export interface NewOutboxRow {
+  event_id: string;
+  account_id: string;
+  type: DomainEventType;
+  reason: string;
+  record_id: string;
+  contact_status_id: string | null;
+  data_json: string;
+  truncated_bytes: number | null;
+}
 
-/** Advisory lock held by the relay that is publishing (one at a time keeps the stream in outbox order). */
-const RELAY_LOCK = 0x6f757462; // "outb"
+/** A row that could not be published, and why. */
+export interface OutboxFailure {
+  seq: string;
+  error: string;
+}
 
 /**
  * Writes an event in the caller's transaction. The same statement queues a NOTIFY, delivered at
@@ -31,9 +48,9 @@ export async function insertOutboxEvent(db: Db, event: NewOutboxRow): Promise<vo
   await execute(
     db,
     sql`WITH written AS (
-          INSERT INTO crm.outbox (event_id, account_id, type, reason, record_id, contact_status_id, data)
+          INSERT INTO crm.outbox (event_id, account_id, type, reason, record_id, contact_status_id, data, truncated_bytes)
           VALUES (${event.event_id}, ${event.account_id}, ${event.type}, ${event.reason}, ${event.record_id}, ${event.contact_status_id},
-                  ${JSON.stringify(event.data)})
+                  ${event.data_json}::jsonb, ${event.truncated_bytes})
           RETURNING 1)
         SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM written`,
     { prepare: true },
@@ -41,22 +58,85 @@ export async function insertOutboxEvent(db: Db, event: NewOutboxRow): Promise<vo
 }
 
 /**
- * Claims the next batch for the calling transaction's relay: the relay lock and the oldest
- * unpublished rows (FOR UPDATE SKIP LOCKED) in one round trip; no rows when another relay holds
- * the lock.
+ * Claims the next batch for the calling transaction's relay, oldest first, locked with FOR UPDATE
+ * SKIP LOCKED so relays running at once never take the same row. Order is kept per record
+ * (account and record id), not across records (decisions.md "Event pipeline and fan-out bounds"):
+ * - a row waiting for its retry (`retry_at` ahead) holds back the later rows of its record, and
+ *   those rows are not claimed at all (they would fill the batch and publish nothing);
+ * - a claimed row is returned only when no earlier pending row of its record is outside this claim
+ *   (locked by another relay, or past the LIMIT), so two relays never publish one record's
+ *   events at the same time and a later event never overtakes an earlier one;
+ * - parked rows hold back nothing.
+ * The rows left out stay locked until the transaction ends and wait for a later batch.
  */
 export function claimOutboxBatch(db: Db, limit: number): Promise<OutboxRow[]> {
   return many(
     db,
-    sql`WITH relay AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}) AS locked)
-        SELECT o.seq, o.event_id, o.account_id, o.type, o.reason, o.record_id, o.contact_status_id, o.occurred_at, o.data
-        FROM crm.outbox o, relay WHERE relay.locked AND o.published_at IS NULL ORDER BY o.seq LIMIT ${limit} FOR UPDATE OF o SKIP LOCKED`,
+    sql`WITH claimed AS MATERIALIZED (
+          SELECT o.seq, o.account_id, o.record_id
+          FROM crm.outbox o
+          WHERE o.published_at IS NULL AND o.parked_at IS NULL AND (o.retry_at IS NULL OR o.retry_at <= now())
+            AND NOT EXISTS (
+              SELECT 1 FROM crm.outbox w
+              WHERE w.account_id = o.account_id AND w.record_id = o.record_id AND w.seq < o.seq
+                AND w.published_at IS NULL AND w.parked_at IS NULL AND w.retry_at > now())
+          ORDER BY o.seq LIMIT ${limit}
+          FOR UPDATE OF o SKIP LOCKED),
+        held AS (
+          SELECT e.account_id, e.record_id, min(e.seq) AS first_seq
+          FROM crm.outbox e
+          JOIN (SELECT DISTINCT account_id, record_id FROM claimed) r ON r.account_id = e.account_id AND r.record_id = e.record_id
+          WHERE e.published_at IS NULL AND e.parked_at IS NULL AND e.seq NOT IN (SELECT seq FROM claimed)
+          GROUP BY e.account_id, e.record_id)
+        SELECT o.seq, o.event_id, o.account_id, o.type, o.reason, o.record_id, o.contact_status_id, o.occurred_at, o.data,
+               o.attempts, o.truncated_bytes
+        FROM claimed c
+        JOIN crm.outbox o ON o.seq = c.seq
+        LEFT JOIN held h ON h.account_id = c.account_id AND h.record_id = c.record_id
+        WHERE h.first_seq IS NULL OR c.seq < h.first_seq
+        ORDER BY o.seq`,
     { prepare: true },
   );
 }
 
 export async function markOutboxPublished(db: Db, seqs: readonly string[]): Promise<void> {
+  if (seqs.length === 0) return;
   await execute(db, sql`UPDATE crm.outbox SET published_at = now() WHERE seq = ANY(${seqs}::bigint[])`, { prepare: true });
+}
+
+/** Parks rows that can never be published: kept (with the reason), never claimed again, holding back nothing. */
+export async function parkOutboxRows(db: Db, failures: readonly OutboxFailure[]): Promise<void> {
+  if (failures.length === 0) return;
+  await execute(
+    db,
+    sql`UPDATE crm.outbox o SET parked_at = now(), last_error = f.error, attempts = o.attempts + 1
+        FROM unnest(${failures.map((f) => f.seq)}::bigint[], ${failures.map((f) => f.error)}::text[]) AS f(seq, error)
+        WHERE o.seq = f.seq`,
+    { prepare: true },
+  );
+}
+
+/** Counts a failed publish and schedules the next one `delayMs` later (the row's record waits meanwhile). */
+export async function retryOutboxRows(db: Db, failures: ReadonlyArray<OutboxFailure & { delayMs: number }>): Promise<void> {
+  if (failures.length === 0) return;
+  await execute(
+    db,
+    sql`UPDATE crm.outbox o
+        SET attempts = o.attempts + 1, last_error = f.error, retry_at = now() + f.delay_ms * interval '1 millisecond'
+        FROM unnest(${failures.map((f) => f.seq)}::bigint[], ${failures.map((f) => f.error)}::text[],
+                    ${failures.map((f) => f.delayMs)}::int[]) AS f(seq, error, delay_ms)
+        WHERE o.seq = f.seq`,
+    { prepare: true },
+  );
+}
+
+/** Rows waiting to be published, and rows parked: what the relay's gauges show at scrape time. */
+export function outboxBacklog(db: Db): Promise<{ pending: number; parked: number }> {
+  return one(
+    db,
+    sql`SELECT (SELECT count(*)::int FROM crm.outbox WHERE published_at IS NULL AND parked_at IS NULL) AS pending,
+               (SELECT count(*)::int FROM crm.outbox WHERE parked_at IS NOT NULL) AS parked`,
+  );
 }
 
 /** Subscribes a dedicated session to the outbox's commit notifications. */

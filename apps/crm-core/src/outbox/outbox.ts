@@ -1,11 +1,21 @@
 import { newId } from '@crm/common';
 import { eventsStreamConfig, eventSubject, type DomainEvent, type DomainEventType } from '@crm/contracts';
-import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
-import { claimOutboxBatch, insertOutboxEvent, markOutboxPublished } from './outbox.repository';
+import { boundEventData } from './event-size';
+import type { OutboxMetrics, ParkReason } from './outbox-metrics';
+import {
+  claimOutboxBatch,
+  insertOutboxEvent,
+  markOutboxPublished,
+  parkOutboxRows,
+  retryOutboxRows,
+  type OutboxFailure,
+  type OutboxRow,
+} from './outbox.repository';
 
 export { OUTBOX_CHANNEL } from './outbox.repository';
 
@@ -21,11 +31,23 @@ export interface NewEvent {
 
 /**
  * Writes an event in the caller's transaction: it is relayed if and only if the change commits,
- * and the relays are woken at commit (see OUTBOX_CHANNEL).
+ * and the relays are woken at commit (see OUTBOX_CHANNEL). `data` over MAX_EVENT_DATA_BYTES is
+ * written in its reduced form (boundEventData).
  */
 export async function writeEvent(db: Db, event: NewEvent): Promise<string> {
   const id = newId();
-  await insertOutboxEvent(db, { event_id: id, ...event, contact_status_id: event.contact_status_id ?? null });
+  // Bounded when written (decisions.md "Event pipeline and fan-out bounds"): every row fits in one NATS message.
+  const { json, truncatedFrom } = boundEventData(event.type, event.record_id, event.data);
+  await insertOutboxEvent(db, {
+    event_id: id,
+    account_id: event.account_id,
+    type: event.type,
+    reason: event.reason,
+    record_id: event.record_id,
+    contact_status_id: event.contact_status_id ?? null,
+    data_json: json,
+    truncated_bytes: truncatedFrom,
+  });
   return id;
 }
 
@@ -46,55 +68,158 @@ export async function ensureEventsStream(nc: NatsConnection, namespace: string):
 /** Rows relayed per batch. */
 const BATCH = 100;
 
+/** Failed publishes of one row before it is parked (about 15 minutes of retries at the longest wait). */
+export const MAX_PUBLISH_ATTEMPTS = 20;
+
+/** The wait before the next publish of a row that failed `attempts` times: 0.5 s doubling, at most 60 s. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(60_000, 500 * 2 ** Math.max(0, attempts - 1));
+}
+
 /**
- * Relays outbox rows to JetStream in order, at least once: one relay publishes at a time (a
- * transaction-scoped advisory lock; the others find it taken and wait for the next wake-up, so the
- * stream keeps the outbox order and two replicas never interleave their batches), the batch is
- * locked with FOR UPDATE SKIP LOCKED, each row is published with its event id as message id —
- * the whole batch pipelined on one connection, so JetStream stores them in order — and marked
- * sent only after JetStream acknowledged it. A crash between publish and mark re-publishes;
- * JetStream drops the duplicate inside its window.
+ * Whether NATS refused this publish for good, whatever the retries: the message exceeds the
+ * server's max_payload or the stream's maximum message size, or the subject or the request is
+ * invalid. Anything else (timeouts, no responders, a lost connection) may pass on a later try.
+ */
+export function isPermanentPublishError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'InvalidArgumentError' || error.name === 'InvalidSubjectError' || error.name === 'TypeError') return true;
+  if (error.name === 'JetStreamApiError') {
+    const { code, status } = error as Error & { code?: number; status?: number };
+    // 10054: message size exceeds maximum allowed; 400: a request JetStream will never accept.
+    return code === 10054 || status === 400;
+  }
+  return /max_payload|maximum payload|message size exceeds/i.test(error.message);
+}
+
+/** What the relay publishes with: JetStream's publish, or a stand-in in tests. */
+export interface OutboxPublisher {
+  publish(subject: string, payload: string, options: { msgID: string }): Promise<unknown>;
+}
+
+export interface OutboxRelayOptions {
+  dataSource: DataSource;
+  nc: NatsConnection;
+  namespace: string;
+  logger: Logger;
+  metrics?: OutboxMetrics;
+  /** Replaces JetStream's publish (tests). */
+  publisher?: OutboxPublisher;
+}
+
+/**
+ * Relays outbox rows to JetStream at least once, in order per record (decisions.md "Event
+ * pipeline and fan-out bounds"). Each batch is locked with FOR UPDATE SKIP LOCKED, so any number
+ * of relays run at once; the claim leaves out a record whose earlier row another relay holds or
+ * waits to retry. Within a batch, the rows of one record are published one after the other
+ * (each after the previous ack), different records at the same time. A row is marked sent only
+ * after JetStream acknowledged it, with its event id as message id: a crash between publish and
+ * mark re-publishes, and JetStream drops the duplicate inside its window.
+ *
+ * A row NATS refuses for good (too large, invalid) is parked: kept with the reason, counted and
+ * logged, and no longer tried; it holds back neither other records nor later events of its own
+ * record. Any other failure holds back only its record: the row is tried again after a growing
+ * wait and parked after {@link MAX_PUBLISH_ATTEMPTS} failures. A batch in which every publish
+ * failed that way is the connection's failure, not the rows': nothing is counted against them.
  */
 export class OutboxRelay {
-  private readonly js: JetStreamClient;
+  private readonly publisher: OutboxPublisher;
+  private readonly dataSource: DataSource;
+  private readonly namespace: string;
+  private readonly logger: Logger;
+  private readonly metrics: OutboxMetrics | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    nc: NatsConnection,
-    private readonly namespace: string,
-    private readonly logger: Logger,
-  ) {
-    this.js = jetstream(nc);
+  constructor(options: OutboxRelayOptions) {
+    this.dataSource = options.dataSource;
+    this.namespace = options.namespace;
+    this.logger = options.logger;
+    this.metrics = options.metrics;
+    this.publisher = options.publisher ?? jetstream(options.nc);
   }
 
-  /** Relays one batch; returns how many events were published (0 also when another relay is at it). */
+  /**
+   * Relays one batch; returns how many rows it settled (published or parked): 0 when there was
+   * nothing to do, or nothing this relay could take.
+   */
   async relayBatch(limit = BATCH): Promise<number> {
     return this.dataSource.transaction(async (tx) => {
       const rows = await claimOutboxBatch(tx, limit);
-      const acks = await Promise.allSettled(
-        rows.map((row) => {
-          const event: DomainEvent = {
-            event_id: row.event_id,
-            account_id: row.account_id,
-            type: row.type,
-            reason: row.reason,
-            record_id: row.record_id,
-            contact_status_id: row.contact_status_id,
-            timestamp: Math.floor(new Date(row.occurred_at).getTime() / 1000),
-            data: row.data,
-          };
-          return this.js.publish(eventSubject(this.namespace, row.type, row.reason), JSON.stringify(event), { msgID: row.event_id });
+      const published: OutboxRow[] = [];
+      const parked: Array<OutboxFailure & { reason: ParkReason }> = [];
+      const failed: Array<OutboxFailure & { row: OutboxRow; cause: unknown }> = [];
+      await Promise.all(
+        [...groupByRecord(rows).values()].map(async (chain) => {
+          for (const row of chain) {
+            try {
+              await this.publisher.publish(eventSubject(this.namespace, row.type, row.reason), JSON.stringify(toDomainEvent(row)), {
+                msgID: row.event_id,
+              });
+              published.push(row);
+            } catch (error) {
+              if (isPermanentPublishError(error)) {
+                // Parked rows hold nothing back: the record's later events go on (each carries the whole record).
+                parked.push({ seq: row.seq, error: describe(error), reason: 'rejected' });
+                continue;
+              }
+              // The record's later rows wait for this one.
+              failed.push({ seq: row.seq, error: describe(error), row, cause: error });
+              break;
+            }
+          }
         }),
       );
-      // Only the rows before the first failure count as sent: the rest go again, in order, with the next batch.
-      const failed = acks.findIndex((a) => a.status === 'rejected');
-      const sent = rows.slice(0, failed < 0 ? rows.length : failed).map((r) => r.seq);
-      if (sent.length > 0) await markOutboxPublished(tx, sent);
-      if (failed >= 0 && sent.length === 0) throw (acks[failed] as PromiseRejectedResult).reason;
-      return sent.length;
+      if (published.length === 0 && parked.length === 0 && failed.length > 0) throw failed[0].cause;
+      await markOutboxPublished(
+        tx,
+        published.map((r) => r.seq),
+      );
+      const retries = failed.filter((f) => f.row.attempts + 1 < MAX_PUBLISH_ATTEMPTS);
+      for (const f of failed)
+        if (f.row.attempts + 1 >= MAX_PUBLISH_ATTEMPTS)
+          parked.push({ seq: f.seq, error: `${MAX_PUBLISH_ATTEMPTS} publishes failed; last: ${f.error}`, reason: 'retries_exhausted' });
+      await parkOutboxRows(tx, parked);
+      await retryOutboxRows(
+        tx,
+        retries.map((f) => ({ seq: f.seq, error: f.error, delayMs: retryDelayMs(f.row.attempts + 1) })),
+      );
+      this.observe(published, parked, retries, rows);
+      return published.length + parked.length;
     });
+  }
+
+  private observe(
+    published: OutboxRow[],
+    parked: Array<OutboxFailure & { reason: ParkReason }>,
+    retries: Array<OutboxFailure & { row: OutboxRow }>,
+    rows: OutboxRow[],
+  ): void {
+    this.metrics?.published.inc(published.length);
+    for (const row of published) if (row.truncated_bytes !== null) this.metrics?.truncated.inc({ type: row.type });
+    if (retries.length > 0) this.metrics?.failed.inc(retries.length);
+    const bySeq = new Map(rows.map((r) => [r.seq, r]));
+    for (const p of parked) {
+      this.metrics?.parked.inc({ reason: p.reason });
+      const row = bySeq.get(p.seq);
+      this.logger.error(
+        {
+          seq: p.seq,
+          event_id: row?.event_id,
+          account_id: row?.account_id,
+          type: row?.type,
+          reason: row?.reason,
+          record_id: row?.record_id,
+          detail: p.error,
+        },
+        'outbox relay: event parked; it will not be relayed (decisions.md "Event pipeline and fan-out bounds")',
+      );
+    }
+    for (const f of retries)
+      this.logger.warn(
+        { seq: f.seq, event_id: f.row.event_id, record_id: f.row.record_id, attempts: f.row.attempts + 1, detail: f.error },
+        'outbox relay: publish failed; the record waits for a retry',
+      );
   }
 
   /** Ends the current idle wait at once (an event committed: see {@link OUTBOX_CHANNEL}). */
@@ -107,18 +232,23 @@ export class OutboxRelay {
   run(idleMs = 200): { stop(): Promise<void> } {
     let running = true;
     const loop = (async () => {
+      let failures = 0;
       while (running) {
         let count = 0;
         this.woken = false;
         try {
           count = await this.relayBatch(BATCH);
+          failures = 0;
         } catch (error) {
-          this.logger.warn({ detail: (error as Error).message }, 'outbox relay: batch failed; retrying');
+          failures += 1;
+          this.logger.warn({ detail: (error as Error).message, failures }, 'outbox relay: batch failed; retrying');
         }
         // A short batch emptied the backlog: wait for the next commit's NOTIFY (or the poll) rather than probe again.
+        // After failed batches (NATS or PostgreSQL away) the poll slows down, up to 5 s; a commit still wakes it.
         if (count < BATCH && !this.woken && running) {
+          const waitMs = failures > 0 ? Math.min(5000, idleMs * 2 ** Math.min(failures, 5)) : idleMs;
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, idleMs);
+            const timer = setTimeout(resolve, waitMs);
             this.wakeUp = () => {
               clearTimeout(timer);
               resolve();
@@ -136,4 +266,36 @@ export class OutboxRelay {
       },
     };
   }
+}
+
+/** The message of a row: the DomainEvent the dispatcher reads. */
+function toDomainEvent(row: OutboxRow): DomainEvent {
+  return {
+    event_id: row.event_id,
+    account_id: row.account_id,
+    type: row.type,
+    reason: row.reason,
+    record_id: row.record_id,
+    contact_status_id: row.contact_status_id,
+    timestamp: Math.floor(new Date(row.occurred_at).getTime() / 1000),
+    data: row.data,
+  };
+}
+
+/** Rows by record (account and record id), each list in outbox order. */
+function groupByRecord(rows: OutboxRow[]): Map<string, OutboxRow[]> {
+  const chains = new Map<string, OutboxRow[]>();
+  for (const row of rows) {
+    const key = `${row.account_id}/${row.record_id}`;
+    const chain = chains.get(key);
+    if (chain) chain.push(row);
+    else chains.set(key, [row]);
+  }
+  return chains;
+}
+
+/** A publish error as stored with the row and logged: its name and message, at most 500 characters. */
+function describe(error: unknown): string {
+  const e = error instanceof Error ? error : new Error(String(error));
+  return `${e.name}: ${e.message}`.slice(0, 500);
 }

@@ -61,3 +61,18 @@ export interface StatusDeletedData {
   status: { id: string };
   lead_status_id: string;
 }
+
+/**
+ * Largest `data` of an event, serialized as JSON, in bytes (decisions.md "Event pipeline and
+ * fan-out bounds"): well under NATS's 1 MiB message limit, so every event written can be relayed.
+ * A larger one is written in its reduced form ({@link TruncatedEventData}).
+ */
+export const MAX_EVENT_DATA_BYTES = 256 * 1024;
+
+/**
+ * `data` of an event whose record did not fit in {@link MAX_EVENT_DATA_BYTES}: the record as the
+ * API serializes it without the contact event's sibling keys (`next_actions`, `queued_actions`...)
+ * when that fits, else only `{ id }` under the entity key; `truncated: true` either way. A receiver
+ * that sees `truncated` reads the record through the API.
+ */
+export type TruncatedEventData = Record<string, unknown> & { truncated: true };
