@@ -14,6 +14,7 @@ import { DealsCompany1764200100000 } from '../migrations/1764200100000-deals-com
 import { ContactRelationshipsRelated1764100440000 } from '../migrations/1764100440000-contact-relationships-related';
 import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
+import { OutboxParking1764300000000 } from '../migrations/1764300000000-outbox-parking';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -41,6 +42,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       // issue 12: counters kept in the writing transaction
       RecordCounters1764200000000,
       DealsCompany1764200100000,
+      // issue 16: the outbox keeps order per record and parks what cannot be published
+      OutboxParking1764300000000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',
