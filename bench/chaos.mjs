@@ -82,6 +82,8 @@ export function chaosOptions(args = {}) {
     drainTimeoutMs: Number(args['drain-timeout'] ?? 900) * 1000,
     /** A write still unanswered with a 2xx after this long is given up (and reported). */
     requestDeadlineMs: Number(args['request-deadline'] ?? 300) * 1000,
+    /** The run stops with an error when no write got its 2xx for this long (a broken build, a service that does not recover). */
+    stallMs: Number(args.stall ?? 120) * 1000,
     /** Extra environment for the services: --node-env, --log-level. */
     env: Object.fromEntries(
       [
@@ -237,20 +239,25 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     /** label -> when that kind of fault last ended */
     const ended = new Map();
     const during = () => {
-      if (phase) return phase;
-      const recent = [...ended].filter(([, at]) => Date.now() - at < 10_000).map(([label]) => label);
-      return recent.length > 0 ? `within 10 s after a ${recent.join(' and a ')}` : 'steady (no fault in the last 10 s)';
+      const recent = [...ended].filter(([label, at]) => label !== phase && Date.now() - at < 10_000).map(([label]) => label);
+      const after = recent.length > 0 ? `within 10 s after a ${recent.join(' and a ')}` : '';
+      if (phase) return after ? `${phase}, ${after}` : phase;
+      return after || 'steady (no fault in the last 10 s)';
     };
     let issued = 0;
     let retried = 0;
     let attempts = 0;
     let writing = true;
-    let chaosError = null;
+    let abortError = null;
     const writeStart = Date.now();
     const chaosRoundDone = () => o.kinds.every((k) => result.restarts[k] > 0);
     const moreToWrite = () =>
-      !chaosError && (issued < o.events || !chaosRoundDone()) && !(o.writeSeconds > 0 && Date.now() - writeStart > o.writeSeconds * 1000);
+      !abortError && (issued < o.events || !chaosRoundDone()) && !(o.writeSeconds > 0 && Date.now() - writeStart > o.writeSeconds * 1000);
 
+    /** The first answers with a 500 (a server error, retried like a 503, reported). */
+    const serverErrors = [];
+    let lastFailure = '';
+    let lastConfirmedAt = Date.now();
     /** POST until a 2xx (same Idempotency-Key every try); the record id, or null when refused or given up. */
     const send = async (i, pathname, body, type) => {
       const key = `chaos-${runId}-${i}`;
@@ -275,11 +282,15 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
         }
         attempts += 1;
         result.statuses[statusKey(status)] = (result.statuses[statusKey(status)] ?? 0) + 1;
-        if (status < 200 || status >= 300)
+        if (status < 200 || status >= 300) {
           failedTries.set(i, [...(failedTries.get(i) ?? []), { status: statusKey(status), during: during() }]);
+          lastFailure = `${statusKey(status)} ${text.slice(0, 300)}`;
+          if (status === 500 && serverErrors.length < 5) serverErrors.push({ i, pathname, during: during(), answer: text.slice(0, 300) });
+        }
         if (status >= 200 && status < 300) {
           const id = JSON.parse(text).data[type].id;
           confirmed.set(`${type}:created:${id}`, i);
+          lastConfirmedAt = Date.now();
           if (attempt > 1) retried += 1;
           return id;
         }
@@ -287,7 +298,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
           refused.push({ i, pathname, status, answer: text.slice(0, 300) });
           return null;
         }
-        if (Date.now() > giveUpAt) {
+        if (Date.now() > giveUpAt || abortError) {
           unconfirmed.push({ i, pathname, status });
           return null;
         }
@@ -349,7 +360,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     };
     const chaos = (async () => {
       let queue = [];
-      while (writing && !chaosError) {
+      while (writing && !abortError) {
         await chaosSleep(between(o.chaosEveryMs));
         if (!writing) break;
         // Each round does every kind once, in a random order.
@@ -362,7 +373,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
           result.restarts[kind] += 1;
           log(`chaos: ${what} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         } catch (error) {
-          chaosError = error; // the writers stop; the run fails below
+          abortError = error; // the writers stop; the run fails below
         }
         ended.delete(phase);
         ended.set(phase, Date.now());
@@ -376,6 +387,10 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     );
     const progress = setInterval(() => {
       const s = (Date.now() - writeStart) / 1000;
+      if (!abortError && Date.now() - lastConfirmedAt > o.stallMs)
+        abortError = new Error(
+          `no write got its 2xx for ${o.stallMs / 1000} s (answers ${JSON.stringify(result.statuses)}; the last failure: ${lastFailure})`,
+        );
       log(
         `${s.toFixed(0)} s: ${confirmed.size} confirmed (${(confirmed.size / s).toFixed(0)}/s) of ${issued} issued, ${receiver.state.byEvent.size} delivered; restarts ${JSON.stringify(result.restarts)}; answers ${JSON.stringify(result.statuses)}; load ${os.loadavg()[0].toFixed(1)}`,
       );
@@ -388,7 +403,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
       clearInterval(progress);
     }
     await chaos;
-    if (chaosError) throw chaosError;
+    if (abortError) throw abortError;
     const writeEnd = Date.now();
     result.writeSeconds = (writeEnd - writeStart) / 1000;
     log(
@@ -416,12 +431,13 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
         const pending = await db
           .query(
             `SELECT (SELECT count(*)::int FROM crm.outbox WHERE published_at IS NULL) AS unpublished,
+                    (SELECT count(*)::int FROM crm.outbox o WHERE published_at IS NULL AND to_jsonb(o) ->> 'parked_at' IS NOT NULL) AS parked,
                     (SELECT count(*)::int FROM webhooks.deliveries WHERE status = 'pending') AS pending`,
           )
           .then((r) => r.rows[0])
           .catch(() => ({}));
         log(
-          `draining: ${expected.size - left} of ${expected.size} delivered, ${left} to go (outbox unpublished ${pending.unpublished ?? '?'}, deliveries pending ${pending.pending ?? '?'}), ${((Date.now() - writeEnd) / 1000).toFixed(0)} s since the writes ended`,
+          `draining: ${expected.size - left} of ${expected.size} delivered, ${left} to go (outbox unpublished ${pending.unpublished ?? '?'} of which parked ${pending.parked ?? '?'}, deliveries pending ${pending.pending ?? '?'}), ${((Date.now() - writeEnd) / 1000).toFixed(0)} s since the writes ended`,
         );
       }
       await sleep(250);
@@ -445,7 +461,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
       const [type, reason, recordId] = key.split(':');
       const where = await db
         .query(
-          `SELECT o.event_id, o.seq, o.published_at, e.stream_seq, d.status, d.attempt_count, d.locked_by, d.last_error
+          `SELECT to_jsonb(o) - 'data' AS outbox, e.stream_seq, d.status, d.attempt_count, d.locked_by, d.last_error
              FROM crm.outbox o
              LEFT JOIN webhooks.events e ON e.event_id = o.event_id
              LEFT JOIN webhooks.deliveries d ON d.event_id = o.event_id
@@ -472,6 +488,14 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
       extraRecords.push({ key, write: i, tries: failedTries.get(i) ?? [] });
     }
 
+    // Rows the relay parked (could not publish for good): never delivered, so each is lost too.
+    result.parked = await db
+      .query(`SELECT count(*)::int AS n FROM crm.outbox o WHERE account_id = $1 AND to_jsonb(o) ->> 'parked_at' IS NOT NULL`, [
+        account.account.id,
+      ])
+      .then((q) => q.rows[0].n)
+      .catch(() => null);
+
     const r = receiver.state;
     const deliveries = [...r.byWebhookId.values()].reduce((a, b) => a + b, 0);
     Object.assign(result, {
@@ -488,8 +512,9 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
       lost: lost.length + confirmedWithoutEvent.length,
       lostDetail,
       extraRecords,
+      serverErrors,
       failedTriesByPhase: [...failedTries.values()].flat().reduce((acc, t) => {
-        const k = `${t.status}, ${t.during.startsWith('within') || t.during.startsWith('steady') ? '' : 'during a '}${t.during}`;
+        const k = `${t.status}, ${/^(within|steady)/.test(t.during) ? '' : 'during a '}${t.during}`;
         acc[k] = (acc[k] ?? 0) + 1;
         return acc;
       }, {}),
@@ -504,12 +529,13 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
       loadAfter: os.loadavg(),
     });
     log(
-      `result: ${result.committed} committed (${result.apiConfirmed} confirmed by a 2xx), ${result.delivered} delivered, ${result.lost} lost, ${result.duplicates} duplicates, ${result.badSignatures} bad signatures; restarts ${JSON.stringify(result.restarts)}; drain ${result.drainSeconds.toFixed(1)} s after the writes`,
+      `result: ${result.committed} committed (${result.apiConfirmed} confirmed by a 2xx), ${result.delivered} delivered, ${result.lost} lost, ${result.duplicates} duplicates, ${result.badSignatures} bad signatures, ${result.parked} parked; restarts ${JSON.stringify(result.restarts)}; drain ${result.drainSeconds.toFixed(1)} s after the writes`,
     );
     for (const l of lostDetail) log(`lost: ${l.key} ${JSON.stringify(l.where)}`);
     for (const e of extraRecords)
       log(`committed without a 2xx: ${e.key} by write ${e.write}, whose failed tries were ${JSON.stringify(e.tries)}`);
     log(`failed tries: ${JSON.stringify(result.failedTriesByPhase)}`);
+    for (const e of serverErrors) log(`answered 500: write ${e.i} ${e.pathname}, ${e.during}: ${e.answer}`);
     return result;
   } finally {
     clearInterval(loadTimer);
@@ -546,6 +572,7 @@ export function writeChaosReport(result) {
     `| events delivered under two webhook-ids | ${n(result.repeatedEvents)} |`,
     `| deliveries of events not committed | ${n(result.unexpected)} |`,
     `| bad signatures | ${n(result.badSignatures)} |`,
+    `| outbox rows parked by the relay | ${result.parked ?? 'n/a'} |`,
     `| writes refused (4xx) / given up | ${result.refused.length} / ${result.unconfirmed.length} |`,
     ...Object.entries(result.restarts).map(([k, v]) => `| faults: ${FAULTS[k]} | ${v} |`),
     `| PostgreSQL / NATS down in all | ${(result.downtimeMs.postgres / 1000).toFixed(1)} s / ${(result.downtimeMs.nats / 1000).toFixed(1)} s |`,
@@ -574,6 +601,16 @@ export function writeChaosReport(result) {
       '',
       '```',
       ...result.extraRecords.map((e) => `${e.key} by write ${e.write}: failed tries ${JSON.stringify(e.tries)}`),
+      '```',
+      '',
+    );
+  }
+  if (result.serverErrors.length > 0) {
+    lines.push(
+      `## Answers 500 (first ${result.serverErrors.length})`,
+      '',
+      '```',
+      ...result.serverErrors.map((e) => `write ${e.i} ${e.pathname}, ${e.during}: ${e.answer}`),
       '```',
       '',
     );

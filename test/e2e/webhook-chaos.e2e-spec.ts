@@ -19,6 +19,7 @@ interface ChaosResult {
   repeatedEvents: number;
   unexpected: number;
   badSignatures: number;
+  parked: number | null;
   refused: unknown[];
   unconfirmed: unknown[];
   restarts: { dispatcher: number; postgres: number; nats: number };
@@ -55,7 +56,7 @@ describe('webhooks under chaos (e2e, CI-sized soak)', () => {
     const args = [
       'bench/chaos.mjs',
       ...['--events', '1500', '--clients', '6', '--chaos-every', '1,3', '--down', '0.5,1.5'],
-      ...['--drain-timeout', '90', '--request-deadline', '60', '--json', json, '--no-build'],
+      ...['--drain-timeout', '90', '--request-deadline', '60', '--stall', '45', '--json', json, '--no-build'],
     ];
     // dist/ is built by the e2e global setup; the driver loads libs/testing from it.
     const driver = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -87,6 +88,7 @@ describe('webhooks under chaos (e2e, CI-sized soak)', () => {
     expect(result.delivered).toBe(result.committed);
     expect(result.badSignatures).toBe(0);
     expect(result.unexpected).toBe(0);
+    expect(result.parked).toBe(0);
     // One webhook-id per event and webhook: a repeat is a duplicate of the same delivery, never a new one.
     expect(result.repeatedEvents).toBe(0);
     expect(code).toBe(0);
