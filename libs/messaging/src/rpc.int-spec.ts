@@ -176,15 +176,30 @@ describe('RPC over NATS (real NATS)', () => {
     const ns = uniqueNamespace('drain');
     const app = await startReplica(ns);
     const drainClient = new RpcClient(nc, { namespace: ns, timeoutMs: 5000, logger });
+    /** Polls `check` every 10 ms until it holds; fails after 5 s. */
+    const poll = async (what: string, check: () => boolean | Promise<boolean>) => {
+      const deadline = Date.now() + 5000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`${what}: not within 5 s`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    // The slow handler hands out a new `release` when it starts: the signal that the request is in flight.
+    const idle = release;
     const slow = drainClient.call('test.slow.v1', {});
     slow.catch(() => undefined); // asserted below; never an unhandled rejection if an earlier expect fails
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await poll('the slow handler runs', () => release !== idle);
     let closed = false;
     const closing = app.close().then(() => (closed = true));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // A new request during the drain is not taken: once the replica has unsubscribed, no responder is left.
+    await poll('a new request finds no responder', () =>
+      drainClient.call('test.echo.v1', { value: 1 }, 500).then(
+        () => false,
+        (error: { errorName?: string }) => error.errorName === ErrorName.ServiceUnavailable,
+      ),
+    );
+    // The handler cannot end before release(): the close is still waiting for it.
     expect(closed).toBe(false);
-    // A new request during the drain is not taken: no responder left.
-    await expect(drainClient.call('test.echo.v1', { value: 1 }, 500)).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
     release();
     await expect(slow).resolves.toEqual({ ok: true, data: { done: true } });
     await closing;
