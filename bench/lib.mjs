@@ -1,7 +1,7 @@
 // Shared by the benchmarks: a private, production-like system (fresh build, own database and
 // namespace, NODE_ENV=production) so a running development system is untouched.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,8 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     CRM_NAMESPACE: `bench-${randomBytes(4).toString('hex')}`,
     OPERATOR_TOKEN: randomBytes(32).toString('base64url'),
     API_KEY_PEPPER: randomBytes(32).toString('base64url'),
+    // The Ed25519 pair that signs NATS requests (raw keys, base64url: the JWK's d and x).
+    ...callerKeys(),
     PORT: String(ports.gateway),
     AUTH_PORT: String(ports.auth),
     CRM_CORE_PORT: String(ports.core),
@@ -104,4 +106,10 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     operatorHeaders: { authorization: `Bearer ${env.OPERATOR_TOKEN}`, 'content-type': 'application/json' },
     stop,
   };
+}
+
+/** CALLER_SIGNING_KEY and CALLER_VERIFY_KEYS: a fresh Ed25519 pair for this run. */
+function callerKeys() {
+  const { d, x } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  return { CALLER_SIGNING_KEY: d, CALLER_VERIFY_KEYS: x };
 }

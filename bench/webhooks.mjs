@@ -21,7 +21,7 @@
 //
 //   npm run bench:webhooks -- --chaos [--events 100000 --clients 8 --rate 0 --seconds 0 --chaos-every 3,12]
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -57,6 +57,8 @@ const env = {
   CRM_NAMESPACE: `benchwh-${randomBytes(4).toString('hex')}`,
   OPERATOR_TOKEN: randomBytes(32).toString('base64url'),
   API_KEY_PEPPER: randomBytes(32).toString('base64url'),
+  // The Ed25519 pair that signs NATS requests (raw keys, base64url: the JWK's d and x).
+  ...callerKeys(),
   AUTH_ISSUER: `http://127.0.0.1:${ports.auth}`,
   AUTH_URL: `http://127.0.0.1:${ports.auth}`,
   REGION_BASE_URLS: `us=http://127.0.0.1:${ports.gateway}/api/v3`,
@@ -687,3 +689,9 @@ main()
     await stopAll().catch(() => undefined);
     process.exit(1);
   });
+
+/** CALLER_SIGNING_KEY and CALLER_VERIFY_KEYS: a fresh Ed25519 pair for this run. */
+function callerKeys() {
+  const { d, x } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  return { CALLER_SIGNING_KEY: d, CALLER_VERIFY_KEYS: x };
+}

@@ -8,7 +8,8 @@
 #
 # Options: --crm-core-replicas N   start N crm-core processes (HTTP ports 3002, 3012, ...)
 # Env: PORT (3000), AUTH_PORT (3001), CRM_CORE_PORT (3002), WEBHOOK_DISPATCHER_PORT (3003),
-#      DATABASE_URL, REDIS_URL, NATS_URL, OPERATOR_TOKEN, API_KEY_PEPPER, READY_TIMEOUT (120 s).
+#      DATABASE_URL, REDIS_URL, NATS_URL, OPERATOR_TOKEN, API_KEY_PEPPER, CALLER_SIGNING_KEY,
+#      CALLER_VERIFY_KEYS, READY_TIMEOUT (120 s).
 set -Eeuo pipefail
 
 LOG_PREFIX=up
@@ -21,7 +22,7 @@ while (($# > 0)); do
   case "$1" in
     --crm-core-replicas) REPLICAS="${2:-}"; shift 2 || shift ;;
     --crm-core-replicas=*) REPLICAS="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
     *) die "unknown argument: $1" "usage: npm start -- [--crm-core-replicas N]" ;;
   esac
 done
@@ -107,10 +108,46 @@ read_kv() {
   printf '%s' "${line%\'}"
 }
 
+SECRET_KEYS=(OPERATOR_TOKEN API_KEY_PEPPER CALLER_SIGNING_KEY CALLER_VERIFY_KEYS)
+
+# Node one-liners over the built messaging library (the parser the services use).
+caller_keys_js() {
+  "$PROJECT_NODE" -e "const s = require('./dist/libs/messaging/src/rpc-signature.js'); $1" "${@:2}"
+}
+
+# ensure_caller_keys: the Ed25519 pair that signs NATS requests (gateway, auth-server:
+# CALLER_SIGNING_KEY) and lets every consumer check them (CALLER_VERIFY_KEYS), from the
+# environment, else .local/secrets.env, else generated once. A signing key without its verify key
+# gets the matching public key.
+ensure_caller_keys() {
+  local origin="environment"
+  if [[ -z "${CALLER_SIGNING_KEY:-}" ]]; then
+    CALLER_SIGNING_KEY="$(read_kv "$SECRETS_FILE" CALLER_SIGNING_KEY)"
+    CALLER_VERIFY_KEYS="${CALLER_VERIFY_KEYS:-$(read_kv "$SECRETS_FILE" CALLER_VERIFY_KEYS)}"
+    origin=".local/secrets.env"
+  fi
+  if [[ -z "$CALLER_SIGNING_KEY" ]]; then
+    local pair
+    pair="$(caller_keys_js 'const p = s.generateCallerKeyPair(); console.log(p.signingKey + " " + p.verifyKey)')" ||
+      die "could not generate the NATS request signing keys" "check that npm run build produced dist/libs/messaging"
+    CALLER_SIGNING_KEY="${pair% *}"
+    CALLER_VERIFY_KEYS="${pair#* }"
+    origin="generated, saved in .local/secrets.env"
+    generated=1
+    generated_keys+=(CALLER_SIGNING_KEY CALLER_VERIFY_KEYS)
+  elif [[ -z "${CALLER_VERIFY_KEYS:-}" ]]; then
+    CALLER_VERIFY_KEYS="$(caller_keys_js 'const c = require("node:crypto"); console.log(c.createPublicKey(s.parseSigningKey(process.argv[1])).export({ format: "jwk" }).x)' "$CALLER_SIGNING_KEY")" ||
+      die "CALLER_SIGNING_KEY is not an Ed25519 private key (base64 of 32 bytes or a PKCS#8 PEM)" "unset it to use a generated one"
+  fi
+  export CALLER_SIGNING_KEY CALLER_VERIFY_KEYS
+  log "  CALLER_SIGNING_KEY / CALLER_VERIFY_KEYS: $origin"
+}
+
 ensure_secrets() {
   mkdir -p "$LOCAL_DIR"
-  local key value origin generated=0
-  local -a generated_keys=()
+  local key value origin
+  generated=0
+  generated_keys=()
   for key in OPERATOR_TOKEN API_KEY_PEPPER; do
     origin="environment"
     value="${!key:-}"
@@ -127,6 +164,7 @@ ensure_secrets() {
     export "$key=$value"
     log "  $key: $origin"
   done
+  ensure_caller_keys
   ((${#OPERATOR_TOKEN} >= 32)) || die "OPERATOR_TOKEN must be at least 32 characters (it has ${#OPERATOR_TOKEN})" "unset it to use a generated one, or set a longer value"
   ((${#API_KEY_PEPPER} >= 16)) || die "API_KEY_PEPPER must be at least 16 characters" "unset it to use a generated one, or set a longer value"
   if ((generated)); then
@@ -135,7 +173,7 @@ ensure_secrets() {
     (
       umask 077
       echo "# Development secrets, written by scripts/up.sh (npm start). Never use them in production." >"$tmp"
-      for k in OPERATOR_TOKEN API_KEY_PEPPER; do
+      for k in "${SECRET_KEYS[@]}"; do
         v="$(read_kv "$SECRETS_FILE" "$k")"
         [[ " ${generated_keys[*]} " == *" $k "* ]] && v="${!k}"
         [[ -z "$v" ]] || echo "$k=$v" >>"$tmp"

@@ -23,6 +23,7 @@ export class AppModule {
           name: `api-gateway-${process.pid}`,
           namespace: config.CRM_NAMESPACE,
           timeoutMs: config.RPC_TIMEOUT_MS,
+          signingKey: config.CALLER_SIGNING_KEY,
         }),
         ApiModule,
         McpModule,

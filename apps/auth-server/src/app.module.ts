@@ -27,6 +27,7 @@ export class AppModule {
           name: `auth-server-client-${process.pid}`,
           namespace: config.CRM_NAMESPACE,
           timeoutMs: config.RPC_TIMEOUT_MS,
+          signingKey: config.CALLER_SIGNING_KEY,
         }),
         IdentityModule,
         OAuthModule,

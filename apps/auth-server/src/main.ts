@@ -59,6 +59,7 @@ void runService({
       queue: QueueGroups.authServer,
       logger,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      verifyKeys: config.CALLER_VERIFY_KEYS,
     });
     return app;
   },

@@ -31,6 +31,7 @@ void runService({
       queue: QueueGroups.webhookDispatcher,
       logger,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      verifyKeys: config.CALLER_VERIFY_KEYS,
     });
     return app;
   },

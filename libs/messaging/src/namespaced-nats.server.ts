@@ -1,8 +1,9 @@
 import { ServerNats } from '@nestjs/microservices';
-import { ApiError, namespacedSubject, RpcHeaders } from '@crm/contracts';
+import { ApiError, ErrorName, namespacedSubject, RpcHeaders } from '@crm/contracts';
 import { acceptRequestId, deadlineIn, runWithRequestId } from '@crm/observability';
 import type { Logger } from 'pino';
 import { natsClientOptions } from './nats-connection';
+import type { RefusalReason, RpcVerifier } from './rpc-signature';
 
 export interface NamespacedNatsServerOptions {
   url: string;
@@ -12,18 +13,29 @@ export interface NamespacedNatsServerOptions {
   logger: Logger;
   /** Longest wait for in-flight handlers at shutdown. */
   shutdownTimeoutMs: number;
+  /** Checks every request's signature before any handler runs (CALLER_VERIFY_KEYS). */
+  verifier: RpcVerifier;
+  /** Called for every request refused by the verifier, for metrics. */
+  onRefused?: (channel: string, reason: RefusalReason) => void;
 }
 
 interface NatsMsgLike {
+  subject: string;
+  data: Uint8Array;
   reply?: string;
   headers?: { get(name: string): string };
+  respond(data: string): boolean;
 }
+
+const decoder = new TextDecoder();
 
 /**
  * Nest's NATS transport with what production needs: subjects prefixed by the deployment
- * namespace, one queue group per service (replicas share the work), the caller's request id
- * restored from headers, and a graceful close that stops taking messages, waits for in-flight
- * handlers and drains the connection.
+ * namespace, one queue group per service (replicas share the work), every request's signature
+ * checked before any handler runs (an unsigned, forged, expired, replayed or re-targeted request
+ * is answered with an error and never reaches a handler), the caller's request id restored from
+ * headers, and a graceful close that stops taking messages, waits for in-flight handlers and
+ * drains the connection.
  */
 export class NamespacedNatsServer extends ServerNats {
   private readonly subs: Array<{ drain(): Promise<void> }> = [];
@@ -60,6 +72,8 @@ export class NamespacedNatsServer extends ServerNats {
    * handler lazily (when the reply stream is subscribed), after handleMessage has resolved.
    */
   override async handleMessage(channel: string, natsMsg: NatsMsgLike & Parameters<ServerNats['handleMessage']>[1]): Promise<unknown> {
+    const refusal = this.settings.verifier.check(natsMsg.subject, natsMsg.data, natsMsg.headers?.get(RpcHeaders.signature) || undefined);
+    if (refusal) return this.refuse(channel, natsMsg, refusal);
     this.inFlight += 1;
     this.pending.set(natsMsg, true);
     const requestId = acceptRequestId(natsMsg.headers?.get(RpcHeaders.requestId) || undefined);
@@ -104,6 +118,24 @@ export class NamespacedNatsServer extends ServerNats {
     };
   }
 
+  /** Answers (when a reply is expected) with {@link requestRefused}, logs and counts the refusal. */
+  private refuse(channel: string, natsMsg: NatsMsgLike, reason: RefusalReason): void {
+    this.settings.onRefused?.(channel, reason);
+    this.settings.logger.warn(
+      { subject: natsMsg.subject, reason, requestId: acceptRequestId(natsMsg.headers?.get(RpcHeaders.requestId) || undefined) },
+      'NATS request refused before any handler: no valid signature',
+    );
+    if (!natsMsg.reply) return;
+    let id: unknown;
+    try {
+      id = (JSON.parse(decoder.decode(natsMsg.data)) as { id?: unknown }).id;
+    } catch {
+      return;
+    }
+    if (typeof id !== 'string' || id.length > 100) return;
+    natsMsg.respond(JSON.stringify({ id, response: { ok: false, error: requestRefused().toData() }, isDisposed: true }));
+  }
+
   private settle(natsMsg: object): void {
     if (!this.pending.delete(natsMsg)) return;
     this.inFlight -= 1;
@@ -127,6 +159,15 @@ export class NamespacedNatsServer extends ServerNats {
     await client.drain();
     this.settings.logger.info('NATS connection drained');
   }
+}
+
+/** What a sender gets for a request without a valid signature (unsigned, forged, expired, replayed, re-targeted). */
+export function requestRefused(): ApiError {
+  // Not 401: the client of the API authenticated; a refusal here means a misconfigured or forged sender.
+  return new ApiError(
+    ErrorName.InternalServerError,
+    'The request was refused: it carries no valid signature of a service that may send it',
+  );
 }
 
 function isPayloadTooLarge(error: unknown): boolean {

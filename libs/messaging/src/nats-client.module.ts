@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
 import { connectNats } from './nats-connection';
 import { RpcClient } from './rpc-client';
+import { RpcSigner } from './rpc-signature';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 
@@ -13,6 +14,11 @@ export interface NatsClientModuleOptions {
   name: string;
   namespace: string;
   timeoutMs: number;
+  /**
+   * CALLER_SIGNING_KEY of a service that sends requests (the gateway, the auth-server): required
+   * (an empty one stops the start). Absent for a service that sends none.
+   */
+  signingKey?: string;
 }
 
 /** A NATS connection and an {@link RpcClient} over it; drained at shutdown. */
@@ -52,6 +58,7 @@ export class NatsClientModule implements OnApplicationShutdown {
               namespace: options.namespace,
               timeoutMs: options.timeoutMs,
               logger,
+              signer: options.signingKey === undefined ? undefined : new RpcSigner(options.signingKey),
               observe: (subject, outcome, seconds) => duration.observe({ subject, outcome }, seconds),
             });
           },

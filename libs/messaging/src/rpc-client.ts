@@ -3,11 +3,17 @@ import { ApiError, ErrorName, namespacedSubject, RpcHeaders, type RpcReply } fro
 import { currentRequestId } from '@crm/observability';
 import type { Logger } from 'pino';
 import { decodeResponse, encodeRequest } from './nats-wire';
+import type { RpcSigner } from './rpc-signature';
 
 export interface RpcClientOptions {
   namespace: string;
   timeoutMs: number;
   logger: Logger;
+  /**
+   * Signs every request (CALLER_SIGNING_KEY). Without it requests go unsigned, and every consumer
+   * refuses them: only the services that authenticate users hold the key.
+   */
+  signer?: RpcSigner;
   /** Called with the outcome of every call, for metrics. */
   observe?: (subject: string, outcome: 'ok' | 'error' | 'unavailable', seconds: number) => void;
 }
@@ -30,9 +36,12 @@ export class RpcClient {
     const requestId = currentRequestId();
     if (requestId) headers.set(RpcHeaders.requestId, requestId);
     headers.set(RpcHeaders.timeout, String(timeoutMs));
+    const fullSubject = namespacedSubject(this.options.namespace, subject);
+    const data = encodeRequest(subject, body);
+    if (this.options.signer) headers.set(RpcHeaders.signature, this.options.signer.sign(fullSubject, data, timeoutMs));
     let reply: RpcReply<D>;
     try {
-      const msg = await this.nc.request(namespacedSubject(this.options.namespace, subject), encodeRequest(subject, body), {
+      const msg = await this.nc.request(fullSubject, data, {
         timeout: timeoutMs,
         headers,
       });

@@ -12,6 +12,7 @@ import { attachNatsServer } from './attach-nats-server';
 import { RpcClient } from './rpc-client';
 import { RpcReplyInterceptor } from './rpc-reply.interceptor';
 import { RpcCaller, ValidMessage, ValidRequest } from './rpc-params.decorators';
+import { generateCallerKeyPair, RpcSigner } from './rpc-signature';
 
 class EchoRequest {
   @IsInt()
@@ -24,6 +25,8 @@ let abandoned: boolean | null = null;
 
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const logger = createLogger('rpc-test', 'silent');
+const keys = generateCallerKeyPair();
+const signer = new RpcSigner(keys.signingKey);
 
 let release: () => void = () => undefined;
 
@@ -87,7 +90,15 @@ class EchoModule {}
 
 async function startReplica(namespace: string): Promise<INestApplication> {
   const app = await NestFactory.create(EchoModule, { logger: false });
-  await attachNatsServer(app, { service: 'rpc-test', url: natsUrl, namespace, queue: 'rpc-test', logger, shutdownTimeoutMs: 5000 });
+  await attachNatsServer(app, {
+    service: 'rpc-test',
+    url: natsUrl,
+    namespace,
+    queue: 'rpc-test',
+    logger,
+    shutdownTimeoutMs: 5000,
+    verifyKeys: keys.verifyKey,
+  });
   await app.init();
   return app;
 }
@@ -100,7 +111,7 @@ describe('RPC over NATS (real NATS)', () => {
 
   beforeAll(async () => {
     nc = await connect({ servers: natsUrl });
-    client = new RpcClient(nc, { namespace, timeoutMs: 2000, logger });
+    client = new RpcClient(nc, { namespace, timeoutMs: 2000, logger, signer });
     replica = await startReplica(namespace);
   });
 
@@ -175,7 +186,7 @@ describe('RPC over NATS (real NATS)', () => {
   it('on close stops taking requests but finishes the one in flight', async () => {
     const ns = uniqueNamespace('drain');
     const app = await startReplica(ns);
-    const drainClient = new RpcClient(nc, { namespace: ns, timeoutMs: 5000, logger });
+    const drainClient = new RpcClient(nc, { namespace: ns, timeoutMs: 5000, logger, signer });
     /** Polls `check` every 10 ms until it holds; fails after 5 s. */
     const poll = async (what: string, check: () => boolean | Promise<boolean>) => {
       const deadline = Date.now() + 5000;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -40,6 +40,11 @@ export interface ServicesHandle {
   operatorToken: string;
   /** The API_KEY_PEPPER the services were given (tests check it never reaches a log). */
   apiKeyPepper: string;
+  /**
+   * The key pair generated for this run: CALLER_SIGNING_KEY of the gateway and the auth-server,
+   * CALLER_VERIFY_KEYS of every consumer (base64url of the raw Ed25519 keys).
+   */
+  callerKeys?: { signingKey: string; verifyKey: string };
   namespace: string;
   database: TestDatabase;
   processes: ServiceProcess[];
@@ -60,6 +65,8 @@ export interface StartServicesOptions {
   authServerReplicas?: number;
   /** Extra environment for every service (e.g. ENABLE_TEST_CLOCK). */
   env?: Record<string, string>;
+  /** Extra environment for every process of one app, over `env` (e.g. its own NATS_URL with its NATS user). */
+  appEnv?: Partial<Record<AppName, Record<string, string>>>;
   /** Seconds to wait for each /readyz. */
   readyTimeoutSeconds?: number;
   /** Servers to use instead of the configured ones (e.g. private instances a test restarts). */
@@ -128,6 +135,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   const authUrl = `http://127.0.0.1:${authPort}`;
   const operatorToken = randomBytes(24).toString('hex');
   const apiKeyPepper = randomBytes(24).toString('hex');
+  const callerKeys = generateCallerKeys();
   mkdirSync(E2E_LOG_DIR, { recursive: true });
 
   const baseEnv: Record<string, string> = {
@@ -140,6 +148,8 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     NATS_URL: infra.natsUrl,
     CRM_NAMESPACE: namespace,
     API_KEY_PEPPER: apiKeyPepper,
+    CALLER_SIGNING_KEY: callerKeys.signingKey,
+    CALLER_VERIFY_KEYS: callerKeys.verifyKey,
     OPERATOR_TOKEN: operatorToken,
     WEBHOOK_ALLOW_PRIVATE: 'true',
     AUTH_ISSUER: authUrl,
@@ -164,7 +174,14 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   ): ServiceProcess => {
     const logFile = path.join(E2E_LOG_DIR, `${namespace}-${name}${args.length ? `-${args.join('-')}` : ''}.log`);
     const out = createWriteStream(logFile);
-    const env = { ...baseEnv, HTTP_PORT: String(port), METRICS_PORT: String(metricsPort), SERVICE_INSTANCE: name, ...envOverrides };
+    const env = {
+      ...baseEnv,
+      ...options.appEnv?.[app],
+      HTTP_PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      SERVICE_INSTANCE: name,
+      ...envOverrides,
+    };
     const child = spawn(process.execPath, [distMain(app), ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.pipe(out, { end: false });
     child.stderr?.pipe(out, { end: false });
@@ -246,6 +263,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     authUrls,
     operatorToken,
     apiKeyPepper,
+    callerKeys,
     namespace,
     database,
     processes,
@@ -273,6 +291,15 @@ export async function startServices(options: StartServicesOptions = {}): Promise
         return codes;
       })()),
   };
+}
+
+/**
+ * A fresh Ed25519 key pair as CALLER_SIGNING_KEY / CALLER_VERIFY_KEYS take it: base64url of the
+ * raw 32-byte private key (the JWK's d) and public key (its x).
+ */
+export function generateCallerKeys(): { signingKey: string; verifyKey: string } {
+  const { d, x } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  return { signingKey: d!, verifyKey: x! };
 }
 
 /** Password of the admins createAccount makes when none is given. */

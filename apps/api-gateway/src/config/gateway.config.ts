@@ -1,5 +1,6 @@
 import { BaseConfig, IntEnv, parseRegionBaseUrls } from '@crm/config';
 import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsCallerSigningKey } from '@crm/messaging';
 
 const DEV_PEPPER = 'development-only-api-key-pepper-change-me';
 
@@ -16,6 +17,14 @@ export class GatewayConfig extends BaseConfig {
   @Min(0)
   @Max(65535)
   METRICS_PORT = 9460;
+
+  /**
+   * Ed25519 private key (base64 of 32 bytes or PKCS#8 PEM) signing this service's NATS requests;
+   * required to start, not to migrate. Consumers accept it through CALLER_VERIFY_KEYS
+   * (decisions.md "NATS trust boundary").
+   */
+  @IsCallerSigningKey()
+  CALLER_SIGNING_KEY = '';
 
   /** Key of the API-key HMAC; the auth-server must have the same value. */
   @IsString()

@@ -1,6 +1,7 @@
 import { BoolEnv, DatabaseBackedConfig, IntEnv, parseRegionBaseUrls } from '@crm/config';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { trustedProxyProblems } from '../http/trusted-proxies';
+import { AreCallerVerifyKeys, IsCallerSigningKey } from '@crm/messaging';
 
 const DEV_PEPPER = 'development-only-api-key-pepper-change-me';
 
@@ -17,6 +18,22 @@ export class AuthServerConfig extends DatabaseBackedConfig {
   @Min(0)
   @Max(65535)
   METRICS_PORT = 9461;
+
+  /**
+   * Ed25519 private key (base64 of 32 bytes or PKCS#8 PEM) signing this service's NATS requests;
+   * required to start, not to migrate. Consumers accept it through CALLER_VERIFY_KEYS
+   * (decisions.md "NATS trust boundary").
+   */
+  @IsCallerSigningKey()
+  CALLER_SIGNING_KEY = '';
+
+  /**
+   * Ed25519 public keys (base64 of 32 bytes or PEM, comma-separated: two during a rotation) whose
+   * signatures this service accepts on NATS requests; required to start, not to migrate
+   * (decisions.md "NATS trust boundary").
+   */
+  @AreCallerVerifyKeys()
+  CALLER_VERIFY_KEYS = '';
 
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'AUTH_DATABASE_URL must look like postgres://user@host:5432/db' })

@@ -1,5 +1,6 @@
 import { DatabaseBackedConfig, IntEnv } from '@crm/config';
 import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { AreCallerVerifyKeys } from '@crm/messaging';
 
 export class CrmCoreConfig extends DatabaseBackedConfig {
   /** Health and metrics only; 0 picks a free port (replicas on one host). */
@@ -15,6 +16,14 @@ export class CrmCoreConfig extends DatabaseBackedConfig {
   @Min(0)
   @Max(65535)
   METRICS_PORT = 9462;
+
+  /**
+   * Ed25519 public keys (base64 of 32 bytes or PEM, comma-separated: two during a rotation) whose
+   * signatures this service accepts on NATS requests; required to start, not to migrate
+   * (decisions.md "NATS trust boundary").
+   */
+  @AreCallerVerifyKeys()
+  CALLER_VERIFY_KEYS = '';
 
   /** Overrides DATABASE_URL for the crm schema (its own database if wanted). */
   @IsOptional()

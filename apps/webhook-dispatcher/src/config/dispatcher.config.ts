@@ -1,6 +1,7 @@
 import { BoolEnv, DatabaseBackedConfig, IntEnv } from '@crm/config';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
+import { AreCallerVerifyKeys } from '@crm/messaging';
 
 export class DispatcherConfig extends DatabaseBackedConfig {
   /** Health and metrics only; 0 picks a free port (replicas on one host). */
@@ -16,6 +17,14 @@ export class DispatcherConfig extends DatabaseBackedConfig {
   @Min(0)
   @Max(65535)
   METRICS_PORT = 9463;
+
+  /**
+   * Ed25519 public keys (base64 of 32 bytes or PEM, comma-separated: two during a rotation) whose
+   * signatures this service accepts on NATS requests; required to start, not to migrate
+   * (decisions.md "NATS trust boundary").
+   */
+  @AreCallerVerifyKeys()
+  CALLER_VERIFY_KEYS = '';
 
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'WEBHOOKS_DATABASE_URL must look like postgres://user@host:5432/db' })

@@ -32,4 +32,9 @@ export const RpcHeaders = {
    * shared across hosts) and stops before its next statement once it has passed.
    */
   timeout: 'X-Timeout-Ms',
+  /**
+   * The sender's Ed25519 signature over the subject, the message bytes and an expiry
+   * (libs/messaging rpc-signature.ts); consumers refuse a request without a valid one.
+   */
+  signature: 'X-Rpc-Signature',
 } as const;
