@@ -475,13 +475,13 @@ describe('contacts (e2e)', () => {
       for (let page = 1; page <= 3; page += 1) expected.push(...names(await list(`?per_page=100&page=${page}`, bulk)));
       expect(expected).toHaveLength(230);
 
-      const first = await call(bulk)<Json>('GET', '/contacts/cascade?per_x=1');
+      const first = await call(bulk)<Json>('GET', '/contacts/cascade?team=false');
       expect(first.status).toBe(200);
       expect(Object.keys(first.body.data).sort()).toEqual(['contacts', 'items_left', 'next_set_url']);
       expect(first.body.data.contacts).toHaveLength(100);
       expect(first.body.data.items_left).toBe(130);
       const lastOfFirst = first.body.data.contacts[99].contact.id;
-      expect(first.body.data.next_set_url).toBe(`${services.gatewayUrl}/api/v3/contacts/cascade/${lastOfFirst}?per_x=1`);
+      expect(first.body.data.next_set_url).toBe(`${services.gatewayUrl}/api/v3/contacts/cascade/${lastOfFirst}?team=false`);
       const zero = await call(bulk)<Json>('GET', '/contacts/cascade/0.json');
       expect(zero.body.data.contacts.map((c: Json) => c.contact.id)).toEqual(first.body.data.contacts.map((c: Json) => c.contact.id));
 

@@ -89,4 +89,16 @@ describe('request format and authentication challenges (e2e)', () => {
     });
     expect(adminRes.status).toBe(400);
   });
+
+  it('refuses a query parameter the endpoint does not take, naming it, so a typo never widens a list or a delete', async () => {
+    const notes = await fetch(url('/notes?company_id=abc&per_page=5'), { headers: { authorization: basic() } });
+    expect(notes.status).toBe(400);
+    const body = (await notes.json()) as { error_name: string; errors: Record<string, string> };
+    expect(body.error_name).toBe('invalid_request_data');
+    expect(Object.keys(body.errors)).toEqual(['company_id']);
+    const typo = await fetch(url('/contacts?serach=Lee'), { headers: { authorization: basic() } });
+    expect(typo.status).toBe(400);
+    expect(((await typo.json()) as { errors: Record<string, string> }).errors).toHaveProperty('serach');
+    expect((await fetch(url('/contacts?search=Lee&per_page=5'), { headers: { authorization: basic() } })).status).toBe(200);
+  });
 });

@@ -3,6 +3,7 @@ import {
   API_PREFIX,
   ApiError,
   assertAdmin,
+  assertKnownParameters,
   ErrorName,
   parseContract,
   successEnvelope,
@@ -35,6 +36,7 @@ export class ApiService {
     if (input.body !== undefined && (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body))) {
       throw ApiError.invalid({ body: 'must be a JSON object' });
     }
+    assertKnownParameters(route.request, input.query);
     const merged = { ...input.query, ...((input.body as object | undefined) ?? {}), ...params };
     const payload = parseContract(route.request, merged);
     const origin: HttpOrigin = { base_url: `${this.config.PUBLIC_URL}${API_PREFIX}`, query: input.rawQuery ?? '' };

@@ -1,5 +1,5 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import { ApiError, type FieldErrors } from '../errors/api-error';
 
 /**
@@ -183,4 +183,34 @@ export function parseContract<T extends object>(cls: ClassConstructor<T>, input:
     throw ApiError.invalid(fields);
   }
   return instance;
+}
+
+const propertiesOf = new WeakMap<ClassConstructor<object>, ReadonlySet<string>>();
+
+/** Every property a contract class validates (its own and inherited): the parameters it takes. */
+export function contractProperties(cls: ClassConstructor<object>): ReadonlySet<string> {
+  let names = propertiesOf.get(cls);
+  if (!names) {
+    names = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(cls, '', true, false)
+        .map((meta) => meta.propertyName),
+    );
+    propertiesOf.set(cls, names);
+  }
+  return names;
+}
+
+/**
+ * Refuses query parameters the contract does not take, naming each (400): a typo such as
+ * `compny_id` must never widen a list or a delete by being ignored.
+ */
+export function assertKnownParameters(cls: ClassConstructor<object>, query: Record<string, unknown>): void {
+  const known = contractProperties(cls);
+  const unknown = Object.keys(query).filter((name) => !known.has(name));
+  if (unknown.length === 0) return;
+  throw ApiError.invalid(
+    Object.fromEntries(unknown.slice(0, 20).map((name) => [name, `${name} is not a parameter of this endpoint`])),
+    `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.slice(0, 20).join(', ')}`,
+  );
 }
