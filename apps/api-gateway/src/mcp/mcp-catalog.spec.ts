@@ -1,4 +1,4 @@
-import { API_ROUTES, MCP_MAX_PER_PAGE, MCP_RESOURCES, MCP_TOOLS } from '@crm/contracts';
+import { API_ROUTES, contractProperties, MCP_MAX_PER_PAGE, MCP_RESOURCES, MCP_TOOLS } from '@crm/contracts';
 import { toolInputSchema, IDEMPOTENCY_KEY_ARGUMENT, type JsonSchema } from './mcp-schemas';
 
 const route = (operationId: string) => API_ROUTES.find((r) => r.operationId === operationId)!;
@@ -13,7 +13,12 @@ describe('MCP tools derived from the route declarations', () => {
       const r = route(tool.operationId);
       if (r.access === 'write') expect(r.mcpWrite).toBe(true);
     }
-    for (const resource of MCP_RESOURCES) expect(route(resource.operationId)?.access).toBe('read');
+    for (const resource of MCP_RESOURCES) {
+      expect(route(resource.operationId)?.access).toBe('read');
+      const known = contractProperties(route(resource.operationId).request);
+      for (const key of Object.keys(resource.fixed))
+        expect({ uri: resource.uri, key, known: known.has(key) }).toEqual({ uri: resource.uri, key, known: true });
+    }
   });
 
   it('gives every tool a standalone object schema taken from its request class', () => {
