@@ -339,6 +339,36 @@ describe('notes, calls and meetings (e2e)', () => {
     });
   });
 
+  it("filters notes, calls, meetings and actions by company_id: the records of the company's contacts only", async () => {
+    const inCompany = await contact(admin, { last_name: 'Inside', company_name: 'Filter Works' });
+    const outside = await contact(admin, { last_name: 'Outside', company_name: 'Other Works' });
+    for (const who of [inCompany, outside]) {
+      await ok(admin, 'POST', '/notes', { contact_id: who.id, text: `note of ${who.last_name}` }, 201);
+      await ok(admin, 'POST', '/calls', { contact_id: who.id, text: `call of ${who.last_name}` }, 201);
+      await ok(admin, 'POST', '/meetings', { contact_id: who.id, text: `meeting of ${who.last_name}` }, 201);
+      await ok(admin, 'POST', '/actions', { contact_id: who.id, text: `action of ${who.last_name}`, status: 'waiting' }, 201);
+    }
+    const companyId = inCompany.company_id as string;
+    for (const [path, key] of [
+      ['/notes', 'note'],
+      ['/calls', 'call'],
+      ['/meetings', 'meeting'],
+      ['/actions', 'action'],
+    ] as const) {
+      const list = await ok(admin, 'GET', `${path}?company_id=${companyId}&per_page=100`);
+      expect({ path, contacts: [...new Set(list[`${key}s`].map((r: Json) => r[key].contact_id))] }).toEqual({
+        path,
+        contacts: [inCompany.id],
+      });
+      expect(list.total_count).toBe(1);
+      const unknown = await call(admin)('GET', `${path}?company_id=${FOREIGN_ID}`);
+      expect({ path, status: unknown.status }).toEqual({ path, status: 404 });
+    }
+    // Another account's company is unknown here.
+    const theirs = await contact(stranger, { last_name: 'Theirs', company_name: 'Their Works' });
+    expect((await call(admin)('GET', `/notes?company_id=${theirs.company_id}`)).status).toBe(404);
+  });
+
   it('documents every route in the OpenAPI document', async () => {
     const doc = (await (await fetch(`${services.gatewayUrl}/api/v3/openapi.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;

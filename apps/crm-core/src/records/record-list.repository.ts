@@ -10,12 +10,14 @@ import {
   type SqlFragment,
   type TimeFilterInput,
 } from '../common/sql';
-import { findContact } from './record-references.repository';
+import { findCompanyId, findContact } from './record-references.repository';
 
 export interface ListInput extends TimeFilterInput {
   page: number;
   per_page: number;
   contact_id?: string;
+  /** Records of the company's contacts. */
+  company_id?: string;
   sort_by?: string;
   order?: 'asc' | 'desc';
 }
@@ -42,7 +44,8 @@ function column(alias: string, name: string): SqlFragment {
 
 /**
  * One page of a record list over `spec.from` (joined to its contact `c`, deleted contacts hidden):
- * account, contact (404 when it names no contact), time filters, order, paging. `defaultOrder`
+ * account, contact (404 when it names no contact), company (records of its contacts; 404 when it
+ * names no company), time filters, order, paging. `defaultOrder`
  * applies without sort_by; sort_by orders by that column (asc unless `order`).
  */
 export async function listPage<Row>(db: Db, accountId: string, input: ListInput, spec: ListSpec): Promise<{ rows: Row[]; page: PageInfo }> {
@@ -50,6 +53,10 @@ export async function listPage<Row>(db: Db, accountId: string, input: ListInput,
   if (input.contact_id !== undefined) {
     const contact = await findContact(db, accountId, input.contact_id, { field: 'contact_id' });
     where.push(sql`${column(spec.alias, 'contact_id')} = ${contact.id}`);
+  }
+  if (input.company_id !== undefined) {
+    const companyId = await findCompanyId(db, accountId, input.company_id, 'company_id');
+    where.push(sql`c.company_id = ${companyId}`);
   }
   where.push(...(spec.extra ?? []));
   where.push(...timeFilterConditions(input, spec.alias, spec.dateColumns));

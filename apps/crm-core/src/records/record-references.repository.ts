@@ -50,6 +50,16 @@ export async function findContact(
   return rows[0];
 }
 
+/** The id of a company of the account, or 404 naming `field`. */
+export async function findCompanyId(db: Db, accountId: string, companyId: string, field: string): Promise<string> {
+  const id = normalizeId(companyId);
+  const rows = id
+    ? await many<{ id: string }>(db, sql`SELECT id FROM crm.companies WHERE id = ${id} AND account_id = ${accountId}`, { prepare: true })
+    : [];
+  if (rows.length === 0) throw ApiError.notFound(`No company of the account has this ${field}`);
+  return rows[0].id;
+}
+
 /** Non-deleted contacts of the account by id; 404 naming `field` when one is unknown. */
 export async function findContacts(db: Db, accountId: string, ids: readonly string[], field: string): Promise<ContactRef[]> {
   const normalized = [...new Set(ids.map((id) => normalizeId(id)))];
