@@ -8,3 +8,4 @@ export * from './attach-nats-server';
 export * from './rpc-params.decorators';
 export * from './rpc-signature';
 export * from './caller-keys.validators';
+export * from './nats-permissions';

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getFreePort, isReachable } from './infra';
@@ -152,14 +152,27 @@ export async function startPrivateRedis(): Promise<PrivateServer> {
   return server;
 }
 
-export async function startPrivateNats(): Promise<PrivateServer> {
+export interface PrivateNatsOptions {
+  /** A nats.conf to start with (e.g. the services' users and permissions); the flags still set address, port and JetStream. */
+  config?: string;
+  /** Environment of the server, e.g. the passwords the config reads as $VARIABLES. */
+  env?: Record<string, string>;
+}
+
+export async function startPrivateNats(options: PrivateNatsOptions = {}): Promise<PrivateServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'crm-nats-'));
   const port = await getFreePort();
+  const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
+  if (options.config !== undefined) {
+    const file = path.join(dir, 'nats.conf');
+    writeFileSync(file, options.config);
+    args.unshift('-c', file);
+  }
   const server = managed(
     'nats',
     port,
     `nats://127.0.0.1:${port}`,
-    () => spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' }),
+    () => spawn('nats-server', args, { stdio: 'ignore', env: { ...process.env, ...options.env } }),
     () => rmSync(dir, { recursive: true, force: true }),
   );
   await server.start();

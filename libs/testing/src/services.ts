@@ -71,6 +71,8 @@ export interface StartServicesOptions {
   readyTimeoutSeconds?: number;
   /** Servers to use instead of the configured ones (e.g. private instances a test restarts). */
   infra?: Partial<TestInfra>;
+  /** CRM_NAMESPACE (default: a new unique one), e.g. one a private NATS's permissions were written for. */
+  namespace?: string;
 }
 
 function distMain(app: AppName): string {
@@ -125,7 +127,7 @@ async function waitReady(proc: ServiceProcess, timeoutSeconds: number): Promise<
 export async function startServices(options: StartServicesOptions = {}): Promise<ServicesHandle> {
   const replicas = options.crmCoreReplicas ?? 1;
   const infra = { ...resolveTestInfra(), ...options.infra };
-  const namespace = uniqueNamespace('e2e');
+  const namespace = options.namespace ?? uniqueNamespace('e2e');
   const database = await createTestDatabase('e2e', infra.databaseUrl);
   // One batch for every port (HTTP, then METRICS_PORT of each process), so no two coincide.
   const ports = await Promise.all(Array.from({ length: 2 * (3 + replicas) }, () => getFreePort()));
