@@ -27,7 +27,7 @@
 //                        [--node-env production] [--log-level warn] [--json out.json] [--no-build]
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -153,6 +153,31 @@ async function startReceiver() {
   };
 }
 
+const APPS = ['api-gateway', 'auth-server', 'crm-core', 'webhook-dispatcher'];
+
+/**
+ * A private copy of dist/ (under test-results/, so the copy still finds node_modules): the soak
+ * starts replacement processes for as long as it runs, and dist/ is shared with anyone who builds
+ * meanwhile (a build empties it first). Returns the copy's root (its services log under it).
+ */
+async function snapshotDist(log) {
+  const dir = path.join(root, 'test-results', `chaos-dist-${randomBytes(4).toString('hex')}`);
+  const needed = ['libs/testing/src/index.js', ...APPS.map((a) => `apps/${a}/src/main.js`)];
+  for (let tries = 1; ; tries += 1) {
+    rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
+    try {
+      cpSync(path.join(root, 'dist'), path.join(dir, 'dist'), { recursive: true });
+      if (needed.every((f) => existsSync(path.join(dir, 'dist', f)))) break;
+    } catch (error) {
+      if (tries >= 5) throw error;
+    }
+    if (tries >= 5) throw new Error('dist/ is incomplete: build it (node tools/build.mjs) and run again');
+    log('dist/ is being rebuilt by someone; copying it again in 3 s');
+    await sleep(3000);
+  }
+  return dir;
+}
+
 async function metric(port, name) {
   try {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2000) })).text();
@@ -168,7 +193,6 @@ async function metric(port, name) {
  * Needs a built dist/ (node tools/build.mjs).
  */
 export async function runChaos(options, log = (msg) => console.log(`[chaos] ${msg}`)) {
-  const testing = require(path.join(root, 'dist/libs/testing/src/index.js'));
   const o = { ...chaosOptions(), ...options };
   const unknown = o.kinds.filter((k) => !FAULTS[k]);
   if (unknown.length > 0 || o.kinds.length === 0)
@@ -194,6 +218,10 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     statuses: {},
   };
   try {
+    const copy = await snapshotDist(log);
+    cleanup.push(async () => rmSync(path.join(copy, 'dist'), { recursive: true, force: true }));
+    const testing = require(path.join(copy, 'dist/libs/testing/src/index.js'));
+    log(`running the services from a copy of dist/ (logs in ${path.relative(root, testing.E2E_LOG_DIR)})`);
     log('starting private PostgreSQL and NATS');
     const pgServer = await testing.startPrivatePostgres();
     cleanup.push(() => pgServer.destroy());
