@@ -59,6 +59,16 @@ export class DispatcherConfig extends DatabaseBackedConfig {
   @Max(100)
   WEBHOOK_RETRY_SCALE = 1;
 
+  /**
+   * Webhooks one account may register (active or not): every event fans out to each of them with
+   * up to 8 tries (decisions.md "Event pipeline and fan-out bounds").
+   */
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_MAX_PER_ACCOUNT = 10;
+
   /** Finished deliveries (and their attempts) are kept this long for GET /webhooks/{id}/deliveries. */
   @IntEnv()
   @IsInt()

@@ -7,6 +7,7 @@ import { WebhookDeliveries1764200000000 } from '../migrations/1764200000000-webh
 import { DeliveryLastAttempt1764200100000 } from '../migrations/1764200100000-delivery-last-attempt';
 import { WebhookChangeNotify1764200200000 } from '../migrations/1764200200000-webhook-change-notify';
 import { DeliveriesDueByWebhook1764200300000 } from '../migrations/1764200300000-deliveries-due-by-webhook';
+import { DeliveryErrorCategories1764300000000 } from '../migrations/1764300000000-delivery-error-categories';
 import { WebhookEntity } from '../webhooks/entities/webhook.entity';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
@@ -23,6 +24,7 @@ export function webhooksDataSource(config: DispatcherConfig): DataSource {
       DeliveryLastAttempt1764200100000,
       WebhookChangeNotify1764200200000,
       DeliveriesDueByWebhook1764200300000,
+      DeliveryErrorCategories1764300000000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'webhook-dispatcher',

@@ -184,8 +184,8 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     const all = await addWebhook({ hook_url: `${receiver.url}/all`, secretkey: 'shh' });
     const deals = await addWebhook({ hook_url: `${receiver.url}/deals`, types: ['deal'] });
     const byStatus = await addWebhook({ hook_url: `${receiver.url}/status`, status_id: STATUS });
-    await addWebhook({ hook_url: `${receiver.url}/off`, active: false });
-    await addWebhook({ hook_url: `${receiver.url}/other`, account_id: OTHER_ACCOUNT });
+    const off = await addWebhook({ hook_url: `${receiver.url}/off`, active: false });
+    const other = await addWebhook({ hook_url: `${receiver.url}/other`, account_id: OTHER_ACCOUNT });
     await startDispatcher();
 
     const contact = event();
@@ -199,7 +199,15 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     await publish(contact, deal, deleted);
 
     await until('five deliveries', () => receiver.received.length >= 5 && receiver.received);
-    await new Promise((r) => setTimeout(r, 200));
+    // An event's deliveries are written with it, in one statement: once the three are stored, no other delivery can come.
+    const eventIds = [contact, deal, deleted].map((e) => e.event_id);
+    await until(
+      'the three events stored',
+      async () =>
+        (await dataSource.query('SELECT count(*)::int AS n FROM webhooks.events WHERE event_id = ANY($1)', [eventIds]))[0].n === 3,
+    );
+    expect(await attemptsOf(off.id)).toEqual([]);
+    expect(await attemptsOf(other.id)).toEqual([]);
     const byPath = (path: string) =>
       receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as Record<string, unknown>);
     expect(
@@ -314,10 +322,10 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     const account = '9'.repeat(24);
     const stuck = await addWebhook({ hook_url: hanging.url, account_id: account });
     await addWebhook({ hook_url: healthy.url, account_id: account });
-    const started = Date.now();
     await publish(...Array.from({ length: 60 }, () => event({ account_id: account })));
-    await until('every event reaches the healthy receiver', () => healthy.received.length >= 60, 10_000);
-    expect(Date.now() - started).toBeLessThan(3000); // well before the hanging receiver's attempts time out in bulk
+    await until('every event reaches the healthy receiver', () => healthy.received.length >= 60, 30_000);
+    // Meanwhile the hanging receiver, a few slots at a time of 1 s each, has not been tried with all of its events.
+    expect((await attemptsOf(stuck.id)).filter((d) => d.attempt_count === 0).length).toBeGreaterThan(0);
     await until(
       'the hanging receiver times out and is scheduled for retry',
       async () => (await attemptsOf(stuck.id)).some((d) => d.codes.length > 0 && d.codes[0] === null),
@@ -336,9 +344,12 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     await until('delivered', () => receiver.received.length === 1);
     // Past JetStream's duplicate window this is a new message with the same event id.
     await jetstream(nc).publish(eventSubject(namespace, e.type, e.reason), JSON.stringify(e));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(receiver.received).toHaveLength(1);
-    expect(await attemptsOf(hook.id)).toHaveLength(1);
+    // Events are ingested in stream order: once a later event is delivered, the repeat has been ingested too.
+    const marker = event({ account_id: account });
+    await publish(marker);
+    await until('the later event delivered', () => receiver.received.some((r) => r.body.includes(marker.record_id)));
+    expect((await attemptsOf(hook.id)).map((d) => d.event_id).sort()).toEqual([e.event_id, marker.event_id].sort());
+    expect(receiver.received).toHaveLength(2);
     await receiver.close();
   });
 
@@ -379,7 +390,8 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     await publish(event({ account_id: account }));
     await until('the attempt is refused', async () => (await attemptsOf(byName.id))[0]?.attempt_count >= 1);
     const [{ last_error }] = await dataSource.query('SELECT last_error FROM webhooks.deliveries WHERE webhook_id = $1', [byName.id]);
-    expect(last_error).toMatch(/private, loopback, link-local or metadata/);
+    // A category, not what the name resolved to (the delivery log is shown to the account).
+    expect(last_error).toBe('blocked: private address');
     expect(receiver.received).toHaveLength(0);
     await receiver.close();
   });

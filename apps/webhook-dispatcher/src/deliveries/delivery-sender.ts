@@ -182,7 +182,14 @@ export class DeliverySender {
       );
     if (decision.status !== 'delivered')
       this.logger.debug(
-        { delivery_id: d.id, webhook_id: d.webhook_id, code: result.responseCode, error: result.error, next_in_ms: decision.delayMs },
+        {
+          delivery_id: d.id,
+          webhook_id: d.webhook_id,
+          code: result.responseCode,
+          error: result.error,
+          detail: result.detail,
+          next_in_ms: decision.delayMs,
+        },
         'webhook attempt without 2xx',
       );
     this.pendingRecords.push({

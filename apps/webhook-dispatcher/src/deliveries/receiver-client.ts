@@ -1,6 +1,8 @@
 import http from 'node:http';
+import { isIP } from 'node:net';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { WebhookDeliveryErrors, type WebhookDeliveryError } from '@crm/contracts';
 import { guardedLookup, PrivateAddressError, refusedLiteralAddress } from '../webhooks/address-guard';
 import { parseRetryAfter } from './retry-schedule';
 
@@ -10,8 +12,13 @@ export interface PostResult {
   /** Retry-After of a 429 or 503 answer, in ms. */
   retryAfterMs: number | null;
   durationMs: number;
-  /** Why there is no 2xx (null on 2xx). */
+  /**
+   * Why there is no 2xx (null on 2xx): `HTTP <status>`, or a category of {@link WebhookDeliveryErrors}
+   * without addresses or ports (it is shown in the delivery log).
+   */
   error: string | null;
+  /** The underlying error's code and message, for this service's own logs only (never stored). */
+  detail?: string;
   /** timeout, network, refused_address or http_status (non-2xx); null on 2xx. */
   failure: 'timeout' | 'network' | 'refused_address' | 'http_status' | null;
 }
@@ -76,10 +83,10 @@ export class ReceiverClient {
     try {
       url = new URL(hookUrl);
     } catch {
-      return { error: 'invalid receiver URL', failure: 'network' };
+      return { error: WebhookDeliveryErrors.badUrl, failure: 'network' };
     }
     const refused = refusedLiteralAddress(url.hostname, this.options.allowPrivate);
-    if (refused) return { error: refused.message, failure: 'refused_address' };
+    if (refused) return { error: WebhookDeliveryErrors.blocked, failure: 'refused_address' };
     const secure = url.protocol === 'https:';
     const target: Target = {
       secure,
@@ -91,7 +98,8 @@ export class ReceiverClient {
         method: 'POST',
         agent: this.pool(url, secure),
         lookup: this.lookup as never,
-        servername: secure ? url.hostname : undefined,
+        // SNI carries names only (RFC 6066), never a literal address.
+        servername: secure && isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0 ? url.hostname : undefined,
       },
     };
     if (this.targets.size >= MAX_POOLS * 4) this.targets.clear();
@@ -130,14 +138,34 @@ export class ReceiverClient {
       });
       request.on('socket', () => (reused = request.reusedSocket));
       const deadline = setTimeout(() => {
-        finish({ responseCode: null, retryAfterMs: null, error: `no answer within ${this.options.timeoutMs} ms`, failure: 'timeout' });
+        finish({
+          responseCode: null,
+          retryAfterMs: null,
+          error: WebhookDeliveryErrors.timeout,
+          failure: 'timeout',
+          detail: `no answer within ${this.options.timeoutMs} ms`,
+        });
         request.destroy();
       }, this.options.timeoutMs);
       request.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(deadline);
         if (error instanceof PrivateAddressError)
-          finish({ responseCode: null, retryAfterMs: null, error: error.message, failure: 'refused_address' });
-        else finish({ responseCode: null, retryAfterMs: null, error: describe(error), failure: 'network', errorCode: error.code });
+          finish({
+            responseCode: null,
+            retryAfterMs: null,
+            error: WebhookDeliveryErrors.blocked,
+            failure: 'refused_address',
+            detail: error.message,
+          });
+        else
+          finish({
+            responseCode: null,
+            retryAfterMs: null,
+            error: deliveryErrorOf(error),
+            failure: 'network',
+            errorCode: error.code,
+            detail: describe(error),
+          });
       });
       request.end(body);
     });
@@ -172,6 +200,47 @@ interface Target {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+const DNS_CODES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NODATA',
+  'EAI_NONAME',
+  'ENODATA',
+  'ESERVFAIL',
+  'ENOTIMP',
+  'EREFUSED',
+]);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'EADDRNOTAVAIL']);
+const TLS_PREFIXES = [
+  'ERR_TLS',
+  'ERR_SSL',
+  'ERR_OSSL',
+  'CERT_',
+  'UNABLE_TO_',
+  'DEPTH_ZERO_',
+  'SELF_SIGNED_',
+  'HOSTNAME_MISMATCH',
+  'ERR_CERT',
+];
+
+/**
+ * The category of a network error as the delivery log shows it (decisions.md "Event pipeline and
+ * fan-out bounds"): the error's message names the address and port it tried, so it stays in the logs.
+ */
+export function deliveryErrorOf(error: NodeJS.ErrnoException): WebhookDeliveryError {
+  const code = error.code ?? '';
+  if (DNS_CODES.has(code) || error.syscall === 'getaddrinfo') return WebhookDeliveryErrors.dns;
+  if (code === 'ECONNREFUSED') return WebhookDeliveryErrors.refused;
+  if (RESET_CODES.has(code)) return WebhookDeliveryErrors.reset;
+  if (UNREACHABLE_CODES.has(code)) return WebhookDeliveryErrors.unreachable;
+  if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return WebhookDeliveryErrors.timeout;
+  if (TLS_PREFIXES.some((p) => code.startsWith(p)) || /certificate|ssl|tls/i.test(error.message)) return WebhookDeliveryErrors.tls;
+  if (code.startsWith('HPE_')) return WebhookDeliveryErrors.badResponse;
+  return WebhookDeliveryErrors.network;
 }
 
 function describe(error: NodeJS.ErrnoException): string {

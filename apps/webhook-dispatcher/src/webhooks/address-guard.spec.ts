@@ -24,6 +24,33 @@ describe('webhook address guard', () => {
     }
   });
 
+  it('refuses IPv6 forms that embed or translate to IPv4, and site-local: only global unicast passes', () => {
+    for (const url of [
+      'http://[::127.0.0.1]/', // IPv4-compatible ::a.b.c.d (::/96)
+      'http://[::10.0.0.1]/',
+      'http://[::8.8.8.8]/', // ::/96 is not global unicast, whatever it embeds
+      'http://[64:ff9b::127.0.0.1]/', // NAT64 64:ff9b::/96
+      'http://[64:ff9b::8.8.8.8]/',
+      'http://[2002:7f00:1::]/', // 6to4 2002::/16 (127.0.0.1 inside)
+      'http://[2002:808:808::]/',
+      'http://[::ffff:0:7f00:1]/', // SIIT ::ffff:0:0:0/96
+      'http://[fec0::1]/', // deprecated site-local fec0::/10
+      'http://[2001::1]/', // Teredo
+      'http://[2001:db8::1]/', // documentation
+      'http://[100::1]/', // discard-only
+      'http://[ff02::1]/',
+      'http://[::]/',
+      'http://198.18.0.1/',
+      'http://255.255.255.255/',
+      'http://192.0.2.1/',
+    ]) {
+      expect([url, literalPrivateHost(url)]).toEqual([url, expect.stringContaining('private')]);
+    }
+    expect(isPrivateAddress('fe80::1%eth0')).toBe(true);
+    expect(isPrivateAddress('::ffff:8.8.8.8')).toBe(false); // IPv4-mapped: judged by its IPv4 address
+    expect(isPrivateAddress('::ffff:192.168.0.1')).toBe(true);
+  });
+
   it('accepts public addresses and names, and refuses credentials in the URL', () => {
     for (const url of ['https://hooks.example.com/crm', 'http://93.184.216.34/', 'https://[2606:4700::1111]/', 'https://172.32.0.1/'])
       expect(literalPrivateHost(url)).toBeNull();

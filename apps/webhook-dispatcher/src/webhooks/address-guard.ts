@@ -1,46 +1,38 @@
 import { lookup } from 'node:dns';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** Host names that always mean this machine or a cloud metadata service. */
 const PRIVATE_NAMES = /^(localhost|.*\.localhost|metadata\.google\.internal|metadata|instance-data)\.?$/i;
 
-function ipv4Private(address: string): boolean {
-  const [a, b] = address.split('.').map(Number);
-  return (
-    a === 0 || // this network
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
-    (a === 169 && b === 254) || // link-local, incl. 169.254.169.254 metadata
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0) ||
-    (a === 198 && (b === 18 || b === 19)) || // benchmarking
-    a >= 224 // multicast, reserved, broadcast
-  );
-}
+/** Global unicast IPv6 (RFC 4291 2000::/3); everything else (::/96 IPv4-compatible, fec0::/10 site-local...) is refused. */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-function ipv6Private(address: string): boolean {
-  const a = address.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (mapped) return ipv4Private(mapped[1]);
-  // IPv4-mapped in hex form, as URL parsing writes it: ::ffff:7f00:1
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(a);
-  if (hex) {
-    const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
-    return ipv4Private(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+/**
+ * Only global unicast is reachable: an IPv4 address outside every special range of ipaddr.js
+ * (private, loopback, link-local, CGNAT, multicast, reserved, benchmarking...), or an IPv6 address
+ * inside 2000::/3 and outside its special ranges. IPv6 forms that embed or translate to an IPv4
+ * address (6to4 2002::/16, NAT64 64:ff9b::/96, Teredo, SIIT ::ffff:0:0:0/96) are refused whatever
+ * they embed; an IPv4-mapped address (::ffff:a.b.c.d) is judged by its IPv4 address.
+ */
+function globalUnicast(address: string): boolean {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    return false;
   }
-  if (a === '::' || a === '::1') return true;
-  const first = parseInt(a.split(':')[0] || '0', 16);
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00; // unique local, link-local, multicast
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  return v6.match(GLOBAL_UNICAST_V6) && v6.range() === 'unicast';
 }
 
-/** True for an IP address a webhook must not reach (private, loopback, link-local, metadata...). */
+/** True for an IP address a webhook must not reach: anything but global unicast (decisions.md). */
 export function isPrivateAddress(address: string): boolean {
-  const version = isIP(address);
-  if (version === 4) return ipv4Private(address);
-  if (version === 6) return ipv6Private(address);
-  return false;
+  if (isIP(address) === 0) return false;
+  // A zone index (fe80::1%eth0) only scopes addresses of a local link.
+  return address.includes('%') || !globalUnicast(address);
 }
 
 /**

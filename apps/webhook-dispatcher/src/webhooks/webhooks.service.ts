@@ -22,6 +22,8 @@ import { literalPrivateHost } from './address-guard';
 const ADMIN_ONLY = 'Only account administrators can manage webhooks';
 /** After a rotation the previous secret keeps signing this long (decisions.md). */
 const ROTATION_OVERLAP = '24 hours';
+/** First key of the advisory lock that serializes one account's webhook creations (the second: a hash of the account id). */
+const ACCOUNT_LOCK = 0x77686b73; // "whks"
 const COLUMNS = 'id, name, hook_url, secretkey, types, status_id, active, created_at, modified_at, signing_secret';
 
 interface WebhookRow {
@@ -69,14 +71,25 @@ export class WebhooksService {
     return { webhook: toDto(await this.find(caller.account_id, id)) };
   }
 
+  /**
+   * Registers a webhook: authorization, then the request's validation, then the account's cap
+   * (WEBHOOK_MAX_PER_ACCOUNT), counted and inserted under a per-account lock so parallel
+   * creations cannot pass it together.
+   */
   async create(caller: Caller, payload: unknown): Promise<WebhookReply> {
     assertAdmin(caller, ADMIN_ONLY);
     const request = this.validated(parseContract(CreateWebhookRequest, payload));
     const id = newId();
-    await this.dataSource.query(
-      'INSERT INTO webhooks.webhooks (name, hook_url, secretkey, types, status_id, active, id, account_id, signing_secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-      [...writableValues(request), id, caller.account_id, newSigningSecret()],
-    );
+    const max = this.config.WEBHOOK_MAX_PER_ACCOUNT;
+    await this.dataSource.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(${ACCOUNT_LOCK}, hashtext($1))`, [caller.account_id]);
+      const [{ total }] = await tx.query('SELECT count(*)::int AS total FROM webhooks.webhooks WHERE account_id = $1', [caller.account_id]);
+      if (total >= max) throw webhookLimitReached(max);
+      await tx.query(
+        'INSERT INTO webhooks.webhooks (name, hook_url, secretkey, types, status_id, active, id, account_id, signing_secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        [...writableValues(request), id, caller.account_id, newSigningSecret()],
+      );
+    });
     return { webhook: toDto(await this.find(caller.account_id, id), true) };
   }
 
@@ -135,6 +148,14 @@ export class WebhooksService {
     if (!rows[0]) throw ApiError.notFound('Webhook not found');
     return rows[0];
   }
+}
+
+/** 400 naming the cap: the account already has `max` webhooks (decisions.md "Event pipeline and fan-out bounds"). */
+export function webhookLimitReached(max: number): ApiError {
+  return ApiError.invalid(
+    { webhooks: `an account can have at most ${max} webhooks; delete one before registering another` },
+    `This account already has the maximum of ${max} webhooks`,
+  );
 }
 
 /** name, hook_url, secretkey, types, status_id, active: the writable columns, in that order. */

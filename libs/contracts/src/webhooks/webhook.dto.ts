@@ -65,3 +65,22 @@ export interface WebhookDeliveryReply {
 export interface ListWebhookDeliveriesReply extends PageInfo {
   deliveries: WebhookDeliveryReply[];
 }
+
+/**
+ * What an attempt's `error` says when the receiver gave no answer (decisions.md "Event pipeline
+ * and fan-out bounds"): a category, never an address, a port or a DNS answer, so the delivery log
+ * cannot be used to map a network. A non-2xx answer reads `HTTP <status>`.
+ */
+export const WebhookDeliveryErrors = {
+  timeout: 'timeout',
+  dns: 'DNS lookup failed',
+  refused: 'connection refused',
+  reset: 'connection reset',
+  unreachable: 'host unreachable',
+  tls: 'TLS error',
+  blocked: 'blocked: private address',
+  badResponse: 'invalid HTTP response',
+  badUrl: 'invalid receiver URL',
+  network: 'network error',
+} as const;
+export type WebhookDeliveryError = (typeof WebhookDeliveryErrors)[keyof typeof WebhookDeliveryErrors];
