@@ -63,6 +63,8 @@ const env = {
   AUTH_URL: `http://127.0.0.1:${ports.auth}`,
   REGION_BASE_URLS: `us=http://127.0.0.1:${ports.gateway}/api/v3`,
   WEBHOOK_ALLOW_PRIVATE: 'true',
+  // Scenarios register more webhooks on one account than the default cap (10).
+  WEBHOOK_MAX_PER_ACCOUNT: '1000',
   RATE_LIMIT_PER_MINUTE: '1000000',
   RATE_LIMIT_CONCURRENT: '1000',
 };
