@@ -202,12 +202,17 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
   const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 5000);
   const cleanup = [];
   // Stopped from outside (Ctrl-C, a test's time limit): stop the services and remove the private servers first.
-  const onSignal = async (signal) => {
+  // The run is told to stop (writers and chaos loop end), the clean-up starts at once, and the run's
+  // own ending waits for it, so nothing exits while a server is still being stopped.
+  let abortError = null;
+  let signalCleanup = null;
+  const onSignal = (signal) => {
     log(`${signal}: stopping the services and the private servers`);
-    const force = setTimeout(() => process.exit(130), 30_000);
-    for (const step of cleanup.splice(0)) await step().catch(() => undefined);
-    clearTimeout(force);
-    process.exit(130);
+    abortError ??= new Error(`stopped by ${signal}`);
+    setTimeout(() => process.exit(130), 30_000).unref();
+    signalCleanup ??= (async () => {
+      for (const step of cleanup.splice(0)) await step().catch(() => undefined);
+    })().then(() => process.exit(130));
   };
   process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
   const result = {
@@ -276,7 +281,6 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     let retried = 0;
     let attempts = 0;
     let writing = true;
-    let abortError = null;
     const writeStart = Date.now();
     const chaosRoundDone = () => o.kinds.every((k) => result.restarts[k] > 0);
     const moreToWrite = () =>
@@ -360,6 +364,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
         const list = [...live];
         let victim = null;
         for (const d of list) if ((await metric(d.metricsPort, 'webhook_dispatcher_ingesting')) === 1) victim ??= d;
+        if (list.length === 0) throw new Error('no webhook-dispatcher is running');
         victim ??= list[randomInt(list.length)];
         await victim.stop('SIGKILL');
         live.delete(victim);
@@ -453,6 +458,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     let lastLine = 0;
     for (;;) {
       const left = missing().length;
+      if (abortError) throw abortError;
       if (left === 0 || Date.now() > drainDeadline) break;
       if (Date.now() - lastLine >= 5000) {
         lastLine = Date.now();
@@ -567,8 +573,9 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     return result;
   } finally {
     clearInterval(loadTimer);
-    process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
     for (const step of cleanup.splice(0)) await step().catch((error) => log(`clean-up: ${error.message}`));
+    if (signalCleanup) await signalCleanup;
+    process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
   }
 }
 
