@@ -16,6 +16,14 @@ const config = (overrides: Partial<GatewayConfig> = {}) =>
     RATE_LIMIT_CONCURRENT: 2,
     ...overrides,
   });
+/**
+ * The limiter counts per clock minute: a test whose counts must share one minute starts at least
+ * 5 s before the next one (waiting for it if need be), so a turn of the minute cannot split them.
+ */
+async function withinOneMinute(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 10));
+}
 const counter = async (registry: Registry, result: string) =>
   (await registry.getSingleMetric('gateway_rate_limit_decisions_total')!.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
 
@@ -39,6 +47,7 @@ describe('per-user limits and idempotency keys (real Redis)', () => {
     it('refuses the request past the per-minute limit with 403 headers, per user', async () => {
       const limiter = new RateLimiter(redis, config(), logger, createMetricsRegistry('t'));
       const seen: RateVerdict[] = [];
+      await withinOneMinute();
       for (let i = 0; i < 6; i += 1) {
         const verdict = await limiter.acquire('user-a');
         if (verdict.kind === 'allowed') verdict.release();
@@ -57,14 +66,15 @@ describe('per-user limits and idempotency keys (real Redis)', () => {
     it('refuses more concurrent requests than the ceiling with 429, without using up the rate', async () => {
       const registry = createMetricsRegistry('t');
       const limiter = new RateLimiter(redis, config({ RATE_LIMIT_PER_MINUTE: 100 }), logger, registry);
+      await withinOneMinute();
       const first = await limiter.acquire('u');
       const second = await limiter.acquire('u');
       const third = await limiter.acquire('u');
       expect([first.kind, second.kind, third.kind]).toEqual(['allowed', 'allowed', 'too_many_concurrent']);
       expect(third.headers['Retry-After']).toBe('1');
       expect(third.headers['X-RateLimit-Remaining']).toBe('98');
+      // The release goes out on the same Redis connection before the next request's command.
       if (first.kind === 'allowed') first.release();
-      await new Promise((r) => setTimeout(r, 50));
       const fourth = await limiter.acquire('u');
       expect(fourth.kind).toBe('allowed');
       expect(await counter(registry, 'too_many_concurrent')).toBe(1);
