@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Deployment, StatefulSet, type IDeployment, type IStatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler, type IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { NetworkPolicy, type INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget, type IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import {
   ConfigMap,
@@ -102,6 +103,7 @@ const VALIDATORS: Record<string, (doc: K8sObject) => void> = {
   'apps/v1/StatefulSet': (d) => new StatefulSet(d as unknown as IStatefulSet).validate(),
   'autoscaling/v2/HorizontalPodAutoscaler': (d) => new HorizontalPodAutoscaler(d as unknown as IHorizontalPodAutoscaler).validate(),
   'policy/v1/PodDisruptionBudget': (d) => new PodDisruptionBudget(d as unknown as IPodDisruptionBudget).validate(),
+  'networking.k8s.io/v1/NetworkPolicy': (d) => new NetworkPolicy(d as unknown as INetworkPolicy).validate(),
 };
 
 // ---- helpers ----------------------------------------------------------------------------------
@@ -340,13 +342,21 @@ describe('deploy/k8s manifests', () => {
         'REGION_BASE_URLS',
       ]),
     );
+    // The ConfigMaps and Secrets a service loads whole (envFrom); the others are read key by key
+    // (secretKeyRef) or are files (nats.conf), see deploy/security.spec.ts.
+    const loaded = APP_NAMES.flatMap((app) => (mainContainer(app).envFrom ?? []).map((f) => f.configMapRef?.name ?? f.secretRef?.name));
     const keys = [
-      ...configMaps.flatMap((c) => Object.keys(c.data ?? {}).map((k) => `ConfigMap ${c.metadata!.name}: ${k}`)),
-      ...secrets.flatMap((s) => Object.keys({ ...s.data, ...s.stringData }).map((k) => `Secret ${s.metadata!.name}: ${k}`)),
-      // APP picks the service in the image's entrypoint; NODE_OPTIONS is Node's own.
+      ...configMaps
+        .filter((c) => loaded.includes(c.metadata!.name))
+        .flatMap((c) => Object.keys(c.data ?? {}).map((k) => `ConfigMap ${c.metadata!.name}: ${k}`)),
+      ...secrets
+        .filter((s) => loaded.includes(s.metadata!.name))
+        .flatMap((s) => Object.keys({ ...s.data, ...s.stringData }).map((k) => `Secret ${s.metadata!.name}: ${k}`)),
+      // APP picks the service in the image's entrypoint; NODE_OPTIONS is Node's own; NATS_PASSWORD is
+      // only expanded into NATS_URL (deploy/security.spec.ts).
       ...APP_NAMES.flatMap((app) =>
         allContainers(podSpecOf(app)).flatMap((c) =>
-          (c.env ?? []).filter((e) => !['APP', 'NODE_OPTIONS'].includes(e.name)).map((e) => `${app}/${c.name}: ${e.name}`),
+          (c.env ?? []).filter((e) => !['APP', 'NODE_OPTIONS', 'NATS_PASSWORD'].includes(e.name)).map((e) => `${app}/${c.name}: ${e.name}`),
         ),
       ),
     ];
@@ -358,9 +368,11 @@ describe('deploy/k8s manifests', () => {
     expect(secret).toBeDefined();
     expect(secret!.data).toBeUndefined();
     const values = secret!.stringData ?? {};
-    expect(Object.keys(values)).toEqual(expect.arrayContaining(['API_KEY_PEPPER', 'OPERATOR_TOKEN', 'DATABASE_URL', 'REDIS_URL']));
-    for (const [key, value] of Object.entries(values))
+    expect(Object.keys(values)).toEqual(expect.arrayContaining(['API_KEY_PEPPER', 'OPERATOR_TOKEN', 'DATABASE_URL']));
+    // Also the Secrets given key by key to the pods that need them (REDIS_URL, NATS passwords, the signing key).
+    for (const [key, value] of secrets.flatMap((s) => Object.entries(s.stringData ?? {})))
       expect({ key, value }).toEqual({ key, value: expect.stringContaining('REPLACE_ME') });
+    for (const s of secrets) expect({ secret: s.metadata!.name, data: s.data }).toEqual({ secret: s.metadata!.name, data: undefined });
   });
 
   describe.each(APP_NAMES)('Deployment %s', (app) => {

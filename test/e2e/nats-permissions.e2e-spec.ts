@@ -2,43 +2,64 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CacheKeys, namespacedSubject, Subjects } from '@crm/contracts';
 import { natsClientOptions, natsPermissions, natsServerConfig, NATS_SERVICES, type NatsService } from '@crm/messaging';
-import { resolveTestInfra, startPrivateNats, uniqueNamespace, type PrivateServer } from '@crm/testing';
+import path from 'node:path';
+import { REPO_ROOT, startPrivateNats, startPrivateRedis, uniqueNamespace, type PrivateServer } from '@crm/testing';
 import { Redis } from 'ioredis';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { calls, setupE2e, type Json } from './setup';
 import { startReceiver, until } from './webhook-helpers';
 
+/** deploy/redis/users.acl for `namespace`, with a password per user. */
+function redisAcl(namespace: string, passwords: Record<string, string>): string {
+  return readFileSync(path.join(REPO_ROOT, 'deploy', 'redis', 'users.acl'), 'utf8')
+    .split('\n')
+    .map((line) => line.replace('>REPLACE_ME', `>${passwords[line.split(' ')[1]!]}`).replace(/~crm:/g, `~${namespace}:`))
+    .join('\n');
+}
+
 /**
- * The four services on a private nats-server with the generated users and permissions (the
- * machine's shared NATS has no users and is never reconfigured): everything works end to end,
- * requests, provisioning, the events stream and webhook deliveries, while each user is held to
- * its own subjects.
+ * The four services on a private nats-server with the generated users and permissions, and a
+ * private Redis with the users of deploy/redis/users.acl (the machine's shared servers have no
+ * users and are never reconfigured): everything works end to end, requests, provisioning, the
+ * events stream and webhook deliveries, while each user is held to its own subjects and keys.
  */
-describe('the services with per-service NATS users and permissions (e2e)', () => {
+describe('the services with their own NATS and Redis users and permissions (e2e)', () => {
   const namespace = uniqueNamespace('perm');
   // A letter first: nats-server parses a $VARIABLE's value, and one that starts like a number is not a string.
   const passwords = Object.fromEntries(NATS_SERVICES.map((s) => [s, `p${randomBytes(18).toString('hex')}`])) as Record<NatsService, string>;
+  const redisPasswords = { 'crm-gateway': randomBytes(18).toString('hex'), 'crm-auth': randomBytes(18).toString('hex') };
   let nats: PrivateServer;
+  let redis: PrivateServer;
+  const redisUrlOf = (user: keyof typeof redisPasswords) => redis.url.replace('redis://', `redis://${user}:${redisPasswords[user]}@`);
   const urlOf = (service: NatsService) => nats.url.replace('nats://', `nats://${service}:${passwords[service]}@`);
 
   const { services, admin } = setupE2e({
     services: async () => {
       const env = Object.fromEntries(natsPermissions(namespace).map((p) => [p.passwordVariable, passwords[p.user]]));
       nats = await startPrivateNats({ config: natsServerConfig(namespace), env });
+      redis = await startPrivateRedis({ acl: redisAcl(namespace, redisPasswords) });
+      const redisUrls: Partial<Record<NatsService, string>> = {
+        'api-gateway': redisUrlOf('crm-gateway'),
+        'auth-server': redisUrlOf('crm-auth'),
+      };
       return {
         namespace,
-        infra: { natsUrl: nats.url },
-        appEnv: Object.fromEntries(NATS_SERVICES.map((s) => [s, { NATS_URL: urlOf(s) }])),
+        // crm-core and the dispatcher use no Redis: theirs admits nobody.
+        infra: { natsUrl: nats.url, redisUrl: redis.url },
+        appEnv: Object.fromEntries(
+          NATS_SERVICES.map((s) => [s, { NATS_URL: urlOf(s), ...(redisUrls[s] ? { REDIS_URL: redisUrls[s] } : {}) }]),
+        ),
         env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
       };
     },
   });
-  const { ok } = calls(services);
+  const { ok, call } = calls(services);
   const open: NatsConnection[] = [];
 
   afterAll(async () => {
     await Promise.all(open.map((nc) => nc.close().catch(() => undefined)));
     await nats?.destroy();
+    await redis?.destroy();
   });
 
   async function as(service: NatsService): Promise<NatsConnection> {
@@ -53,8 +74,15 @@ describe('the services with per-service NATS users and permissions (e2e)', () =>
     const receiver = await startReceiver();
     try {
       await ok(admin, 'POST', '/webhooks', { name: 'Sync', hook_url: `${receiver.url}/hook` }, 201);
-      const contact = (await ok(admin, 'POST', '/contacts', { last_name: 'Permitted' }, 201)) as Json;
-      const id = contact.contact.id as string;
+      // With an Idempotency-Key: the gateway's keys in Redis (gw:idem), besides its rate limits.
+      const created = await call(admin)(
+        'POST',
+        '/contacts',
+        { last_name: 'Permitted' },
+        { 'idempotency-key': randomBytes(8).toString('hex') },
+      );
+      expect(created.status).toBe(201);
+      const id = (created.body as Json).data.contact.id as string;
       const hook = await until('the contact webhook', () =>
         receiver.received.find((h) => h.json.type === 'contact' && JSON.stringify(h.json.data).includes(id)),
       );
@@ -65,14 +93,30 @@ describe('the services with per-service NATS users and permissions (e2e)', () =>
   });
 
   it('asks the auth-server for a credential record Redis does not have', async () => {
-    const redis = new Redis(resolveTestInfra().redisUrl, { maxRetriesPerRequest: 1 });
+    const auth = new Redis(redisUrlOf('crm-auth'), { maxRetriesPerRequest: 1 });
     try {
-      await redis.del(CacheKeys.credentials(namespace, admin.user.id));
+      await auth.del(CacheKeys.credentials(namespace, admin.user.id));
     } finally {
-      redis.disconnect();
+      auth.disconnect();
     }
     // auth.credentials.resolve from the gateway, answered by the auth-server.
     expect(await ok(admin, 'GET', '/users')).toBeDefined();
+  });
+
+  it("does not let the gateway's Redis user write a credential record, nor a client without a user in", async () => {
+    const gateway = new Redis(redisUrlOf('crm-gateway'), { maxRetriesPerRequest: 1 });
+    const anonymous = new Redis(redis.url, { maxRetriesPerRequest: 1, enableReadyCheck: false, retryStrategy: () => null });
+    anonymous.on('error', () => undefined);
+    try {
+      const key = CacheKeys.credentials(namespace, admin.user.id);
+      expect(await gateway.get(key)).not.toBeNull();
+      await expect(gateway.set(key, '{"role":"admin"}')).rejects.toThrow(/NOPERM/);
+      await expect(gateway.get(`other:${key}`)).rejects.toThrow(/NOPERM/);
+      await expect(anonymous.get(key)).rejects.toThrow(/NOAUTH/);
+    } finally {
+      gateway.disconnect();
+      anonymous.disconnect();
+    }
   });
 
   it("does not let the gateway's NATS user read crm-core's requests", async () => {
@@ -91,7 +135,7 @@ describe('the services with per-service NATS users and permissions (e2e)', () =>
 
   it('ran every service without a permission violation', () => {
     for (const proc of services.processes)
-      expect({ name: proc.name, violations: /Permissions Violation/.test(readFileSync(proc.logFile, 'utf8')) }).toEqual({
+      expect({ name: proc.name, violations: /Permissions Violation|NOPERM|NOAUTH/.test(readFileSync(proc.logFile, 'utf8')) }).toEqual({
         name: proc.name,
         violations: false,
       });

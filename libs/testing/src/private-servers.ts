@@ -33,12 +33,18 @@ function asPostgresUser(command: string, args: string[]): [string, string[]] {
   return isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 
-async function waitFor(name: string, port: number, child: () => ChildProcess | undefined, timeoutMs = 30_000): Promise<void> {
+async function waitFor(
+  name: string,
+  port: number,
+  child: () => ChildProcess | undefined,
+  ready: () => Promise<boolean> = async () => true,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const proc = child();
     if (proc && proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode} while starting`);
-    if (await isReachable(`tcp://127.0.0.1:${port}`, port, 500)) return;
+    if ((await isReachable(`tcp://127.0.0.1:${port}`, port, 500)) && (await ready())) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${name} did not accept connections on port ${port} within ${timeoutMs} ms`);
@@ -52,6 +58,8 @@ function managed(
   cleanup: () => void,
   requestStop: (proc: ChildProcess) => void = (proc) => proc.kill('SIGTERM'),
   requestCrash: (proc: ChildProcess) => void = (proc) => proc.kill('SIGKILL'),
+  /** Past accepting TCP connections, whether it serves (PostgreSQL refuses sessions while it starts up or recovers). */
+  ready?: () => Promise<boolean>,
 ): PrivateServer {
   let child: ChildProcess | undefined;
   const halt = async (how: (proc: ChildProcess) => void) => {
@@ -68,7 +76,7 @@ function managed(
   const start = async () => {
     if (child && child.exitCode === null) return;
     child = launch();
-    await waitFor(name, port, () => child);
+    await waitFor(name, port, () => child, ready);
   };
   return {
     name,
@@ -134,19 +142,38 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
       const [c, a] = asPostgresUser(path.join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
       spawnSync(c, a, { stdio: 'ignore' });
     },
+    // pg_isready exits 0 once the server accepts sessions (1 while it starts up or recovers).
+    () =>
+      new Promise<boolean>((resolve) =>
+        spawn(path.join(PG_BIN, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' })
+          .once('error', () => resolve(false))
+          .once('exit', (code) => resolve(code === 0)),
+      ),
   );
   await server.start();
   return server;
 }
 
-export async function startPrivateRedis(): Promise<PrivateServer> {
+export interface PrivateRedisOptions {
+  /** The lines of an ACL file (e.g. the services' users of deploy/redis/users.acl); without it the default user needs no password. */
+  acl?: string;
+}
+
+export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateServer> {
   const port = await getFreePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  let dir: string | undefined;
+  if (options.acl !== undefined) {
+    dir = mkdtempSync(path.join(tmpdir(), 'crm-redis-'));
+    writeFileSync(path.join(dir, 'users.acl'), options.acl);
+    args.push('--aclfile', path.join(dir, 'users.acl'));
+  }
   const server = managed(
     'redis',
     port,
     `redis://127.0.0.1:${port}`,
-    () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
-    () => undefined,
+    () => spawn('redis-server', args, { stdio: 'ignore' }),
+    () => (dir ? rmSync(dir, { recursive: true, force: true }) : undefined),
   );
   await server.start();
   return server;
