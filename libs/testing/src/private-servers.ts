@@ -154,14 +154,26 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
   return server;
 }
 
-export async function startPrivateRedis(): Promise<PrivateServer> {
+export interface PrivateRedisOptions {
+  /** The lines of an ACL file (e.g. the services' users of deploy/redis/users.acl); without it the default user needs no password. */
+  acl?: string;
+}
+
+export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateServer> {
   const port = await getFreePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  let dir: string | undefined;
+  if (options.acl !== undefined) {
+    dir = mkdtempSync(path.join(tmpdir(), 'crm-redis-'));
+    writeFileSync(path.join(dir, 'users.acl'), options.acl);
+    args.push('--aclfile', path.join(dir, 'users.acl'));
+  }
   const server = managed(
     'redis',
     port,
     `redis://127.0.0.1:${port}`,
-    () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
-    () => undefined,
+    () => spawn('redis-server', args, { stdio: 'ignore' }),
+    () => (dir ? rmSync(dir, { recursive: true, force: true }) : undefined),
   );
   await server.start();
   return server;
