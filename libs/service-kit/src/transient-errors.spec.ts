@@ -22,3 +22,13 @@ describe('isTransientDependencyError', () => {
     expect(isTransientDependencyError(undefined)).toBe(false);
   });
 });
+
+describe('a query runner released by a PostgreSQL restart', () => {
+  it('is transient (503), not an internal error', () => {
+    const error = Object.assign(new Error('Query runner already released. Cannot run queries anymore.'), {
+      name: 'QueryRunnerAlreadyReleasedError',
+    });
+    expect(isTransientDependencyError(error)).toBe(true);
+    expect(isTransientDependencyError(new Error('Query runner already released'))).toBe(false);
+  });
+});

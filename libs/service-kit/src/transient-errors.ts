@@ -15,8 +15,10 @@ const MESSAGES =
  */
 export function isTransientDependencyError(error: unknown): boolean {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth += 1) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
+    const { code, message, name } = current as { code?: unknown; message?: unknown; name?: unknown };
     if (typeof code === 'string' && (SOCKET_CODES.has(code) || PG_CODES.test(code))) return true;
+    // TypeORM's runner whose connection a PostgreSQL restart took away (at a query or at commit).
+    if (name === 'QueryRunnerAlreadyReleasedError') return true;
     if (typeof message === 'string' && MESSAGES.test(message)) return true;
     // TypeORM keeps the driver's error in driverError; others use cause.
     current = (current as { driverError?: unknown }).driverError ?? (current as { cause?: unknown }).cause;
