@@ -4,6 +4,7 @@ import { ApiError, FILTER_TEXT_FIELDS, type FieldType, type FilterConditionDto }
 import {
   escapeLike,
   accountPage,
+  boundInstant,
   execute,
   many,
   maybeOne,
@@ -137,12 +138,14 @@ export async function savedFilterSql(db: Db, accountId: string, filterId: string
   return conditionsSql(row.conditions, types);
 }
 
-/** Exclusive upper bound (`until` of a day includes that day) or inclusive one (Unix seconds). */
+/**
+ * Exclusive upper bound (`until` of a day includes that day) or inclusive one (Unix seconds),
+ * clamped to the years 0001-9999 like the list filters (boundInstant).
+ */
 function timeBound(value: string | number, operator: 'since' | 'until'): { op: SqlFragment; at: string } {
-  if (typeof value === 'number') return { op: sql.raw(operator === 'since' ? '>=' : '<='), at: new Date(value * 1000).toISOString() };
-  const day = new Date(`${value}T00:00:00.000Z`);
-  if (operator === 'since') return { op: sql.raw('>='), at: day.toISOString() };
-  return { op: sql.raw('<'), at: new Date(day.getTime() + 86_400_000).toISOString() };
+  if (typeof value === 'number') return { op: sql.raw(operator === 'since' ? '>=' : '<='), at: boundInstant(value) };
+  if (operator === 'since') return { op: sql.raw('>='), at: boundInstant(value) };
+  return { op: sql.raw('<'), at: boundInstant(value, true) };
 }
 
 const TRUE = sql.raw('TRUE');

@@ -1,5 +1,5 @@
 import { sql } from './sql';
-import { accountTimeWhere, timeFilterConditions } from './time-filters';
+import { accountTimeWhere, boundInstant, timeFilterConditions } from './time-filters';
 
 const text = (input: Parameters<typeof timeFilterConditions>[0], dates?: ReadonlySet<string>) =>
   sql.and(timeFilterConditions(input, 'd', dates)).compile();
@@ -24,6 +24,15 @@ describe('time filters', () => {
     expect(() => text({ date_filter: 'date', modified_since: '1' })).toThrow(
       expect.objectContaining({ errors: expect.objectContaining({ date_filter: expect.any(String), modified_since: expect.any(String) }) }),
     );
+  });
+
+  it('clamps every bound to the years 0001-9999 PostgreSQL accepts (the end of 9999-12-31, year 0000, huge Unix seconds)', () => {
+    expect(boundInstant('9999-12-31', true)).toBe('9999-12-31T23:59:59.000Z');
+    expect(boundInstant('9999-12-31')).toBe('9999-12-31T00:00:00.000Z');
+    expect(boundInstant('0000-01-01')).toBe('0001-01-01T00:00:00.000Z');
+    expect(boundInstant(99_999_999_999_999)).toBe('9999-12-31T23:59:59.000Z');
+    expect(boundInstant('999999999999')).toBe('9999-12-31T23:59:59.000Z');
+    expect(boundInstant(86_400)).toBe('1970-01-02T00:00:00.000Z');
   });
 
   it('never puts a column name from input into the text unchecked', () => {

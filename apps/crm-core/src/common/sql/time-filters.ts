@@ -13,17 +13,28 @@ export interface TimeFilterInput {
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** 9999-12-31T23:59:59Z. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
+/** 0001-01-01T00:00:00Z: PostgreSQL has no year 0. */
+const MIN_MS = new Date('0001-01-01T00:00:00.000Z').getTime();
+const MAX_MS = MAX_UNIX_SECONDS * 1000;
 const NO_DATE_COLUMNS: ReadonlySet<string> = new Set();
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
-/** The instant a bound names: a UTC day's start (or the next day's start, `endOfDay`), or Unix seconds. */
-function instantOf(bound: string, endOfDay: boolean): string {
-  if (DAY.test(bound)) {
-    const start = new Date(`${bound}T00:00:00.000Z`);
-    return (endOfDay ? new Date(Math.min(start.getTime() + 86_400_000, MAX_UNIX_SECONDS * 1000)) : start).toISOString();
+/**
+ * The instant a time bound names, as an ISO timestamp PostgreSQL accepts: a UTC day's start (or
+ * the next day's start, `endOfDay`), or Unix seconds. Bounds past 9999-12-31T23:59:59Z or before
+ * 0001-01-01 are clamped to them, so no bound overflows (decisions.md "Event pipeline and fan-out
+ * bounds"): the one place every time bound (list filters, saved filters) becomes a timestamp.
+ */
+export function boundInstant(bound: string | number, endOfDay = false): string {
+  let ms: number;
+  if (typeof bound === 'string' && DAY.test(bound)) {
+    ms = new Date(`${bound}T00:00:00.000Z`).getTime() + (endOfDay ? 86_400_000 : 0);
+  } else {
+    ms = Math.min(Number(bound), MAX_UNIX_SECONDS) * 1000;
   }
-  // Unix seconds past 9999-12-31 are clamped, so every bound stays a valid PostgreSQL timestamp.
-  return new Date(Math.min(Number(bound), MAX_UNIX_SECONDS) * 1000).toISOString();
+  // The contracts let only days and digits through (isTimeBound); anything else is a caller's bug.
+  if (Number.isNaN(ms)) throw new Error(`boundInstant: ${String(bound)} is not a time bound`);
+  return new Date(Math.max(MIN_MS, Math.min(ms, MAX_MS))).toISOString();
 }
 
 function dayOf(bound: string): string {
@@ -59,15 +70,15 @@ export function timeFilterConditions(
   const col = column(alias, name);
   const isDate = dateColumns.has(name);
   if (input.since)
-    out.push(isDate ? sql`${col} >= ${dayOf(input.since)}::date` : sql`${col} >= ${instantOf(input.since, false)}::timestamptz`);
+    out.push(isDate ? sql`${col} >= ${dayOf(input.since)}::date` : sql`${col} >= ${boundInstant(input.since, false)}::timestamptz`);
   if (input.until) {
     if (isDate) out.push(sql`${col} <= ${dayOf(input.until)}::date`);
-    else if (DAY.test(input.until)) out.push(sql`${col} < ${instantOf(input.until, true)}::timestamptz`);
-    else out.push(sql`${col} <= ${instantOf(input.until, false)}::timestamptz`);
+    else if (DAY.test(input.until)) out.push(sql`${col} < ${boundInstant(input.until, true)}::timestamptz`);
+    else out.push(sql`${col} <= ${boundInstant(input.until, false)}::timestamptz`);
   }
   const modified = column(alias, 'modified_at');
-  if (input.modified_since) out.push(sql`${modified} >= ${instantOf(input.modified_since, false)}::timestamptz`);
-  if (input.unmodified_since) out.push(sql`${modified} < ${instantOf(input.unmodified_since, false)}::timestamptz`);
+  if (input.modified_since) out.push(sql`${modified} >= ${boundInstant(input.modified_since, false)}::timestamptz`);
+  if (input.unmodified_since) out.push(sql`${modified} < ${boundInstant(input.unmodified_since, false)}::timestamptz`);
   return out;
 }
 
