@@ -83,7 +83,7 @@ export function retryDelayMs(attempts: number): number {
  */
 export function isPermanentPublishError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (error.name === 'InvalidArgumentError' || error.name === 'InvalidSubjectError' || error.name === 'TypeError') return true;
+  if (error.name === 'InvalidArgumentError' || error.name === 'InvalidSubjectError') return true;
   if (error.name === 'JetStreamApiError') {
     const { code, status } = error as Error & { code?: number; status?: number };
     // 10054: message size exceeds maximum allowed; 400: a request JetStream will never accept.
