@@ -79,15 +79,17 @@ export function claimOutboxBatch(db: Db, limit: number): Promise<OutboxRow[]> {
             AND NOT EXISTS (
               SELECT 1 FROM crm.outbox w
               WHERE w.account_id = o.account_id AND w.record_id = o.record_id AND w.seq < o.seq
-                AND w.published_at IS NULL AND w.parked_at IS NULL AND w.retry_at > now())
+                AND w.published_at IS NULL AND w.parked_at IS NULL AND w.retry_at IS NOT NULL AND w.retry_at > now())
           ORDER BY o.seq LIMIT ${limit}
           FOR UPDATE OF o SKIP LOCKED),
         held AS (
-          SELECT e.account_id, e.record_id, min(e.seq) AS first_seq
-          FROM crm.outbox e
-          JOIN (SELECT DISTINCT account_id, record_id FROM claimed) r ON r.account_id = e.account_id AND r.record_id = e.record_id
-          WHERE e.published_at IS NULL AND e.parked_at IS NULL AND e.seq NOT IN (SELECT seq FROM claimed)
-          GROUP BY e.account_id, e.record_id)
+          -- Per record, its first pending row this claim did not take (walks the record's index from its oldest row).
+          SELECT r.account_id, r.record_id,
+                 (SELECT e.seq FROM crm.outbox e
+                  WHERE e.account_id = r.account_id AND e.record_id = r.record_id AND e.published_at IS NULL AND e.parked_at IS NULL
+                    AND e.seq NOT IN (SELECT seq FROM claimed)
+                  ORDER BY e.seq LIMIT 1) AS first_seq
+          FROM (SELECT DISTINCT account_id, record_id FROM claimed) r)
         SELECT o.seq, o.event_id, o.account_id, o.type, o.reason, o.record_id, o.contact_status_id, o.occurred_at, o.data,
                o.attempts, o.truncated_bytes
         FROM claimed c
