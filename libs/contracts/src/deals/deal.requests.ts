@@ -332,11 +332,7 @@ export class ListDealsRequest extends RecordListRequest {
   @MaxLength(64)
   owner_id?: string;
 
-  /** contact_id (inherited), company_id, tag, filter_id: only one at a time. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
-  company_id?: string;
+  // contact_id and company_id (inherited), tag, filter_id: only one at a time.
 
   @IsOptional()
   @IsString({ message: 'tag must be a string' })
