@@ -15,6 +15,7 @@ import { ContactRelationshipsRelated1764100440000 } from '../migrations/17641004
 import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
 import { OutboxParking1764300000000 } from '../migrations/1764300000000-outbox-parking';
+import { OutboxStatistics1764300100000 } from '../migrations/1764300100000-outbox-statistics';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -44,6 +45,7 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       DealsCompany1764200100000,
       // issue 16: the outbox keeps order per record and parks what cannot be published
       OutboxParking1764300000000,
+      OutboxStatistics1764300100000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

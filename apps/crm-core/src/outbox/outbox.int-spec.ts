@@ -46,7 +46,7 @@ describe('transactional outbox relayed to JetStream (real PostgreSQL and NATS)',
     await db?.drop();
   });
 
-  const relay = (extra: { metrics?: OutboxMetrics; publisher?: OutboxPublisher } = {}) =>
+  const relay = (extra: { metrics?: OutboxMetrics; publisher?: OutboxPublisher; slowClaimMs?: number } = {}) =>
     new OutboxRelay({ dataSource, nc, namespace, logger, ...extra });
 
   /** Relays until a batch settles nothing. */
@@ -86,6 +86,31 @@ describe('transactional outbox relayed to JetStream (real PostgreSQL and NATS)',
     const values = (metric?.values ?? []) as Array<{ value: number; labels: Record<string, string | number> }>;
     return values.filter((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want)).reduce((sum, v) => sum + v.value, 0);
   };
+
+  it('refreshes the outbox statistics after a slow claim (a misjudged backlog), at most once a minute', async () => {
+    const analyses = async () =>
+      Number(
+        (
+          await dataSource.query(
+            `SELECT analyze_count + autoanalyze_count AS n FROM pg_stat_user_tables WHERE schemaname = 'crm' AND relname = 'outbox'`,
+          )
+        )[0].n,
+      );
+    const before = await analyses();
+    await write('stats-1', 1);
+    // Every claim counts as slow here; only the first within the minute analyzes.
+    const r = relay({ slowClaimMs: 0 });
+    await drain(r);
+    await write('stats-2', 1);
+    await drain(r);
+    const deadline = Date.now() + 10_000;
+    let after = await analyses();
+    while (after === before && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await analyses();
+    }
+    expect(after).toBe(before + 1);
+  });
 
   it('relays only committed events, each once, with two relays running at once', async () => {
     const before = (await streamEvents()).length;

@@ -101,6 +101,11 @@ export function claimOutboxBatch(db: Db, limit: number): Promise<OutboxRow[]> {
   );
 }
 
+/** Fresh planner statistics for the outbox (the claim's plan depends on how many rows are pending). */
+export async function analyzeOutbox(db: Db): Promise<void> {
+  await execute(db, sql`ANALYZE crm.outbox`);
+}
+
 export async function markOutboxPublished(db: Db, seqs: readonly string[]): Promise<void> {
   if (seqs.length === 0) return;
   await execute(db, sql`UPDATE crm.outbox SET published_at = now() WHERE seq = ANY(${seqs}::bigint[])`, { prepare: true });

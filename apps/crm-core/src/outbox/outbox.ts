@@ -8,6 +8,7 @@ import type { Db } from '../common/sql';
 import { boundEventData } from './event-size';
 import type { OutboxMetrics, ParkReason } from './outbox-metrics';
 import {
+  analyzeOutbox,
   claimOutboxBatch,
   insertOutboxEvent,
   markOutboxPublished,
@@ -105,7 +106,13 @@ export interface OutboxRelayOptions {
   metrics?: OutboxMetrics;
   /** Replaces JetStream's publish (tests). */
   publisher?: OutboxPublisher;
+  /** A claim slower than this refreshes the outbox's statistics (at most once a minute); default 250 ms. */
+  slowClaimMs?: number;
 }
+
+/** A claim takes well under a millisecond with sound statistics, whatever the backlog. */
+const SLOW_CLAIM_MS = 250;
+const ANALYZE_INTERVAL_MS = 60_000;
 
 /**
  * Relays outbox rows to JetStream at least once, in order per record (decisions.md "Event
@@ -130,6 +137,8 @@ export class OutboxRelay {
   private readonly metrics: OutboxMetrics | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
+  private readonly slowClaimMs: number;
+  private analyzedAt = -Infinity;
 
   constructor(options: OutboxRelayOptions) {
     this.dataSource = options.dataSource;
@@ -137,6 +146,7 @@ export class OutboxRelay {
     this.logger = options.logger;
     this.metrics = options.metrics;
     this.publisher = options.publisher ?? jetstream(options.nc);
+    this.slowClaimMs = options.slowClaimMs ?? SLOW_CLAIM_MS;
   }
 
   /**
@@ -145,7 +155,9 @@ export class OutboxRelay {
    */
   async relayBatch(limit = BATCH): Promise<number> {
     return this.dataSource.transaction(async (tx) => {
+      const claimStarted = performance.now();
       const rows = await claimOutboxBatch(tx, limit);
+      this.refreshStatisticsIfSlow(performance.now() - claimStarted);
       const published: OutboxRow[] = [];
       const parked: Array<OutboxFailure & { reason: ParkReason }> = [];
       const failed: Array<OutboxFailure & { row: OutboxRow; cause: unknown }> = [];
@@ -187,6 +199,21 @@ export class OutboxRelay {
       this.observe(published, parked, retries, rows);
       return published.length + parked.length;
     });
+  }
+
+  /**
+   * A slow claim means the planner misjudges the backlog (statistics missing or stale, e.g. a
+   * fresh database, or autovacuum kept from running by restarts): ANALYZE the outbox, outside the
+   * batch's transaction and at most once a minute.
+   */
+  private refreshStatisticsIfSlow(claimMs: number): void {
+    const now = performance.now();
+    if (claimMs < this.slowClaimMs || now - this.analyzedAt < ANALYZE_INTERVAL_MS) return;
+    this.analyzedAt = now;
+    this.logger.warn({ claim_ms: Math.round(claimMs) }, 'slow outbox claim: refreshing the outbox statistics');
+    analyzeOutbox(this.dataSource.manager).catch((error: unknown) =>
+      this.logger.warn({ detail: (error as Error).message }, 'could not analyze the outbox'),
+    );
   }
 
   private observe(
