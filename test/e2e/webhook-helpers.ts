@@ -1,11 +1,9 @@
 import { REPO_ROOT, E2E_LOG_DIR, getFreePort, type ServicesHandle } from '@crm/testing';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Client } from 'pg';
 
 /** One request a test receiver got. */
 export interface ReceivedHook {
@@ -71,48 +69,6 @@ export async function until<T>(
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-export interface OutboxEvent {
-  account_id: string;
-  type: string;
-  reason: string;
-  record_id: string;
-  contact_status_id?: string | null;
-  data: Record<string, unknown>;
-}
-
-/**
- * Commits events to crm.outbox of the services' database exactly as crm-core's writeEvent does
- * (the row and a NOTIFY in one transaction): the running crm-core relays them.
- */
-export async function commitOutboxEvents(databaseUrl: string, events: OutboxEvent[]): Promise<string[]> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const ids = events.map(() => randomBytes(12).toString('hex'));
-    await client.query('BEGIN');
-    await client.query(
-      `WITH written AS (
-         INSERT INTO crm.outbox (event_id, account_id, type, reason, record_id, contact_status_id, data)
-         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::varchar[], $5::varchar[], $6::varchar[], $7::jsonb[])
-         RETURNING 1)
-       SELECT pg_notify('crm_outbox', '') FROM written LIMIT 1`,
-      [
-        ids,
-        events.map((e) => e.account_id),
-        events.map((e) => e.type),
-        events.map((e) => e.reason),
-        events.map((e) => e.record_id),
-        events.map((e) => e.contact_status_id ?? null),
-        events.map((e) => JSON.stringify(e.data)),
-      ],
-    );
-    await client.query('COMMIT');
-    return ids;
-  } finally {
-    await client.end();
   }
 }
 
