@@ -1,7 +1,7 @@
 import { api, type CreatedAccount } from '@crm/testing';
 import { Webhook } from 'standardwebhooks';
 import { setupE2e } from './setup';
-import { commitOutboxEvents, metric, startReceiver, until } from './webhook-helpers';
+import { metric, startReceiver, until } from './webhook-helpers';
 
 type Json = Record<string, unknown> & { data?: Record<string, unknown>; timestamp?: unknown };
 interface Delivery {
@@ -65,6 +65,20 @@ describe('webhook deliveries (e2e)', () => {
     return res.body.data.deliveries.map((d) => d.delivery);
   }
 
+  /** A new contact of the admin's account (its own event goes to contact webhooks only). */
+  async function newContact(lastName: string): Promise<string> {
+    const res = await call(admin)<{ data: { contact: { id: string } } }>('POST', '/contacts', { last_name: lastName });
+    expect(res.status).toBe(201);
+    return res.body.data.contact.id;
+  }
+
+  /** POST `path` as the admin, expecting 201; returns `data[key].id`. */
+  async function create(path: string, key: string, body: Json): Promise<string> {
+    const res = await call(admin)<{ data: Record<string, { id: string }> }>('POST', path, body);
+    expect([path, res.status]).toEqual([path, 201]);
+    return res.body.data[key].id;
+  }
+
   async function switchOff(id: string, hookUrl: string): Promise<void> {
     expect((await call(admin)('PUT', `/webhooks/${id}`, { name: 'off', hook_url: hookUrl, active: false })).status).toBe(200);
   }
@@ -126,18 +140,11 @@ describe('webhook deliveries (e2e)', () => {
 
   it('lists deliveries newest first with paging and a status filter; redelivers with the same webhook-id', async () => {
     const hook = await register({ name: 'Notes', hook_url: `${receiver.url}/notes`, types: ['note'] });
-    const records = ['1', '2', '3'].map((n) => n.repeat(24));
-    await commitOutboxEvents(
-      services.database.url,
-      records.map((id) => ({
-        account_id: admin.account.id,
-        type: 'note',
-        reason: 'created',
-        record_id: id,
-        data: { note: { id, linked_deal_id: '' } },
-      })),
-    );
+    const contactId = await newContact('Noted');
+    const notes: string[] = [];
+    for (const text of ['First', 'Second', 'Third']) notes.push(await create('/notes', 'note', { contact_id: contactId, text }));
     await until('three notes delivered', async () => (await deliveries(hook.id, '?status=delivered')).length === 3);
+    expect((await deliveries(hook.id)).map((d) => d.record_id).sort()).toEqual([...notes].sort());
 
     const page = await call(admin)<{
       data: { deliveries: Array<{ delivery: Delivery }>; total_count: number; page: number; per_page: number; max_page: number };
@@ -169,10 +176,9 @@ describe('webhook deliveries (e2e)', () => {
 
   it('a receiver answering 500 twice then 200 gets the event on the third try', async () => {
     const hook = await register({ name: 'Flaky', hook_url: `${receiver.url}/flaky`, types: ['call'] });
-    await commitOutboxEvents(services.database.url, [
-      { account_id: admin.account.id, type: 'call', reason: 'created', record_id: '4'.repeat(24), data: { call: { id: '4'.repeat(24) } } },
-    ]);
+    const callId = await create('/calls', 'call', { contact_id: await newContact('Flaky'), text: 'Ring' });
     const delivery = await until('delivered on a later try', async () => (await deliveries(hook.id)).find((d) => d.status === 'delivered'));
+    expect(delivery).toMatchObject({ type: 'call', reason: 'created', record_id: callId });
     expect(delivery.attempts.map((a) => a.response_code)).toEqual([500, 500, 200]);
     expect(delivery.attempts[0].error).toBe('HTTP 500');
     expect(new Set(receiver.on('/flaky').map((h) => h.headers['webhook-id']))).toEqual(new Set([delivery.id]));
@@ -182,22 +188,14 @@ describe('webhook deliveries (e2e)', () => {
 
   it('410 switches the webhook off; a redelivery then is 409 until it is active again', async () => {
     const hook = await register({ name: 'Gone', hook_url: `${receiver.url}/gone`, types: ['meeting'] });
-    await commitOutboxEvents(services.database.url, [
-      {
-        account_id: admin.account.id,
-        type: 'meeting',
-        reason: 'created',
-        record_id: '5'.repeat(24),
-        data: { meeting: { id: '5'.repeat(24) } },
-      },
-    ]);
+    const meetingId = await create('/meetings', 'meeting', { contact_id: await newContact('Gone'), text: 'Lunch' });
     await until(
       'the webhook is switched off',
       async () =>
         (await call(admin)<{ data: { webhook: { active: boolean } } }>('GET', `/webhooks/${hook.id}`)).body.data.webhook.active === false,
     );
     const [failed] = await deliveries(hook.id);
-    expect(failed).toMatchObject({ status: 'failed', response_code: 410, next_attempt_at: null });
+    expect(failed).toMatchObject({ record_id: meetingId, status: 'failed', response_code: 410, next_attempt_at: null });
     const res = await call(admin)('POST', `/webhooks/${hook.id}/deliveries/${failed.id}/redeliver`);
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ error_name: 'conflict' });
@@ -208,12 +206,18 @@ describe('webhook deliveries (e2e)', () => {
     const lead = (await call(admin)<{ data: { statuses: Array<{ status: { id: string } }> } }>('GET', '/statuses')).body.data.statuses[0]
       .status;
     const hook = await register({ name: 'Hot', hook_url: `${receiver.url}/hot`, status_id: status.id, types: ['contact'] });
+    // Without a filter: once it has both contacts, both events have been fanned out (the deliveries of an event are stored with it).
+    const witness = await register({ name: 'All contacts', hook_url: `${receiver.url}/witness`, types: ['contact'] });
     const hot = await call(admin)<{ data: { contact: { id: string } } }>('POST', '/contacts', { last_name: 'Hot', status_id: status.id });
     const cold = await call(admin)<{ data: { contact: { id: string } } }>('POST', '/contacts', { last_name: 'Cold' });
     expect([hot.status, cold.status]).toEqual([201, 201]);
+    const [hotId, coldId] = [hot.body.data.contact.id, cold.body.data.contact.id];
+    const witnessed = () => receiver.on('/witness').map((h) => (h.json.data.contact as { id: string }).id);
+    await until('both contacts reach the unfiltered webhook', () => witnessed().includes(hotId) && witnessed().includes(coldId));
     await until('the hot contact is delivered', () => receiver.on('/hot').length > 0);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(receiver.on('/hot').map((h) => (h.json.data.contact as { id: string }).id)).toEqual([hot.body.data.contact.id]);
+    expect((await deliveries(hook.id)).map((d) => d.record_id)).toEqual([hotId]);
+    expect(receiver.on('/hot').map((h) => (h.json.data.contact as { id: string }).id)).toEqual([hotId]);
+    await switchOff(witness.id, `${receiver.url}/witness`);
 
     expect((await call(admin)('DELETE', `/statuses/${status.id}`)).status).toBe(200);
     await until(
@@ -231,16 +235,10 @@ describe('webhook deliveries (e2e)', () => {
     const hook = await register({ name: 'Rotating', hook_url: `${receiver.url}/rotating`, types: ['company'] });
     const rotated = (await call(admin)<{ data: { webhook: { signing_secret: string } } }>('POST', `/webhooks/${hook.id}/rotate_secret`))
       .body.data.webhook.signing_secret;
-    await commitOutboxEvents(services.database.url, [
-      {
-        account_id: admin.account.id,
-        type: 'company',
-        reason: 'updated',
-        record_id: '6'.repeat(24),
-        data: { company: { id: '6'.repeat(24) } },
-      },
-    ]);
+    // A contact with a new company name creates the company: a company event.
+    expect((await call(admin)('POST', '/contacts', { last_name: 'Rotor', company_name: 'Rotating Ltd' })).status).toBe(201);
     const [got] = await until('delivered', () => receiver.on('/rotating').length > 0 && receiver.on('/rotating'));
+    expect(got.json).toMatchObject({ type: 'company', reason: 'created', data: { company: { name: 'Rotating Ltd' } } });
     expect(got.headers['webhook-signature'].split(' ')).toHaveLength(2);
     expect(new Webhook(rotated).verify(got.body, got.headers)).toBeTruthy();
     expect(new Webhook(hook.signing_secret).verify(got.body, got.headers)).toBeTruthy();

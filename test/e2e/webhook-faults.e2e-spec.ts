@@ -1,7 +1,7 @@
 import { api, resolveTestInfra, startPrivateNats, type PrivateServer } from '@crm/testing';
 import { Client } from 'pg';
 import { setupE2e } from './setup';
-import { commitOutboxEvents, metric, spawnDispatcher, startReceiver, until, type ExtraDispatcher } from './webhook-helpers';
+import { metric, spawnDispatcher, startReceiver, until, type ExtraDispatcher } from './webhook-helpers';
 
 /**
  * Delivery faults with real processes on a private NATS server (the machine's shared one is never
@@ -42,15 +42,17 @@ describe('webhook delivery faults (e2e)', () => {
   const recordIds = (path: string) =>
     receiver
       .on(path)
-      .map((h) => (h.json.data.deal as { id: string } | undefined)?.id ?? (h.json.data.contact as { id: string } | undefined)?.id);
+      .map((h) => (h.json.data.note as { id: string } | undefined)?.id ?? (h.json.data.contact as { id: string } | undefined)?.id);
 
-  it('SIGKILL of the ingesting dispatcher mid-burst of 1,000 events: every event still delivered, none missing', async () => {
+  it('SIGKILL of the ingesting dispatcher mid-burst of 1,000 API writes: every event still delivered, none missing', async () => {
     const hook = await call()<{ data: { webhook: { id: string } } }>('POST', '/webhooks', {
       name: 'Burst',
       hook_url: `${receiver.url}/burst`,
-      types: ['deal'],
+      types: ['note'],
     });
     expect(hook.status).toBe(201);
+    const contact = await call()<{ data: { contact: { id: string } } }>('POST', '/contacts', { last_name: 'Noted' });
+    expect(contact.status).toBe(201);
     const harness = services.processes.find((p) => p.app === 'webhook-dispatcher')!;
     const ingesting = await until('one replica ingests', async () => {
       if ((await metric(harness.metricsPort, 'webhook_dispatcher_ingesting')) === 1) return 'harness';
@@ -58,33 +60,34 @@ describe('webhook delivery faults (e2e)', () => {
       return null;
     });
 
-    const ids = Array.from({ length: 1000 }, (_, i) => `d${String(i).padStart(23, '0')}`);
+    // 1,000 notes written through the API by four writers; every write must succeed (only the dispatcher is hit).
+    const ids: string[] = [];
+    let next = 0;
     let killed = false;
-    const burst = (async () => {
-      for (let i = 0; i < ids.length; i += 50) {
-        await commitOutboxEvents(
-          services.database.url,
-          ids.slice(i, i + 50).map((id) => ({
-            account_id: account.account.id,
-            type: 'deal',
-            reason: 'created',
-            record_id: id,
-            data: { deal: { id, stage: 10, expected_close_date: '2026-12-01' } },
-          })),
-        );
-        await new Promise((r) => setTimeout(r, 20));
+    const writer = async () => {
+      while (next < 1000) {
+        const n = (next += 1);
+        const res = await call()<{ data: { note: { id: string } } }>('POST', '/notes', {
+          contact_id: contact.body.data.contact.id,
+          text: `Burst ${n}`,
+        });
+        if (res.status !== 201) throw new Error(`POST /notes answered ${res.status}: ${res.text}`);
+        ids.push(res.body.data.note.id);
       }
-    })();
+    };
+    const burst = Promise.all([writer(), writer(), writer(), writer()]);
+    burst.catch(() => undefined); // awaited below; never an unhandled rejection if an earlier step fails
     await until('a quarter of the burst delivered', () => new Set(recordIds('/burst')).size >= 250, 30_000, 5);
     expect(new Set(recordIds('/burst')).size).toBeLessThan(1000);
     if (ingesting === 'harness') await harness.stop('SIGKILL');
     else await extra.stop('SIGKILL');
     killed = true;
     await burst;
+    expect(ids).toHaveLength(1000);
 
     await until('all 1,000 events delivered', () => new Set(recordIds('/burst')).size === 1000, 90_000, 100);
     const got = recordIds('/burst');
-    expect([...new Set(got)].sort()).toEqual(ids);
+    expect([...new Set(got)].sort()).toEqual([...ids].sort());
     // At least once: an attempt cut off by the kill may come again (the receiver drops it by webhook-id).
     const duplicates = got.length - new Set(got).size;
     process.stderr.write(`[webhook-faults] SIGKILL mid-burst: ${got.length} requests for 1000 events, ${duplicates} duplicates\n`);
@@ -109,16 +112,20 @@ describe('webhook delivery faults (e2e)', () => {
       }
     };
     const loops = [writer(), writer()];
-    await until('writes flow', () => writes.filter((w) => w.status === 201).length >= 20, 20_000);
-    await nats.stop();
-    const downFrom = writes.length;
-    await until('writes fail while NATS is down', () => writes.slice(downFrom).filter((w) => w.status === 503).length >= 3, 20_000);
-    await new Promise((r) => setTimeout(r, 1500));
-    await nats.start();
-    const upFrom = writes.length;
-    await until('writes succeed again', () => writes.slice(upFrom).filter((w) => w.status === 201).length >= 20, 60_000);
-    running = false;
-    await Promise.all(loops);
+    try {
+      await until('writes flow', () => writes.filter((w) => w.status === 201).length >= 20, 20_000);
+      await nats.stop();
+      const downFrom = writes.length;
+      await until('writes fail while NATS is down', () => writes.slice(downFrom).filter((w) => w.status === 503).length >= 3, 20_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      await nats.start();
+      const upFrom = writes.length;
+      await until('writes succeed again', () => writes.slice(upFrom).filter((w) => w.status === 201).length >= 20, 60_000);
+    } finally {
+      // Also when a step above fails: the writers stop, so the file can end.
+      running = false;
+      await Promise.all(loops);
+    }
 
     expect(new Set(writes.map((w) => w.status)).size).toBeGreaterThan(1);
     for (const w of writes) expect([201, 503]).toContain(w.status);
@@ -126,10 +133,13 @@ describe('webhook delivery faults (e2e)', () => {
     // Nothing half-done: every stored contact has its event, whatever the client was answered.
     const db = new Client({ connectionString: services.database.url });
     await db.connect();
-    const committed: string[] = (
-      await db.query(`SELECT o.record_id FROM crm.outbox o WHERE o.account_id = $1 AND o.type = 'contact' AND o.reason = 'created'`, [
-        account.account.id,
-      ])
+    const committed: string[] = // This test's contacts ("Burst <n>"; the note burst before wrote one contact of its own).
+    (
+      await db.query(
+        `SELECT o.record_id FROM crm.outbox o JOIN crm.contacts c ON c.id = o.record_id
+         WHERE o.account_id = $1 AND o.type = 'contact' AND o.reason = 'created' AND c.last_name LIKE 'Burst %'`,
+        [account.account.id],
+      )
     ).rows.map((r) => r.record_id);
     const [{ orphans }] = (
       await db.query(
