@@ -116,6 +116,9 @@ export function setupE2e(options: E2eOptions = {}): E2e {
     get apiKeyPepper() {
       return get('services').apiKeyPepper;
     },
+    get callerKeys() {
+      return get('services').callerKeys;
+    },
     get namespace() {
       return get('services').namespace;
     },
