@@ -1,6 +1,7 @@
 import { createAccount, DEFAULT_TEST_PASSWORD, type CreatedAccount } from '@crm/testing';
 import { createHash, randomBytes } from 'node:crypto';
 import { setupE2e } from './setup';
+import { aToday } from './utc-days';
 import { recordCalls, type Json } from './record-helpers';
 
 const ACTION_KEYS = [
@@ -19,7 +20,6 @@ const ACTION_KEYS = [
   'text',
 ];
 const FOREIGN_ID = 'f'.repeat(24);
-const today = () => new Date().toISOString().slice(0, 10);
 
 /** Actions over HTTP (spec "Action", "States and transitions"; decisions.md "Deals and actions"). */
 describe('actions (e2e)', () => {
@@ -167,7 +167,7 @@ describe('actions (e2e)', () => {
       id: next.id,
       status: 'done',
       done: true,
-      done_at: today(),
+      done_at: aToday(),
     });
     expect(res.body.data.action).not.toHaveProperty('date');
     expect((await ok(admin, 'GET', `/actions/${next.id}`)).action).not.toHaveProperty('date');

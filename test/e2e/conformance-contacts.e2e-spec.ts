@@ -1,5 +1,6 @@
 import { createAccount, createUser, type CreatedAccount } from '@crm/testing';
 import { setupE2e } from './setup';
+import { clearOfMidnight, fileDay } from './utc-days';
 import {
   BAD_IDS,
   caller,
@@ -266,14 +267,14 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const ids = async (q: string) => expectSuccess(await C('GET', `/contacts?${q}`)).contacts.map((w: Json) => w.contact.id);
       expect(await ids(`date_filter=created_at&since=${t}`)).toEqual([third, second]);
       expect(await ids(`date_filter=created_at&until=${t}`)).toEqual([first]);
-      expect(await ids(`date_filter=created_at&since=${todayUtc()}`)).toEqual([third, second, first]);
+      expect(await ids(`date_filter=created_at&since=${fileDay(0)}`)).toEqual([third, second, first]);
       expect(await ids(`date_filter=created_at&until=${todayUtc()}`)).toEqual([third, second, first]);
       expect(await ids(`date_filter=created_at&since=${dayOffset(1)}`)).toEqual([]);
-      expect(await ids(`date_filter=created_at&until=${dayOffset(-1)}`)).toEqual([]);
-      expect(await ids(`date_filter=created_at&since=${todayUtc()}&sort_by=last_name`)).toEqual([first, second, third]);
+      expect(await ids(`date_filter=created_at&until=${fileDay(-1)}`)).toEqual([]);
+      expect(await ids(`date_filter=created_at&since=${fileDay(0)}&sort_by=last_name`)).toEqual([first, second, third]);
       expect(await ids(`modified_since=${t}`)).toEqual([third, second]);
       expect(await ids(`unmodified_since=${t}`)).toEqual([first]);
-      expect(await ids(`modified_since=${todayUtc()}`)).toEqual([third, second, first]);
+      expect(await ids(`modified_since=${fileDay(0)}`)).toEqual([third, second, first]);
       expect(await ids(`date_filter=modified_at&since=${t}`)).toEqual([third, second]);
       for (const bad of ['yesterday', '2025-13-40', '23-11-2025'])
         expectInvalid(await C('GET', `/contacts?date_filter=created_at&since=${bad}`), 'since');
@@ -698,6 +699,8 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
 
   describe('more GET /contacts rules', () => {
     it('has_actions, has_actions_for_me, has_actions_today, waiting', async () => {
+      // "Today" must be one date from the action dated today to the query.
+      await clearOfMidnight();
       const [acc, C] = await fresh();
       const other = await createUser(services, acc);
       const O = caller(services, other);

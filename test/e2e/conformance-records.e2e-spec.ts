@@ -1,5 +1,6 @@
 import { createAccount, type CreatedAccount } from '@crm/testing';
 import { setupE2e } from './setup';
+import { aToday, fileDay } from './utc-days';
 import {
   ACTION_FIELDS,
   BAD_IDS,
@@ -90,9 +91,9 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
         owner_id: admin.user.id,
         name: 'Defaults',
         status: 'pending',
-        date: todayUtc(),
-        expected_close_date: todayUtc(),
-        close_date: todayUtc(),
+        date: aToday(),
+        expected_close_date: aToday(),
+        close_date: aToday(),
         linked_contacts: [],
       });
       expect(d.owner.email).toBe(admin.user.email);
@@ -126,7 +127,7 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       for (const status of ['won', 'lost']) {
         const d = await newDeal(A, contactId, { name: `Created ${status}`, status, stage: 30 });
         expect(d.status).toBe(status);
-        expect(d.close_date).toBe(todayUtc());
+        expect(d.close_date).toEqual(aToday());
       }
     });
 
@@ -219,7 +220,7 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       const d = await newDeal(A, contactId, { name: 'Flow', stage: 40, amount: 10 });
       const won = expectSuccess(await A('PATCH', `/deals/${d.id}`, { status: 'won' })).deal;
       expectDeal(won);
-      expect(won).toMatchObject({ status: 'won', last_stage: 40, close_date: todayUtc() });
+      expect(won).toMatchObject({ status: 'won', last_stage: 40, close_date: aToday() });
       const lost = expectSuccess(await A('PATCH', `/deals/${d.id}`, { status: 'lost' })).deal;
       expect(lost).toMatchObject({ status: 'lost', last_stage: 40 });
       const reopened = expectSuccess(await A('PATCH', `/deals/${d.id}`, { status: 'pending', stage: 20 })).deal;
@@ -359,7 +360,7 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
     });
 
     it('date filters: date_filter with since/until (YYYY-MM-DD or Unix seconds); date_filter with modified_since is 400', async () => {
-      expect(await listIds(`date_filter=date&since=${todayUtc()}`)).toHaveLength(4);
+      expect(await listIds(`date_filter=date&since=${fileDay(0)}`)).toHaveLength(4);
       expect(await listIds(`date_filter=created_at&since=${dayOffset(1)}`)).toEqual([]);
       expect(await listIds(`date_filter=created_at&until=${Math.floor(Date.now() / 1000) - 86_400}`)).toEqual([]);
       expect(await listIds(`date_filter=close_date&until=${todayUtc()}`)).toEqual(expect.arrayContaining([ids.won, ids.lost]));
@@ -404,7 +405,7 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       expect((await dealsOf(C, 'stage=40')).map((e: Json) => e.deal.id)).toEqual([p.id]);
       // pending deals carry stage and expected_close_date; won ones last_stage and close_date
       const won = (await dealsOf(C, 'status=won'))[0].deal;
-      expect(won).toMatchObject({ last_stage: 40, close_date: todayUtc() });
+      expect(won).toMatchObject({ last_stage: 40, close_date: aToday() });
       expect((await dealsOf(C, 'status=pending'))[0].deal).toMatchObject({ stage: 40, expected_close_date: expect.stringMatching(YMD) });
     });
 
@@ -427,7 +428,7 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       expect(sortedKeys(data)).toEqual(['note']);
       const n = data.note;
       for (const f of NOTE_FIELDS) expect(n).toHaveProperty(f);
-      expect(n).toMatchObject({ id: expect.stringMatching(HEX24), contact_id: contactId, text, date: todayUtc(), linked_deal_id: '' });
+      expect(n).toMatchObject({ id: expect.stringMatching(HEX24), contact_id: contactId, text, date: aToday(), linked_deal_id: '' });
       expect(Array.isArray(n.attachments)).toBe(true);
       expect(n.created_at).toMatch(ISO_UTC);
       const got = expectSuccess(await A('GET', `/notes/${n.id}`)).note;
@@ -685,7 +686,7 @@ describe('conformance: deals, notes, calls, meetings, actions (e2e)', () => {
       const a = await newAction(A, { contact_id: c.id, assignee_id: admin.user.id, text: 'finish', status: 'date', date: dayOffset(1) });
       const done = expectSuccess(await A('PUT', `/actions/${a.id}/mark_as_done`)).action;
       expectAction(done, { completed: true });
-      expect(done).toMatchObject({ id: a.id, status: 'done', done: true, done_at: todayUtc() });
+      expect(done).toMatchObject({ id: a.id, status: 'done', done: true, done_at: aToday() });
       expect(done.done_at).toMatch(YMD);
       expect(done).not.toHaveProperty('date');
       const read = expectSuccess(await A('GET', `/actions/${a.id}`)).action;

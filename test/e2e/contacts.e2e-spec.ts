@@ -1,5 +1,6 @@
 import { api, createAccount, createUser, type CreatedAccount } from '@crm/testing';
 import { setupE2e } from './setup';
+import { fileDay } from './utc-days';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -408,8 +409,7 @@ describe('contacts (e2e)', () => {
       expect(names(await list('?sort_by=first_name'))).toEqual([ids.corp, ids.adam, ids.bea, ids.carl, ids.zoe]);
       expect(names(await list('?sort_by=name&order=DESC'))).toEqual([ids.zoe, ids.bea, ids.carl, ids.adam, ids.corp]);
       expect(names(await list('?sort_by=created_at'))).toEqual([ids.zoe, ids.adam, ids.bea, ids.corp, ids.carl]);
-      const today = new Date().toISOString().slice(0, 10);
-      expect(names(await list(`?since=${today}`))).toEqual([ids.carl, ids.corp, ids.bea, ids.adam, ids.zoe]);
+      expect(names(await list(`?since=${fileDay(0)}`))).toEqual([ids.carl, ids.corp, ids.bea, ids.adam, ids.zoe]);
       expect(names(await list(`?modified_since=${Math.floor(Date.now() / 1000) - 3600}&order=asc`))).toEqual([
         ids.zoe,
         ids.adam,
@@ -418,7 +418,7 @@ describe('contacts (e2e)', () => {
         ids.carl,
       ]);
       expect(names(await list(`?until=2000-01-01`))).toEqual([]);
-      expect(names(await list(`?unmodified_since=${today}`))).toEqual([]);
+      expect(names(await list(`?unmodified_since=${fileDay(0)}`))).toEqual([]);
     });
 
     it('adds the requested record arrays to every entry', async () => {

@@ -2,6 +2,7 @@ import { createAccount, type CreatedAccount } from '@crm/testing';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setupE2e } from './setup';
+import { aToday } from './utc-days';
 import { recordCalls, type Json } from './record-helpers';
 
 const DEAL_KEYS = [
@@ -41,7 +42,6 @@ const DEAL_KEYS = [
   'total_cost',
 ];
 const FOREIGN_ID = 'f'.repeat(24);
-const today = () => new Date().toISOString().slice(0, 10);
 
 /** Deals over HTTP (spec "Deal", "GET /deals", "POST /contacts/{contact_id}/deals"; decisions.md "Deals and actions"). */
 describe('deals (e2e)', () => {
@@ -72,9 +72,9 @@ describe('deals (e2e)', () => {
       text: '[b]Big[/b] [i]one[/i]',
       status: 'pending',
       stage: 10,
-      date: today(),
-      expected_close_date: today(),
-      close_date: today(),
+      date: aToday(),
+      expected_close_date: aToday(),
+      close_date: aToday(),
       amount: 250.5,
       months: 4,
       total_amount: 1002,
@@ -123,7 +123,7 @@ describe('deals (e2e)', () => {
       status: 'won',
       stage: null,
       last_stage: 60,
-      close_date: today(),
+      close_date: aToday(),
     });
     read = (await ok(admin, 'GET', `/contacts/${person.id}`)).contact;
     expect(read).toMatchObject({
@@ -176,7 +176,7 @@ describe('deals (e2e)', () => {
       text: '',
       status: 'pending',
       stage: 10,
-      date: new Date().toISOString().slice(0, 10),
+      date: aToday(),
       owner_id: admin.user.id,
     });
     read = (await ok(admin, 'GET', `/contacts/${person.id}`)).contact;
@@ -467,7 +467,7 @@ describe('deals (e2e)', () => {
             id: d.id,
             status: 'pending',
             stage: 35,
-            expected_close_date: today(),
+            expected_close_date: aToday(),
           },
         },
       });
@@ -475,7 +475,7 @@ describe('deals (e2e)', () => {
         id: d.id,
         status: 'won',
         last_stage: 35,
-        close_date: today(),
+        close_date: aToday(),
       });
       expect(byReason.deleted.data).toEqual({ id: d.id });
     } finally {

@@ -1,4 +1,5 @@
 import { setupE2e } from './setup';
+import { aToday } from './utc-days';
 import { recordCalls, type Json } from './record-helpers';
 
 const NOTE_KEYS = [
@@ -29,7 +30,6 @@ const CALL_KEYS = [
 ];
 const MEETING_KEYS = ['attachments', 'author', 'contact_id', 'created_at', 'id', 'meeting_time_int', 'modified_at', 'place', 'text'];
 const FOREIGN_ID = 'f'.repeat(24);
-const today = () => new Date().toISOString().slice(0, 10);
 
 /** Notes, calls and meetings over HTTP (spec "POST /notes", "Note", "Call"; decisions.md "Deals and actions"). */
 describe('notes, calls and meetings (e2e)', () => {
@@ -51,7 +51,7 @@ describe('notes, calls and meetings (e2e)', () => {
       expect(note).toMatchObject({
         contact_id: person.id,
         text: 'Said [b]yes[/b], [i]maybe[/i]',
-        date: today(),
+        date: aToday(),
         linked_deal_id: '',
         linked_deal_name: '',
         author: 'Ada Admin',
@@ -108,7 +108,7 @@ describe('notes, calls and meetings (e2e)', () => {
       const replaced = (await ok(admin, 'PUT', `/notes/${note.id}`, { text: 'Second' })).note;
       expect(replaced).toMatchObject({
         text: 'Second',
-        date: today(),
+        date: aToday(),
         linked_deal_id: '',
       });
       const partial = (

@@ -1,5 +1,6 @@
 import { api } from '@crm/testing';
 import { setupE2e } from './setup';
+import { fileDay } from './utc-days';
 
 type ListBody = {
   status: number;
@@ -31,22 +32,22 @@ describe('time filters on every list (e2e)', () => {
     return res.body.data.total_count;
   };
 
-  // Every row of the new account was created and modified today.
+  // Every row of the new account was created and modified on the file's day (or the next, past midnight).
   it.each(['/custom_fields', '/statuses', '/pipelines', '/users', '/lead_sources', '/filters'])(
     'GET %s honours since/until/modified_since/unmodified_since',
     async (list) => {
       const all = await count(list);
       expect(all).toBeGreaterThan(0);
-      expect(await count(`${list}?since=${day(0)}&until=${day(0)}`)).toBe(all);
-      expect(await count(`${list}?date_filter=modified_at&since=${day(0)}`)).toBe(all);
+      expect(await count(`${list}?since=${fileDay(0)}&until=${day(0)}`)).toBe(all);
+      expect(await count(`${list}?date_filter=modified_at&since=${fileDay(0)}`)).toBe(all);
       expect(await count(`${list}?since=${day(1)}`)).toBe(0);
-      expect(await count(`${list}?date_filter=CREATED_AT&until=${day(-1)}`)).toBe(0);
-      expect(await count(`${list}?modified_since=${day(0)}`)).toBe(all);
-      expect(await count(`${list}?unmodified_since=${day(0)}`)).toBe(0);
+      expect(await count(`${list}?date_filter=CREATED_AT&until=${fileDay(-1)}`)).toBe(0);
+      expect(await count(`${list}?modified_since=${fileDay(0)}`)).toBe(all);
+      expect(await count(`${list}?unmodified_since=${fileDay(0)}`)).toBe(0);
       const hourAgo = Math.floor(Date.now() / 1000) - 3600;
       expect(await count(`${list}?since=${hourAgo}`)).toBe(all);
       expect(await count(`${list}?until=${hourAgo}`)).toBe(0);
-      expect(await count(`${list}?since=${day(0)}&per_page=1`)).toBe(all);
+      expect(await count(`${list}?since=${fileDay(0)}&per_page=1`)).toBe(all);
     },
   );
 
