@@ -134,13 +134,13 @@ describe('webhook delivery faults (e2e)', () => {
     const db = new Client({ connectionString: services.database.url });
     await db.connect();
     const committed: string[] = // This test's contacts ("Burst <n>"; the note burst before wrote one contact of its own).
-    (
-      await db.query(
-        `SELECT o.record_id FROM crm.outbox o JOIN crm.contacts c ON c.id = o.record_id
+      (
+        await db.query(
+          `SELECT o.record_id FROM crm.outbox o JOIN crm.contacts c ON c.id = o.record_id
          WHERE o.account_id = $1 AND o.type = 'contact' AND o.reason = 'created' AND c.last_name LIKE 'Burst %'`,
-        [account.account.id],
-      )
-    ).rows.map((r) => r.record_id);
+          [account.account.id],
+        )
+      ).rows.map((r) => r.record_id);
     const [{ orphans }] = (
       await db.query(
         `SELECT count(*)::int AS orphans FROM crm.contacts c WHERE c.account_id = $1 AND NOT EXISTS (SELECT 1 FROM crm.outbox o WHERE o.record_id = c.id AND o.type = 'contact')`,
