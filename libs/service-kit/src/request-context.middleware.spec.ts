@@ -69,4 +69,17 @@ describe('requestContextMiddleware access log', () => {
     expect(lines[0].duration_ms).toEqual(expect.any(Number));
     expect(JSON.stringify(lines[0])).not.toMatch(/secret-name|private/);
   });
+
+  it('leaves the probes out of the access log', () => {
+    const lines: unknown[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const middleware = requestContextMiddleware(httpMetrics(createMetricsRegistry('test')), undefined, logger);
+    for (const path of ['/healthz', '/readyz']) {
+      const req = { method: 'GET', path, url: path, header: () => undefined } as unknown as Request;
+      const res = Object.assign(new EventEmitter(), { statusCode: 200, setHeader: () => undefined }) as unknown as Response;
+      middleware(req, res, (() => undefined) as NextFunction);
+      res.emit('finish');
+    }
+    expect(lines).toEqual([]);
+  });
 });

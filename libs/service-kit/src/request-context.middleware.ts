@@ -2,6 +2,9 @@ import type { NextFunction, Request, Response } from 'express';
 import { acceptRequestId, runWithRequestId, type HttpMetrics } from '@crm/observability';
 import type { Logger } from 'pino';
 
+/** Liveness and readiness probes, asked every few seconds: counted in the metrics, not access-logged. */
+const PROBE_PATHS = new Set(['/healthz', '/readyz']);
+
 /** The `route` label of every request no route matched: one series, however many paths are probed. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -36,7 +39,7 @@ export function requestContextMiddleware(metrics: HttpMetrics, routeOf?: (req: R
         metrics.requests.inc(labels);
         metrics.duration.observe(labels, seconds);
       }
-      if (accessLog) {
+      if (accessLog && !PROBE_PATHS.has(req.path)) {
         const caller = (req as { user?: { account_id?: unknown; user_id?: unknown } }).user;
         accessLog.info(
           {
