@@ -231,8 +231,11 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
     expect(() => new Webhook(deals.secret).verify(first.body, first.headers as Record<string, string>)).toThrow();
     expect(byStatus.id).toBeDefined();
 
-    const log = await attemptsOf(all.id);
-    expect(log).toHaveLength(3);
+    // The receiver answers before the dispatcher records the attempt: wait until the three are settled.
+    const log = await until('the three deliveries settled', async () => {
+      const rows = await attemptsOf(all.id);
+      return rows.length === 3 && rows.every((d) => d.status === 'delivered' || d.status === 'failed') && rows;
+    });
     expect(log.every((d) => d.status === 'delivered' && d.attempt_count === 1 && d.codes[0] === 200)).toBe(true);
     await receiver.close();
   });
@@ -283,7 +286,11 @@ describe('webhook delivery pipeline (real PostgreSQL, NATS and HTTP receivers)',
       '410 switches the webhook off',
       async () => (await dataSource.query('SELECT active FROM webhooks.webhooks WHERE id = $1', [goneHook.id]))[0].active === false,
     );
-    expect((await attemptsOf(goneHook.id))[0]).toMatchObject({ status: 'failed', codes: [410] });
+    const [goneDelivery] = await until('the 410 delivery recorded as failed', async () => {
+      const rows = await attemptsOf(goneHook.id);
+      return rows[0]?.status === 'failed' && rows;
+    });
+    expect(goneDelivery).toMatchObject({ status: 'failed', codes: [410] });
 
     await until('the 429 is retried', () => busy.received.length >= 2, 10_000);
     expect(busy.received[1].at - busy.received[0].at).toBeGreaterThanOrEqual(950);
