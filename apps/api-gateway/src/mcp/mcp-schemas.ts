@@ -1,18 +1,12 @@
 import { MCP_DEFAULT_PER_PAGE, MCP_MAX_PER_PAGE, type McpToolDeclaration, type RouteDeclaration } from '@crm/contracts';
-import { ValidationTypes } from 'class-validator';
-// class-transformer's own store of @Type() metadata, so nested request classes get real schemas.
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { SCHEMA_OPTIONS } from '../openapi/openapi.builder';
 
 export type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[]; $ref?: string };
 
 const REF_PREFIX = '#/$defs/';
-/** As the OpenAPI builder: a custom validator says nothing a schema can express. */
-const SCHEMA_OPTIONS = {
-  classTransformerMetadataStorage: defaultMetadataStorage,
-  refPointerPrefix: REF_PREFIX,
-  additionalConverters: { [ValidationTypes.CUSTOM_VALIDATION]: {} },
-};
+/** The OpenAPI builder's options, with references that {@link inline} resolves. */
+const OPTIONS = { ...SCHEMA_OPTIONS, refPointerPrefix: REF_PREFIX };
 
 /** The argument every write tool takes: the REST API's Idempotency-Key. */
 export const IDEMPOTENCY_KEY_ARGUMENT = 'idempotency_key';
@@ -25,7 +19,7 @@ function inline(schema: unknown, depth: number): unknown {
   if (schema === null || typeof schema !== 'object') return schema;
   const ref = (schema as JsonSchema).$ref;
   if (typeof ref === 'string' && ref.startsWith(REF_PREFIX)) {
-    definitions ??= validationMetadatasToSchemas(SCHEMA_OPTIONS) as Record<string, JsonSchema>;
+    definitions ??= validationMetadatasToSchemas(OPTIONS) as Record<string, JsonSchema>;
     const target = definitions[ref.slice(REF_PREFIX.length)];
     // Request classes nest a few levels; deeper (or unknown) references become any object.
     return target && depth < 6 ? inline(target, depth + 1) : { type: 'object' };
@@ -39,7 +33,7 @@ function inline(schema: unknown, depth: number): unknown {
  * class gives a default, per_page capped for an assistant, and `idempotency_key` on writes.
  */
 export function toolInputSchema(tool: McpToolDeclaration, route: RouteDeclaration): JsonSchema {
-  const schema = inline(targetConstructorToSchema(route.request, SCHEMA_OPTIONS), 0) as JsonSchema;
+  const schema = inline(targetConstructorToSchema(route.request, OPTIONS), 0) as JsonSchema;
   const defaults = new route.request() as Record<string, unknown>;
   const all = schema.properties ?? {};
   const hidden = new Set([...(tool.omit ?? []), ...Object.keys(tool.fixed ?? {})]);

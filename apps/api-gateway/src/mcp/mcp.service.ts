@@ -28,6 +28,7 @@ import {
 import { LOGGER } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { ApiPipeline } from '../api/api-pipeline';
+import { pathParams } from '../openapi/openapi.builder';
 import { IDEMPOTENCY_KEY_ARGUMENT, toolInputSchema, type JsonSchema } from './mcp-schemas';
 import { boundedResult } from './mcp-result';
 
@@ -38,8 +39,6 @@ function routeOf(operationId: string): RouteDeclaration {
   if (!route) throw new Error(`MCP declares an unknown route ${operationId}`);
   return route;
 }
-
-const pathParams = (route: RouteDeclaration) => [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((match) => match[1]);
 
 interface CatalogTool {
   declaration: McpToolDeclaration;

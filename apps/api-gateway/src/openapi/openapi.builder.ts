@@ -29,7 +29,8 @@ const ENVELOPE_SUCCESS: Schema = {
   },
 };
 
-function pathParams(route: RouteDeclaration): string[] {
+/** The `{name}` parameters of a route's path, in order. */
+export function pathParams(route: RouteDeclaration): string[] {
   return [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
 }
 
@@ -38,7 +39,7 @@ function pathParams(route: RouteDeclaration): string[] {
  * (registerDecorator) says nothing a schema can express: it adds no keyword (the library would
  * otherwise emit a dangling `$ref` to the property's design type, e.g. `Object`).
  */
-const SCHEMA_OPTIONS = {
+export const SCHEMA_OPTIONS = {
   classTransformerMetadataStorage: defaultMetadataStorage,
   refPointerPrefix: '#/components/schemas/',
   additionalConverters: { [ValidationTypes.CUSTOM_VALIDATION]: {} },
