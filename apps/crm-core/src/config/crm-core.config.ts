@@ -34,6 +34,16 @@ export class CrmCoreConfig extends DatabaseBackedConfig {
   @Matches(/^[a-z0-9.-]+$/i)
   BCC_EMAIL_DOMAIN = 'bcc.crm.localhost';
 
+  /**
+   * Hours a relayed event stays in crm.outbox before it is deleted (decisions.md "Outbox
+   * retention"); JetStream holds the events from then on. Rows not yet relayed are never deleted.
+   */
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(24 * 90)
+  OUTBOX_RETENTION_HOURS = 24;
+
   get databaseUrl(): string {
     return this.CRM_DATABASE_URL ?? this.DATABASE_URL;
   }

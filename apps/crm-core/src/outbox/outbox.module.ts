@@ -9,18 +9,20 @@ import { CrmCoreConfig } from '../config/crm-core.config';
 import { ensureEventsStream, OutboxRelay } from './outbox';
 import { OutboxListener } from './outbox-listener';
 import { OutboxMetrics } from './outbox-metrics';
+import { OutboxRetention } from './outbox-retention';
 import { outboxBacklog } from './outbox.repository';
 
 /**
  * Runs the outbox relay in every crm-core replica (they share the backlog, in order per record)
  * on a NATS connection of its own, woken by the NOTIFY of every committed event, with its metrics
- * in the service's registry; stops it, then drains, on shutdown.
+ * in the service's registry, and the retention of relayed rows; stops them, then drains, on shutdown.
  */
 @Injectable()
 export class OutboxRelayRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private nc: NatsConnection | undefined;
   private relay: { stop(): Promise<void> } | undefined;
   private listener: OutboxListener | undefined;
+  private retention: OutboxRetention | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -44,9 +46,16 @@ export class OutboxRelayRunner implements OnApplicationBootstrap, OnApplicationS
     this.listener = new OutboxListener(this.config.databaseUrl, this.logger, () => relay.wake());
     this.listener.start();
     this.relay = relay.run();
+    this.retention = new OutboxRetention({
+      dataSource: this.dataSource,
+      logger: this.logger,
+      retentionSeconds: this.config.OUTBOX_RETENTION_HOURS * 3600,
+    });
+    this.retention.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.retention?.stop();
     await this.listener?.stop();
     await this.relay?.stop();
     await this.nc?.drain().catch(() => undefined);
