@@ -17,6 +17,7 @@ import { FiltersModule } from './filters/filters.module';
 import { LeadSourcesModule } from './lead-sources/lead-sources.module';
 import { MeetingsModule } from './meetings/meetings.module';
 import { NotesModule } from './notes/notes.module';
+import { NotificationsModule } from './notifications/notifications.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { PipelinesModule } from './pipelines/pipelines.module';
 import { PredefinedActionsModule } from './predefined-actions/predefined-actions.module';
@@ -53,6 +54,7 @@ export class AppModule {
         CompaniesModule,
         DealsModule,
         NotesModule,
+        NotificationsModule,
         CallsModule,
         MeetingsModule,
         ActionsModule,

@@ -19,6 +19,7 @@ export * from './lead-sources';
 export * from './mcp';
 export * from './meetings';
 export * from './notes';
+export * from './notifications';
 export * from './paging';
 export * from './pipelines';
 export * from './predefined-actions';

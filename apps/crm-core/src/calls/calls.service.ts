@@ -18,6 +18,7 @@ import { deleteAttachments, replaceAttachments } from '../records/attachments.re
 import { normalizeId, pick, replacedList } from '../records/record-common';
 import { findContact, touchLastActivity } from '../records/record-references.repository';
 import { toCallDto } from './call.view';
+import { NotificationsService } from '../notifications/notifications.service';
 import { CallsRepository, type CallValues, type LockedCall } from './calls.repository';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -28,6 +29,7 @@ export class CallsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly calls: CallsRepository,
+    private readonly notifications: NotificationsService,
   ) {}
 
   async list(caller: Caller, request: ListCallsRequest): Promise<ListCallsReply> {
@@ -53,6 +55,7 @@ export class CallsService {
         recording_link: request.recording_link ?? '',
       });
       if (request.attachments?.length) await replaceAttachments(tx, caller.account_id, 'call', id, contact.id, request.attachments);
+      await this.notifications.notifyOf(tx, caller, 'call', id, contact.id, request.user_ids_to_notify);
       await touchLastActivity(tx, contact.id);
       const call = await this.load(tx, caller.account_id, id);
       await writeEvent(tx, {
@@ -83,6 +86,7 @@ export class CallsService {
       await this.calls.update(tx, current.id, values);
       const attachments = replacedList(partial, request.attachments);
       if (attachments !== null) await replaceAttachments(tx, caller.account_id, 'call', current.id, current.contact_id, attachments);
+      await this.notifications.notifyOf(tx, caller, 'call', current.id, current.contact_id, request.user_ids_to_notify);
       const call = await this.load(tx, caller.account_id, current.id);
       await writeEvent(tx, {
         account_id: caller.account_id,
@@ -101,6 +105,7 @@ export class CallsService {
       const current = await this.lock(tx, caller.account_id, request.call_id);
       await this.calls.delete(tx, current.id);
       await deleteAttachments(tx, current.id);
+      await this.notifications.forgetRecord(tx, caller, current.id);
       await writeEvent(tx, {
         account_id: caller.account_id,
         type: 'call',

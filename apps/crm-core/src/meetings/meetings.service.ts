@@ -18,6 +18,7 @@ import { deleteAttachments, replaceAttachments } from '../records/attachments.re
 import { normalizeId, pick, replacedList } from '../records/record-common';
 import { findContact, touchLastActivity } from '../records/record-references.repository';
 import { toMeetingDto } from './meeting.view';
+import { NotificationsService } from '../notifications/notifications.service';
 import { MeetingsRepository, type LockedMeeting } from './meetings.repository';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -28,6 +29,7 @@ export class MeetingsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly meetings: MeetingsRepository,
+    private readonly notifications: NotificationsService,
   ) {}
 
   async list(caller: Caller, request: ListMeetingsRequest): Promise<ListMeetingsReply> {
@@ -50,6 +52,7 @@ export class MeetingsService {
         place: request.place ?? '',
       });
       if (request.attachments?.length) await replaceAttachments(tx, caller.account_id, 'meeting', id, contact.id, request.attachments);
+      await this.notifications.notifyOf(tx, caller, 'meeting', id, contact.id, request.user_ids_to_notify);
       await touchLastActivity(tx, contact.id);
       const meeting = await this.load(tx, caller.account_id, id);
       await writeEvent(tx, {
@@ -76,6 +79,7 @@ export class MeetingsService {
       });
       const attachments = replacedList(partial, request.attachments);
       if (attachments !== null) await replaceAttachments(tx, caller.account_id, 'meeting', current.id, current.contact_id, attachments);
+      await this.notifications.notifyOf(tx, caller, 'meeting', current.id, current.contact_id, request.user_ids_to_notify);
       const meeting = await this.load(tx, caller.account_id, current.id);
       await writeEvent(tx, {
         account_id: caller.account_id,
@@ -94,6 +98,7 @@ export class MeetingsService {
       const current = await this.lock(tx, caller.account_id, request.meeting_id);
       await this.meetings.delete(tx, current.id);
       await deleteAttachments(tx, current.id);
+      await this.notifications.forgetRecord(tx, caller, current.id);
       await writeEvent(tx, {
         account_id: caller.account_id,
         type: 'meeting',

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '@crm/common';
 import type { PageInfo } from '@crm/contracts';
 import { execute, maybeOne, one, sql, type Db } from '../common/sql';
 import { attachmentsJson } from '../records/attachments.repository';
@@ -53,7 +52,7 @@ export interface NoteValues {
 /** A note locked for an update, with its contact's status. */
 export type LockedNote = NoteValues & { id: string; contact_id: string; c_status_id: string };
 
-/** Every statement on crm.notes and the notifications notes send. */
+/** Every statement on crm.notes. */
 @Injectable()
 export class NotesRepository {
   list(db: Db, accountId: string, input: ListInput): Promise<{ rows: NoteRow[]; page: PageInfo }> {
@@ -117,17 +116,6 @@ export class NotesRepository {
     );
   }
 
-  /** One notification of the note for each of `userIds`. */
-  async notify(db: Db, accountId: string, noteId: string, contactId: string, authorId: string, userIds: readonly string[]): Promise<void> {
-    if (userIds.length === 0) return;
-    await execute(
-      db,
-      sql`INSERT INTO crm.notifications (id, account_id, user_id, kind, record_type, record_id, contact_id, author_id)
-          SELECT r.id, ${accountId}, r.user_id, 'note', 'note', ${noteId}, ${contactId}, ${authorId}
-          FROM unnest(${userIds.map(() => newId())}::varchar[], ${[...userIds]}::varchar[]) AS r(id, user_id)`,
-    );
-  }
-
   async update(db: Db, id: string, v: NoteValues): Promise<void> {
     await execute(
       db,
@@ -135,10 +123,8 @@ export class NotesRepository {
     );
   }
 
-  /** Deletes the note and its notifications. */
   async delete(db: Db, id: string): Promise<void> {
     await execute(db, sql`DELETE FROM crm.notes WHERE id = ${id}`);
-    await execute(db, sql`DELETE FROM crm.notifications WHERE record_id = ${id}`);
   }
 
   /** The note row locked for this transaction; undefined unless the account's (its contact not deleted). */

@@ -16,8 +16,8 @@ import type { Db } from '../common/sql';
 import { writeEvent } from '../outbox/outbox';
 import { deleteAttachments, replaceAttachments } from '../records/attachments.repository';
 import { normalizeId, replacedList, todayUtc } from '../records/record-common';
-import { findUsers } from '../records/record-references.repository';
 import { toNoteDto } from './note.view';
+import { NotificationsService } from '../notifications/notifications.service';
 import { NotesRepository, type LockedNote } from './notes.repository';
 
 /** Notes logged on contacts (spec "POST /notes", decisions.md "Deals and actions"). */
@@ -26,6 +26,7 @@ export class NotesService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly notes: NotesRepository,
+    private readonly notifications: NotificationsService,
   ) {}
 
   async list(caller: Caller, request: ListNotesRequest): Promise<ListNotesReply> {
@@ -50,9 +51,6 @@ export class NotesService {
       const contact = contactId ? await this.notes.contactAndAuthor(tx, caller.account_id, contactId, caller.user_id) : undefined;
       if (!contact) throw ApiError.notFound('Contact not found');
       const deal = await this.linkedDeal(tx, caller.account_id, contact.id, request.linked_deal_id);
-      const notify = request.user_ids_to_notify?.length
-        ? await findUsers(tx, caller.account_id, request.user_ids_to_notify, 'user_ids_to_notify')
-        : new Map();
       const id = newId();
       const date = request.date ?? todayUtc();
       const stamps = await this.notes.insert(tx, id, caller.account_id, contact.id, caller.user_id, {
@@ -60,8 +58,7 @@ export class NotesService {
         date,
         linked_deal_id: deal?.id ?? null,
       });
-      const recipients = [...notify.keys()].filter((userId) => userId !== caller.user_id);
-      await this.notes.notify(tx, caller.account_id, id, contact.id, caller.user_id, recipients);
+      await this.notifications.notifyOf(tx, caller, 'note', id, contact.id, request.user_ids_to_notify);
       let note: NoteDto;
       if (request.attachments?.length) {
         await replaceAttachments(tx, caller.account_id, 'note', id, contact.id, request.attachments);
@@ -113,6 +110,7 @@ export class NotesService {
       });
       const attachments = replacedList(partial, request.attachments);
       if (attachments !== null) await replaceAttachments(tx, caller.account_id, 'note', current.id, current.contact_id, attachments);
+      await this.notifications.notifyOf(tx, caller, 'note', current.id, current.contact_id, request.user_ids_to_notify);
       const note = await this.load(tx, caller.account_id, current.id);
       await writeEvent(tx, {
         account_id: caller.account_id,
@@ -131,6 +129,7 @@ export class NotesService {
       const current = await this.lock(tx, caller.account_id, request.note_id);
       await this.notes.delete(tx, current.id);
       await deleteAttachments(tx, current.id);
+      await this.notifications.forgetRecord(tx, caller, current.id);
       await writeEvent(tx, {
         account_id: caller.account_id,
         type: 'note',

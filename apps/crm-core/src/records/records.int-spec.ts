@@ -31,6 +31,8 @@ import { DealsRepository } from '../deals/deals.repository';
 import { DealsService } from '../deals/deals.service';
 import { NotesRepository } from '../notes/notes.repository';
 import { NotesService } from '../notes/notes.service';
+import { NotificationsRepository } from '../notifications/notifications.repository';
+import { NotificationsService } from '../notifications/notifications.service';
 import { contactActionsOf, dealsOfContacts, notesOfContacts, pendingDealsOfCompanies } from '../read-models';
 import { todayUtc } from './record-common';
 
@@ -131,7 +133,7 @@ describe('records (real PostgreSQL)', () => {
     );
     member = { ...acme, user_id: memberId, role: 'user' };
     deals = typedDeals(new DealsService(ds, new DealsRepository()));
-    notes = typedNotes(new NotesService(ds, new NotesRepository()));
+    notes = typedNotes(new NotesService(ds, new NotesRepository(), new NotificationsService(ds, new NotificationsRepository())));
     actions = typedActions(new ActionsService(ds, new ActionsRepository()));
   });
 

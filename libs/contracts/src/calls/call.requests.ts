@@ -1,12 +1,12 @@
 import { IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { AttachmentsField } from '../attachments/attachment.requests';
+import { NotifyUsersField } from '../notifications/notification.requests';
 import { CALL_RESULTS } from '../call-results/call-result.dto';
 import { RecordListRequest } from '../paging/record-list.request';
 import { PartialFlag, RequiredContactId, UnixSeconds } from '../validation/field-rules';
 import { Lower } from '../validation/transforms';
 import { MAX_TEXT, present } from '../validation/validators';
 
-class CallFields extends AttachmentsField {
+class CallFields extends NotifyUsersField {
   @ValidateIf(present('text'))
   @IsString({ message: 'text must be a string' })
   @MaxLength(MAX_TEXT, {

@@ -1,11 +1,11 @@
 import { IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
-import { AttachmentsField } from '../attachments/attachment.requests';
+import { NotifyUsersField } from '../notifications/notification.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { PartialFlag, RequiredContactId, UnixSeconds } from '../validation/field-rules';
 import { Lower } from '../validation/transforms';
 import { MAX_TEXT, present } from '../validation/validators';
 
-class MeetingFields extends AttachmentsField {
+class MeetingFields extends NotifyUsersField {
   @ValidateIf(present('text'))
   @IsString({ message: 'text must be a string' })
   @MaxLength(MAX_TEXT, {

@@ -1,5 +1,5 @@
-import { ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
-import { AttachmentsField } from '../attachments/attachment.requests';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { NotifyUsersField } from '../notifications/notification.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { TIME_DATE_FILTERS } from '../paging/time-filter.request';
 import { PartialFlag, RequiredContactId } from '../validation/field-rules';
@@ -9,7 +9,7 @@ import { IsPlainDate, MAX_TEXT, present } from '../validation/validators';
 /** Notes, calls and meetings take the date_filter values of every list. */
 export const ACTIVITY_DATE_FILTERS = TIME_DATE_FILTERS;
 
-class NoteFields extends AttachmentsField {
+class NoteFields extends NotifyUsersField {
   /** Markup `[b]..[/b]`, `[i]..[/i]` is stored exactly as sent. */
   @ValidateIf(present('text'))
   @IsString({ message: 'text must be a string' })
@@ -35,20 +35,6 @@ class NoteFields extends AttachmentsField {
 export class CreateNoteRequest extends NoteFields {
   @RequiredContactId()
   contact_id: string;
-
-  /** Users of the account to notify of the note. */
-  @ValidateIf(present('user_ids_to_notify'))
-  @IsArray({ message: 'user_ids_to_notify must be an array of user ids' })
-  @ArrayMaxSize(100, { message: 'user_ids_to_notify may hold at most 100 ids' })
-  @IsString({
-    each: true,
-    message: 'user_ids_to_notify must be an array of user ids',
-  })
-  @MaxLength(64, {
-    each: true,
-    message: 'user_ids_to_notify must be an array of user ids',
-  })
-  user_ids_to_notify?: string[] | null;
 }
 
 /** PUT /notes/{note_id}: replaces text (required), date, linked_deal_id, attachments. */

@@ -12,6 +12,7 @@ import { FILTER_ROUTES } from '../filters/filter.routes';
 import { LEAD_SOURCE_ROUTES } from '../lead-sources/lead-source.routes';
 import { MEETING_ROUTES } from '../meetings/meeting.routes';
 import { NOTE_ROUTES } from '../notes/note.routes';
+import { NOTIFICATION_ROUTES } from '../notifications/notification.routes';
 import { PIPELINE_ROUTES } from '../pipelines/pipeline.routes';
 import { PREDEFINED_ACTION_ROUTES } from '../predefined-actions/predefined-action.routes';
 import { RELATIONSHIP_TYPE_ROUTES } from '../relationship-types/relationship-type.routes';
@@ -45,6 +46,7 @@ export const API_ROUTES: readonly RouteDeclaration[] = [
   ...BOOTSTRAP_ROUTES,
   ...DEAL_ROUTES,
   ...NOTE_ROUTES,
+  ...NOTIFICATION_ROUTES,
   ...CALL_ROUTES,
   ...MEETING_ROUTES,
   ...ACTION_ROUTES,

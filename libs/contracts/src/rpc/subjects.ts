@@ -13,6 +13,7 @@ import { FilterSubjects } from '../filters/filter.subjects';
 import { LeadSourceSubjects } from '../lead-sources/lead-source.subjects';
 import { MeetingSubjects } from '../meetings/meeting.subjects';
 import { NoteSubjects } from '../notes/note.subjects';
+import { NotificationSubjects } from '../notifications/notification.subjects';
 import { PipelineSubjects } from '../pipelines/pipeline.subjects';
 import { PredefinedActionSubjects } from '../predefined-actions/predefined-action.subjects';
 import { RelationshipTypeSubjects } from '../relationship-types/relationship-type.subjects';
@@ -45,6 +46,7 @@ export const Subjects = {
   ...BootstrapSubjects,
   ...DealSubjects,
   ...NoteSubjects,
+  ...NotificationSubjects,
   ...CallSubjects,
   ...MeetingSubjects,
   ...ActionSubjects,
