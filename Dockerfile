@@ -22,7 +22,7 @@ COPY package.json package-lock.json ./
 # same lock without rewriting it (the fallback scripts/lib.sh uses as well).
 RUN npm ci || npm install --no-save
 
-COPY nx.json tsconfig.base.json tsconfig.json ./
+COPY nx.json tsconfig.base.json tsconfig.json .swcrc ./
 COPY tools ./tools
 COPY libs ./libs
 COPY apps ./apps

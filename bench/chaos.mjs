@@ -171,7 +171,7 @@ async function snapshotDist(log) {
     } catch (error) {
       if (tries >= 5) throw error;
     }
-    if (tries >= 5) throw new Error('dist/ is incomplete: build it (node tools/build.mjs) and run again');
+    if (tries >= 5) throw new Error('dist/ is incomplete: build it (npm run build) and run again');
     log('dist/ is being rebuilt by someone; copying it again in 3 s');
     await sleep(3000);
   }
@@ -190,7 +190,7 @@ async function metric(port, name) {
 
 /**
  * Runs one soak; resolves with its figures (see the definitions above). `log` gets progress lines.
- * Needs a built dist/ (node tools/build.mjs).
+ * Needs a built dist/ (npm run build).
  */
 export async function runChaos(options, log = (msg) => console.log(`[chaos] ${msg}`)) {
   const o = { ...chaosOptions(), ...options };
@@ -678,8 +678,8 @@ export async function runChaosBench(args) {
 }
 
 function build(log) {
-  log('building (node tools/build.mjs)');
-  const r = spawnSync(node, ['tools/build.mjs'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  log('building (npm run build)');
+  const r = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) throw new Error('build failed');
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # README command 2: `npm test` (or `bash scripts/test.sh`). Extra arguments go to jest:
 #   npm test -- --selectProjects unit        npm test -- apps/crm-core
-# Installs dependencies if needed, makes sure PostgreSQL/Redis/NATS run, then runs all jest
-# projects (unit, integration, e2e; the e2e global setup builds dist/ itself). With CI=true jest
-# runs with --ci. Exits with jest's exit code.
+# Installs dependencies if needed, makes sure PostgreSQL/Redis/NATS run and Chromium is there
+# (tools/infra.mjs), then runs all jest projects (unit, medium, integration, e2e; the e2e global
+# setup builds dist/ itself). With CI=true jest runs with --ci. Exits with jest's exit code.
 set -Eeuo pipefail
 
 LOG_PREFIX=test
@@ -18,16 +18,16 @@ step "Installing dependencies (if needed)" "fix the npm error above, then run np
 ensure_node_modules
 
 step "Checking PostgreSQL, Redis and NATS" "see the message above; DATABASE_URL, REDIS_URL and NATS_URL select the servers"
-ensure_infra
+LOG_PREFIX=test "$PROJECT_NODE" tools/infra.mjs infra
 
 step "Checking Chromium for the browser tests" "install Debian's chromium package or set CHROMIUM_PATH"
-ensure_chromium
+LOG_PREFIX=test "$PROJECT_NODE" tools/infra.mjs chromium
 
 JEST_ARGS=()
 if [[ "${CI:-}" == "true" || "${CI:-}" == "1" ]]; then JEST_ARGS+=(--ci); fi
 JEST_ARGS+=("$@")
 
-step "Running jest (unit, integration, e2e)${JEST_ARGS[*]:+: jest ${JEST_ARGS[*]}}"
+step "Running jest (unit, medium, integration, e2e)${JEST_ARGS[*]:+: jest ${JEST_ARGS[*]}}"
 trap - ERR
 rc=0
 npx --no -- jest "${JEST_ARGS[@]}" || rc=$?

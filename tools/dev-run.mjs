@@ -1,37 +1,48 @@
 #!/usr/bin/env node
-// Runs the four services from dist/ for local development (used by `npm start` / scripts/up.sh).
+// Runs the four services from dist/ for local development (used by `npm start` and `npm run dev`,
+// through tools/up.mjs).
 //
-//   node tools/dev-run.mjs [--crm-core-replicas N] [--dist DIR]
+//   node tools/dev-run.mjs [--crm-core-replicas N] [--dist DIR] [--watch]
 //
 // - Each service gets its own port: api-gateway PORT (3000), auth-server AUTH_PORT (3001),
 //   crm-core HTTP_PORT = CRM_CORE_PORT (3002; replica i gets 3002 + 10*i), webhook-dispatcher
 //   HTTP_PORT = WEBHOOK_DISPATCHER_PORT (3003). An HTTP_PORT in our own env is never passed on.
 // - Each service's Prometheus /metrics is on METRICS_PORT = its port + 6460 (9460, 9461, 9462 + 10*i,
 //   9463: the services' own defaults); a METRICS_PORT in our own env is never passed on.
-// - Every output line is prefixed with a padded, colored service name; the line itself is kept
-//   intact after the prefix, so JSON log lines stay parseable (`cut -d'|' -f2-`).
-// - Nothing is restarted. SIGINT/SIGTERM/SIGHUP are forwarded to every child as SIGTERM (a second
-//   signal more than 2 s later, or no exit within DEV_RUN_KILL_TIMEOUT_MS (20000), sends SIGKILL).
-//   If a service exits on its own, the others are stopped and the exit code is 1. Exit code 0
-//   only after a requested, clean stop.
+// - Every output line is prefixed with a padded, colored service name. The services' JSON log
+//   lines are shown as readable lines (pino-pretty; tools/log-format.cjs), or kept intact after
+//   the prefix with LOG_FORMAT=json or NODE_ENV=production (`cut -d'|' -f2-` gives the JSON).
+// - SIGINT/SIGTERM/SIGHUP are forwarded to every child as SIGTERM (a second signal more than 2 s
+//   later, or no exit within DEV_RUN_KILL_TIMEOUT_MS (20000), sends SIGKILL). Exit code 0 only
+//   after a requested, clean stop.
+// - Without --watch nothing is restarted: if a service exits on its own, the others are stopped
+//   and the exit code is 1.
+// - --watch (`npm run dev`): apps/ and libs/ are watched (fs.watch); a changed source file is
+//   compiled again with the swc CLI (only the changed files, into dist/), and the services whose
+//   compiled output changed are restarted: apps/<app>/... restarts that app, libs/... all of them
+//   (tools/dev-watch.cjs). A service that exits on its own is restarted by the next change.
 // - Must run on the project's Node 22 (npm run / npx / node_modules/.bin/node): children are
 //   started with the same node binary (process.execPath).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, watch } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { isBuildSource, outputOf, servicesFor } from './dev-watch.cjs';
+import { createLineFormatter, logFormat } from './log-format.cjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function usage(message) {
   if (message) console.error(`[dev-run] ${message}`);
-  console.error('usage: node tools/dev-run.mjs [--crm-core-replicas N] [--dist DIR]');
+  console.error('usage: node tools/dev-run.mjs [--crm-core-replicas N] [--dist DIR] [--watch]');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const opts = { replicas: 1, dist: path.join(root, 'dist') };
+  const opts = { replicas: 1, dist: path.join(root, 'dist'), watch: false };
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => (inline !== undefined ? inline : argv[++i]);
@@ -48,6 +59,9 @@ function parseArgs(argv) {
         opts.dist = path.resolve(dir);
         break;
       }
+      case '--watch':
+        opts.watch = true;
+        break;
       case '-h':
       case '--help':
         usage();
@@ -84,6 +98,10 @@ base.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/crm';
 base.REDIS_URL ??= 'redis://127.0.0.1:6379';
 base.NATS_URL ??= 'nats://127.0.0.1:4222';
 base.WEBHOOK_ALLOW_PRIVATE ??= 'true';
+// The URLs the services put in links and tokens follow the ports chosen here.
+base.PUBLIC_URL ??= `http://localhost:${gatewayPort}`;
+base.PUBLIC_AUTH_URL ??= `http://localhost:${authPort}`;
+base.AUTH_ISSUER ??= `http://localhost:${authPort}`;
 
 const missingSecrets = ['OPERATOR_TOKEN', 'API_KEY_PEPPER'].filter((k) => !base[k]);
 if (missingSecrets.length > 0) {
@@ -139,27 +157,38 @@ const shout = (msg) => process.stderr.write(`${selfPrefix}${paint(31, msg)}\n`);
 process.stdout.on('error', () => {});
 process.stderr.on('error', () => {});
 
+const formatLine = createLineFormatter({ format: logFormat(env), colorize: useColor });
+
 function pipeLines(stream, prefix, out) {
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
-  rl.on('line', (line) => out.write(`${prefix}${line}\n`));
+  rl.on('line', (line) => {
+    for (const shown of formatLine(line)) out.write(`${prefix}${shown}\n`);
+  });
   return new Promise((resolve) => rl.once('close', resolve));
 }
 
 // ---- processes ----------------------------------------------------------------------------
-const children = new Map(); // name -> { child, port, done: Promise }
+const children = new Map(); // name -> { child, done: Promise }
+const restarting = new Set(); // names stopped to be started again (--watch)
+const exited = new Set(); // names that exited on their own (--watch: the next change restarts them)
 let stopping = false;
 let stopReason = null; // 'signal' | 'crash'
 let exitCode = 0;
 let killTimer = null;
+let allStopped;
+const stopped = new Promise((resolve) => {
+  allStopped = resolve;
+});
 
 function describeExit(code, signal) {
   return signal ? `signal ${signal}` : `exit code ${code}`;
 }
 
-function start(spec, index) {
-  const color = palette[index % palette.length];
+function start(spec) {
+  const color = palette[specs.indexOf(spec) % palette.length];
   const prefix = prefixFor(spec.name, color);
   const childEnv = { ...base, ...spec.env };
+  exited.delete(spec.name);
   // detached: own process group, so a terminal Ctrl-C reaches only us and we stop children in order.
   const child = spawn(process.execPath, [main(spec.app)], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const streams = Promise.all([pipeLines(child.stdout, prefix, process.stdout), pipeLines(child.stderr, prefix, process.stderr)]);
@@ -174,9 +203,14 @@ function start(spec, index) {
       await streams.catch(() => {});
       children.delete(spec.name);
       const requested = stopping && stopReason !== null;
-      if (error) {
+      if (restarting.delete(spec.name) && !stopping) {
+        start(spec);
+      } else if (error) {
         shout(`${spec.name} could not be started: ${error.message}`);
         exitCode = 1;
+      } else if (!requested && opts.watch) {
+        shout(`${spec.name} exited (${describeExit(code, signal)}); save a change to restart it`);
+        exited.add(spec.name);
       } else if (!requested) {
         shout(`${spec.name} exited unexpectedly (${describeExit(code, signal)}); stopping the other services`);
         exitCode = 1;
@@ -186,7 +220,8 @@ function start(spec, index) {
         shout(`${spec.name} stopped with ${describeExit(code, signal)}`);
         exitCode = 1;
       }
-      if (!stopping) stopAll('crash');
+      if (!stopping && !opts.watch) stopAll('crash');
+      if (stopping && children.size === 0) allStopped();
       resolve();
     };
     child.once('error', (e) => finish(null, null, e));
@@ -208,7 +243,8 @@ function stopAll(reason) {
   stopping = true;
   stopReason = reason;
   const names = [...children.keys()];
-  if (names.length > 0) say(`stopping ${names.join(', ')} (SIGTERM)`);
+  if (names.length === 0) return allStopped();
+  say(`stopping ${names.join(', ')} (SIGTERM)`);
   for (const { child } of children.values()) signalChild(child, 'SIGTERM');
   const timeoutMs = Number(env.DEV_RUN_KILL_TIMEOUT_MS) || 20000;
   killTimer = setTimeout(() => killAll(`still running after ${timeoutMs} ms`), timeoutMs);
@@ -222,7 +258,81 @@ function killAll(why) {
   for (const { child } of children.values()) signalChild(child, 'SIGKILL');
 }
 
-// A terminal Ctrl-C reaches us directly and, forwarded as SIGTERM, via scripts/up.sh (and npm) as
+/** --watch: stops the service (its exit handler starts it again), or starts it if it had exited. */
+function restart(spec) {
+  const running = children.get(spec.name);
+  if (!running) return start(spec);
+  restarting.add(spec.name);
+  signalChild(running.child, 'SIGTERM');
+}
+
+// ---- --watch ------------------------------------------------------------------------------
+const require = createRequire(import.meta.url);
+const hashOf = (file) => (existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null);
+
+/** Compiles the changed sources (the swc CLI with .swcrc, as `npm run build`); resolves with those whose output changed. */
+async function rebuild(sources) {
+  const present = sources.filter((rel) => existsSync(path.join(root, rel)));
+  const outputs = new Map(sources.map((rel) => [rel, path.join(opts.dist, path.relative('dist', outputOf(rel)))]));
+  const before = new Map(sources.map((rel) => [rel, hashOf(outputs.get(rel))]));
+  for (const rel of sources.filter((r) => !present.includes(r))) {
+    rmSync(outputs.get(rel), { force: true });
+    rmSync(`${outputs.get(rel)}.map`, { force: true });
+  }
+  if (present.length > 0) {
+    const swc = require.resolve('@swc/cli/bin/swc.js');
+    const args = [swc, ...present, '--out-dir', opts.dist, '--config-file', '.swcrc', '--quiet'];
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    if (code !== 0) {
+      shout(`swc could not compile ${present.join(', ')} (see above); nothing restarted`);
+      return [];
+    }
+  }
+  return sources.filter((rel) => hashOf(outputs.get(rel)) !== before.get(rel));
+}
+
+function watchSources() {
+  const pending = new Set();
+  let timer = null;
+  let building = false;
+  const apps = [...new Set(specs.map((s) => s.app))];
+  const flush = async () => {
+    timer = null;
+    if (building || stopping || pending.size === 0) return;
+    building = true;
+    const sources = [...pending].sort();
+    pending.clear();
+    try {
+      const changed = await rebuild(sources);
+      if (changed.length > 0) {
+        const affected = servicesFor(changed, apps);
+        // A service that had exited (e.g. on an error being fixed now) starts again with any change.
+        const toRestart = specs.filter((s) => affected.includes(s.app) || exited.has(s.name));
+        say(
+          `compiled ${changed.join(', ')}: ${toRestart.length ? `restarting ${toRestart.map((s) => s.name).join(', ')}` : 'no service uses it'}`,
+        );
+        for (const spec of toRestart) if (!stopping) restart(spec);
+      }
+    } finally {
+      building = false;
+      if (pending.size > 0) timer = setTimeout(flush, 100);
+    }
+  };
+  for (const top of ['apps', 'libs']) {
+    watch(path.join(root, top), { recursive: true }, (_event, file) => {
+      if (!file) return;
+      const rel = path.join(top, file.toString());
+      if (!isBuildSource(rel)) return;
+      pending.add(rel);
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(flush, 200);
+    });
+  }
+  say('watching apps/ and libs/ (a saved change recompiles and restarts the services it affects)');
+}
+
+// A terminal Ctrl-C reaches us directly and, forwarded as SIGTERM, via tools/up.mjs (and npm) as
 // well: signals within DUPLICATE_WINDOW_MS of the first one count as the same request. A signal
 // after that (Ctrl-C pressed again) kills what is still running.
 const DUPLICATE_WINDOW_MS = 2000;
@@ -245,13 +355,12 @@ process.on('exit', () => {
   for (const { child } of children.values()) signalChild(child, 'SIGKILL');
 });
 
-specs.forEach(start);
+specs.forEach((spec) => start(spec));
+if (opts.watch) watchSources();
 
-// Wait until every child has exited (the set can only shrink once all are started).
-while (children.size > 0) {
-  await Promise.all([...children.values()].map((c) => c.done));
-}
+await stopped;
 if (killTimer) clearTimeout(killTimer);
 if (stopReason === 'crash' && exitCode === 0) exitCode = 1;
 say(exitCode === 0 ? 'all services stopped' : `all services stopped (exit code ${exitCode})`);
-process.exitCode = exitCode;
+// fs.watch handles would keep the process alive.
+process.exit(exitCode);

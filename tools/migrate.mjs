@@ -13,8 +13,8 @@ const apps = ['auth-server', 'crm-core', 'webhook-dispatcher'];
 const mainOf = (app) => path.join(root, 'dist', 'apps', app, 'src', 'main.js');
 
 if (apps.some((app) => !existsSync(mainOf(app)))) {
-  console.error('[migrate] dist/ is missing: building first (node tools/build.mjs)');
-  const build = spawnSync(process.execPath, [path.join(root, 'tools', 'build.mjs')], { stdio: 'inherit' });
+  console.error('[migrate] dist/ is missing: building first (npm run build)');
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(1);
 }
 for (const app of apps) {

@@ -1,21 +1,13 @@
-// One SWC configuration for the build (tools/build.mjs) and for jest (@swc/jest), so tests run
-// exactly the code the services run. Path aliases (@crm/*) are rewritten to relative imports.
+// One SWC configuration for the build (`npm run build`: the swc CLI reads .swcrc) and for jest
+// (@swc/jest gets these options), so tests run exactly the code the services run. Path aliases
+// (@crm/*, the same as tsconfig.base.json's paths; tools/swc-options.spec.ts checks it) are
+// rewritten to relative imports. @swc/jest needs an absolute baseUrl.
+const fs = require('node:fs');
 const path = require('node:path');
-const { compilerOptions } = require('../tsconfig.base.json');
 
 const root = path.resolve(__dirname, '..');
 
 module.exports = function swcOptions() {
-  return {
-    sourceMaps: true,
-    module: { type: 'commonjs', ignoreDynamic: true, strict: true },
-    jsc: {
-      target: 'es2023',
-      parser: { syntax: 'typescript', decorators: true, dynamicImport: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-      keepClassNames: true,
-      baseUrl: root,
-      paths: compilerOptions.paths,
-    },
-  };
+  const { $schema: _schema, ...options } = JSON.parse(fs.readFileSync(path.join(root, '.swcrc'), 'utf8'));
+  return { ...options, jsc: { ...options.jsc, baseUrl: root } };
 };

@@ -11,9 +11,9 @@ export default async function globalSetup(): Promise<void> {
   await ensureTestInfra('e2e');
   if (process.env.E2E_SKIP_BUILD === '1') return;
   const root = path.resolve(__dirname, '../..');
-  process.stderr.write('\n[e2e] building dist/ (node tools/build.mjs) ...\n');
+  process.stderr.write('\n[e2e] building dist/ (npm run build) ...\n');
   const started = Date.now();
-  const result = spawnSync(process.execPath, [path.join(root, 'tools/build.mjs')], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0)
     throw new Error(`npm run build failed (exit ${result.status ?? result.signal}); fix the compile errors above and run the tests again`);
   process.stderr.write(`[e2e] build done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

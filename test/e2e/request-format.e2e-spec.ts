@@ -59,6 +59,13 @@ describe('request format and authentication challenges (e2e)', () => {
     const unknown = await fetch(url('/no_such_thing'), { headers: { authorization: basic() } });
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error_message: string }).error_message).toContain('/api/v3/docs');
+    // A path outside the API (a mistyped prefix) points there too, with the same error name.
+    const outside = await fetch(`${services.gatewayUrl}/v3/contacts`);
+    expect(outside.status).toBe(404);
+    expect(await outside.json()).toMatchObject({
+      error_name: 'resource_not_found',
+      error_message: expect.stringContaining('/api/v3/docs'),
+    });
   });
 
   it("refuses a plain user's admin-only request with 403 before looking at its body", async () => {

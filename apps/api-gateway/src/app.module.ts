@@ -2,10 +2,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ConfigModule } from '@crm/config';
 import { NatsClientModule } from '@crm/messaging';
-import { ApiExceptionFilter, RedisModule, ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
+import { RedisModule, ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
 import { ApiModule } from './api/api.module';
 import { BrowserOriginPolicy } from './cors/browser-origins';
 import { McpModule } from './mcp/mcp.module';
+import { GatewayExceptionFilter } from './routing/gateway-exception.filter';
 import type { GatewayConfig } from './config/gateway.config';
 
 @Module({})
@@ -28,7 +29,7 @@ export class AppModule {
         ApiModule,
         McpModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }, BrowserOriginPolicy],
+      providers: [{ provide: APP_FILTER, useClass: GatewayExceptionFilter }, BrowserOriginPolicy],
     };
   }
 }

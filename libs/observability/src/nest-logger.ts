@@ -1,12 +1,26 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Logger } from 'pino';
 
+/**
+ * Nest's own start-up narration ("Mapped {/x, GET} route", "XModule dependencies initialized",
+ * "Nest application successfully started"): one line per route and module, about a hundred per
+ * service. Logged at debug (LOG_LEVEL=debug shows them); their warnings and errors stay as they are.
+ */
+export const NEST_STARTUP_CONTEXTS: ReadonlySet<string> = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+  'NestMicroservice',
+]);
+
 /** Nest's logger interface over pino, so framework messages are JSON lines too. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.write('info', message, context);
+    this.write(context !== undefined && NEST_STARTUP_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
   }
   error(message: unknown, trace?: string, context?: string): void {
     this.logger.error({ context, trace }, String(message instanceof Error ? message.message : message));

@@ -2,6 +2,7 @@ import { Injectable, type NestMiddleware } from '@nestjs/common';
 import { API_PREFIX, ApiError, ErrorName, type RouteDeclaration } from '@crm/contracts';
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayConfig } from '../config/gateway.config';
+import { routeNotFoundMessage } from './gateway-exception.filter';
 import { RouteTable } from './route-table';
 
 export interface ResolvedRoute {
@@ -24,7 +25,7 @@ export class ApiRouteMiddleware implements NestMiddleware {
     private readonly table: RouteTable,
     config: GatewayConfig,
   ) {
-    this.notFound = `No such route; the API reference is at ${config.PUBLIC_URL}${API_PREFIX}/docs`;
+    this.notFound = routeNotFoundMessage(config);
   }
 
   use(req: ApiRequest, res: Response, next: NextFunction): void {
