@@ -268,6 +268,7 @@ $bar
 
    API (api-gateway):  http://localhost:${PORT}/api/v3
    Auth server:        http://localhost:${AUTH_PORT}
+   Operator API:       http://localhost:${OPERATOR_PORT:-9470}/operator (internal port)
    Demo user id:       ${CRM_USER_ID}
    Demo API key:       ${CRM_API_KEY}
    Operator token:     ${OPERATOR_TOKEN}
