@@ -577,11 +577,11 @@ async function main() {
   const system = await startSystem({ ports, log, extraEnv: { PUBLIC_URL: `http://127.0.0.1:${ports.gateway}` } });
   let floor;
   try {
-    const { gateway, auth } = system.urls;
+    const { gateway } = system.urls;
     measured.namespace = system.env.CRM_NAMESPACE;
     measured.database = new URL(system.env.DATABASE_URL).pathname.slice(1);
     const account = await (
-      await fetch(`${auth}/operator/accounts`, {
+      await fetch(`${system.operatorUrl}/operator/accounts`, {
         method: 'POST',
         headers: system.operatorHeaders,
         body: JSON.stringify({

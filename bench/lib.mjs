@@ -37,7 +37,7 @@ export async function waitReady(url, ms = 60_000) {
 
 /**
  * Builds, migrates a fresh database and starts the four services (tools/dev-run.mjs) on `ports`.
- * Returns the URLs, the operator headers and stop() (SIGTERM, then drops the database).
+ * Returns the URLs, the operator API's URL and headers, and stop() (SIGTERM, then drops the database).
  */
 export async function startSystem({ ports, log, extraEnv = {} }) {
   const baseDb = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/crm';
@@ -55,6 +55,8 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     ...callerKeys(),
     PORT: String(ports.gateway),
     AUTH_PORT: String(ports.auth),
+    // The operator API's internal port (the public AUTH_PORT answers 404 on /operator/*).
+    OPERATOR_PORT: String(ports.auth + 100),
     CRM_CORE_PORT: String(ports.core),
     WEBHOOK_DISPATCHER_PORT: String(ports.dispatcher),
     AUTH_ISSUER: `http://127.0.0.1:${ports.auth}`,
@@ -103,6 +105,7 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     env,
     urls,
     metricsUrls,
+    operatorUrl: `http://127.0.0.1:${ports.auth + 100}`,
     operatorHeaders: { authorization: `Bearer ${env.OPERATOR_TOKEN}`, 'content-type': 'application/json' },
     stop,
   };

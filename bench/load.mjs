@@ -61,7 +61,7 @@ async function main() {
   const system = await startSystem({ ports, log });
   try {
     const account = await (
-      await fetch(`${system.urls.auth}/operator/accounts`, {
+      await fetch(`${system.operatorUrl}/operator/accounts`, {
         method: 'POST',
         headers: system.operatorHeaders,
         body: JSON.stringify({

@@ -120,10 +120,10 @@ async function seed(databaseUrl, accountId, userId) {
 
 async function main() {
   const system = await startSystem({ ports, log });
-  const { gateway, auth } = system.urls;
+  const { gateway } = system.urls;
   try {
     const account = await (
-      await fetch(`${auth}/operator/accounts`, {
+      await fetch(`${system.operatorUrl}/operator/accounts`, {
         method: 'POST',
         headers: system.operatorHeaders,
         body: JSON.stringify({

@@ -122,14 +122,14 @@ async function main() {
     const password = 'bench password 1';
     const email = `bench-${Date.now()}@example.com`;
     const account = await (
-      await fetch(`${auth}/operator/accounts`, {
+      await fetch(`${system.operatorUrl}/operator/accounts`, {
         method: 'POST',
         headers: op,
         body: JSON.stringify({ name: 'Bench', admin: { first_name: 'Bench', last_name: 'Admin', email, password } }),
       })
     ).json();
     const client = await (
-      await fetch(`${auth}/operator/clients`, {
+      await fetch(`${system.operatorUrl}/operator/clients`, {
         method: 'POST',
         headers: op,
         body: JSON.stringify({

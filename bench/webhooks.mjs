@@ -61,6 +61,8 @@ const env = {
   ...callerKeys(),
   AUTH_ISSUER: `http://127.0.0.1:${ports.auth}`,
   AUTH_URL: `http://127.0.0.1:${ports.auth}`,
+  // The operator API's internal port (the public AUTH_PORT answers 404 on /operator/*).
+  OPERATOR_PORT: String(ports.auth + 100),
   REGION_BASE_URLS: `us=http://127.0.0.1:${ports.gateway}/api/v3`,
   WEBHOOK_ALLOW_PRIVATE: 'true',
   // Scenarios register more webhooks on one account than the default cap (10).
@@ -548,7 +550,7 @@ async function main() {
   pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 24 });
   const op = { authorization: `Bearer ${env.OPERATOR_TOKEN}`, 'content-type': 'application/json' };
   admin = await (
-    await fetch(`${env.AUTH_URL}/operator/accounts`, {
+    await fetch(`http://127.0.0.1:${env.OPERATOR_PORT}/operator/accounts`, {
       method: 'POST',
       headers: op,
       body: JSON.stringify({

@@ -1,24 +1,25 @@
 // Static checks of the trust boundaries in deploy/ (decisions.md "NATS trust boundary",
 // docs/threat-model.md): NATS users and their generated permissions, who holds which secret, Redis
 // users, and NetworkPolicies that select existing pods and name ports those pods have.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { natsServerConfig, NATS_SERVICES, passwordVariableOf } from '@crm/messaging';
 import type { IDeployment, IStatefulSet } from 'kubernetes-models/apps/v1';
+import type { IJob } from 'kubernetes-models/batch/v1';
 import type { INetworkPolicy, INetworkPolicyPeer, INetworkPolicyPort } from 'kubernetes-models/networking.k8s.io/v1';
 import type { IConfigMap, IContainer, IPodTemplateSpec, ISecret } from 'kubernetes-models/v1';
 
-type ILabelSelector = NonNullable<INetworkPolicy['spec']>['podSelector'];
-import { parseAllDocuments } from 'yaml';
+import { renderOverlay } from './render';
 
-const K8S_DIR = path.join(__dirname, 'k8s');
-const docs = readdirSync(K8S_DIR)
-  .filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml')
-  .flatMap((f) => parseAllDocuments(readFileSync(path.join(K8S_DIR, f), 'utf8')).map((d) => d.toJS() as { kind: string }))
-  .filter(Boolean);
+type ILabelSelector = NonNullable<INetworkPolicy['spec']>['podSelector'];
+
+// The production overlay as `kubectl apply -k` renders it (the development overlay changes no
+// secret, user or policy; deploy/manifests.spec.ts checks both).
+const docs = renderOverlay('production');
 const ofKind = <T>(kind: string) => docs.filter((d) => d.kind === kind) as unknown as T[];
 const deployments = ofKind<IDeployment>('Deployment');
 const statefulSets = ofKind<IStatefulSet>('StatefulSet');
+const jobs = ofKind<IJob>('Job');
 const configMaps = ofKind<IConfigMap>('ConfigMap');
 const secrets = ofKind<ISecret>('Secret');
 const policies = ofKind<INetworkPolicy>('NetworkPolicy');
@@ -31,6 +32,7 @@ const config = named(configMaps, 'crm-config').data!;
 const pods: Array<{ name: string; template: IPodTemplateSpec }> = [
   ...deployments.map((d) => ({ name: d.metadata!.name!, template: d.spec!.template })),
   ...statefulSets.map((s) => ({ name: s.metadata!.name!, template: s.spec!.template })),
+  ...jobs.map((j) => ({ name: j.metadata!.name!, template: j.spec!.template })),
 ];
 const main = (app: string): IContainer => named(deployments, app).spec!.template.spec!.containers.find((c) => c.name === app)!;
 const containersOf = (app: string): IContainer[] => {
@@ -49,8 +51,8 @@ function selects(selector: ILabelSelector | undefined, labels: Record<string, st
 }
 const podsSelectedBy = (selector: ILabelSelector | undefined) => pods.filter((p) => selects(selector, p.template.metadata?.labels));
 const hasPort = (pod: { template: IPodTemplateSpec }, port: string | number | undefined) =>
-  pod.template
-    .spec!.containers.flatMap((c) => c.ports ?? [])
+  [...(pod.template.spec!.initContainers ?? []), ...pod.template.spec!.containers]
+    .flatMap((c) => c.ports ?? [])
     .some((p) => (typeof port === 'string' ? p.name === port : p.containerPort === port));
 
 /** The pods an ingress rule admits on `port` of `app`, by peer kind. */
@@ -83,11 +85,19 @@ describe('deploy/: NATS users', () => {
   const nats = named(statefulSets, 'nats').spec!.template.spec!;
   const server = nats.containers[0]!;
 
-  it('runs nats-server with the nats.conf that libs/messaging generates (node scripts/nats-config.mjs)', () => {
+  it('runs nats-server with the nats.conf that libs/messaging generates (node scripts/nats-config.mjs), included by its configuration', () => {
     expect(named(configMaps, 'nats-config').data!['nats.conf']).toBe(natsServerConfig(config.CRM_NAMESPACE!));
-    expect(server.args!.slice(0, 2)).toEqual(['-c', '/etc/nats/nats.conf']);
+    expect(server.args).toEqual(['--config', '/etc/nats/nats-server.conf']);
+    expect(named(configMaps, 'nats-server').data!['nats-server.conf']).toMatch(/^include \.\/nats\.conf$/m);
+    // No user, password or authorization is defined anywhere but in the generated file.
+    const withoutComments = named(configMaps, 'nats-server')
+      .data!['nats-server.conf']!.split('\n')
+      .filter((line) => !line.trimStart().startsWith('#'))
+      .join('\n');
+    expect(withoutComments).not.toMatch(/authorization|password|users|accounts/);
     const mount = server.volumeMounts!.find((m) => m.mountPath === '/etc/nats');
-    expect(nats.volumes!.find((v) => v.name === mount?.name)?.configMap?.name).toBe('nats-config');
+    const sources = nats.volumes!.find((v) => v.name === mount?.name)?.projected?.sources ?? [];
+    expect(sources.map((source) => source.configMap?.name)).toEqual(['nats-server', 'nats-config']);
   });
 
   it("gives the server every service's password, and each service only its own, in its NATS_URL", () => {
@@ -112,9 +122,10 @@ describe('deploy/: NATS users', () => {
     }
     for (const pod of pods)
       for (const c of pod.template.spec!.containers)
-        expect({ pod: pod.name, whole: (c.envFrom ?? []).some((f) => f.secretRef?.name === 'crm-nats-users') }).toEqual({
+        expect({ pod: pod.name, c: c.name, whole: (c.envFrom ?? []).some((f) => f.secretRef?.name === 'crm-nats-users') }).toEqual({
           pod: pod.name,
-          whole: pod.name === 'nats',
+          c: c.name,
+          whole: pod.name === 'nats' && c.name === 'nats',
         });
   });
 });
@@ -205,9 +216,34 @@ describe('deploy/: NetworkPolicies', () => {
         .map((p) => p.name)
         .sort(),
     ).toEqual([...NATS_SERVICES].sort());
-    expect(ingressPeers('nats', 'monitor').flat()).toEqual([
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
-    ]);
+    for (const port of ['monitor', 'prom-metrics'])
+      expect({ port, from: ingressPeers('nats', port).flat() }).toEqual({
+        port,
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+      });
+  });
+
+  it('admit the cluster routes between the NATS servers only, and let them reach one another there', () => {
+    const peers = ingressPeers('nats', 'cluster').flat();
+    expect(peers.length).toBeGreaterThan(0);
+    for (const peer of peers) {
+      expect(peer.namespaceSelector).toBeUndefined();
+      expect(podsSelectedBy(peer.podSelector).map((p) => p.name)).toEqual(['nats']);
+    }
+    const egress = policies
+      .filter((p) => p.spec!.policyTypes?.includes('Egress') && podsSelectedBy(p.spec!.podSelector).some((x) => x.name === 'nats'))
+      .flatMap((p) => p.spec!.egress ?? []);
+    expect(
+      egress.some(
+        (rule) =>
+          (rule.ports ?? []).some((p) => p.port === 6222) &&
+          (rule.to ?? []).some((t) => podsSelectedBy(t.podSelector).some((x) => x.name === 'nats')),
+      ),
+    ).toBe(true);
+  });
+
+  it("admit nobody on the auth-server's operator port (operators use kubectl port-forward)", () => {
+    expect(ingressPeers('auth-server', 'operator')).toEqual([]);
   });
 
   it('admit anyone on the public ports of the gateway and the auth-server only; crm-core and the dispatcher have none', () => {
@@ -226,7 +262,7 @@ describe('deploy/: NetworkPolicies', () => {
   });
 
   it('let only the services that use them reach PostgreSQL and Redis', () => {
-    expect(egressTo(5432)).toEqual(['auth-server', 'crm-core', 'webhook-dispatcher']);
+    expect(egressTo(5432)).toEqual(['auth-server', 'crm-core', 'crm-migrate', 'webhook-dispatcher']);
     expect(egressTo(6379)).toEqual(['api-gateway', 'auth-server']);
     // A rule on every port is the dispatcher's, to webhook receivers on the public internet only.
     const open = policies.flatMap((p) =>

@@ -5,7 +5,8 @@
 // the auth-server's operator API: demo@example.com the first time, demo+<timestamp>@example.com
 // when that email is taken or earlier credentials stopped working.
 //
-// Env: OPERATOR_TOKEN (required), PORT (gateway, 3000), AUTH_PORT (3001), DEMO_ENV_FILE (.local/demo.env).
+// Env: OPERATOR_TOKEN (required), PORT (gateway, 3000), AUTH_PORT (3001), OPERATOR_PORT (auth-server's
+// internal operator API, 9470), DEMO_ENV_FILE (.local/demo.env).
 // Messages go to stderr; exit code 0 on success, 1 with a message on failure.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -18,7 +19,7 @@ const file = path.resolve(root, env.DEMO_ENV_FILE || '.local/demo.env');
 const gatewayPort = env.PORT || '3000';
 const authPort = env.AUTH_PORT || '3001';
 const gatewayInternal = `http://127.0.0.1:${gatewayPort}/api/v3`;
-const authInternal = `http://127.0.0.1:${authPort}`;
+const operatorInternal = `http://127.0.0.1:${env.OPERATOR_PORT || '9470'}`;
 const publicBase = `http://localhost:${gatewayPort}/api/v3`;
 const publicAuth = `http://localhost:${authPort}`;
 const operatorToken = env.OPERATOR_TOKEN;
@@ -74,7 +75,7 @@ async function credentialsWork(userId, apiKey) {
 }
 
 async function createAccount(email, password) {
-  return request(`${authInternal}/operator/accounts`, {
+  return request(`${operatorInternal}/operator/accounts`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${operatorToken}`, 'Content-Type': 'application/json', Accept: 'application/json' },
     body: JSON.stringify({ name: 'Demo Company', admin: { first_name: 'Demo', last_name: 'Admin', email, password } }),
@@ -100,7 +101,7 @@ try {
   if (e.code !== 'ENOENT') fail(`cannot read ${file}: ${e.message}`);
 }
 
-const common = { CRM_BASE_URL: publicBase, AUTH_URL: publicAuth, OPERATOR_TOKEN: operatorToken };
+const common = { CRM_BASE_URL: publicBase, AUTH_URL: publicAuth, OPERATOR_URL: operatorInternal, OPERATOR_TOKEN: operatorToken };
 
 if (previous?.CRM_USER_ID && previous?.CRM_API_KEY) {
   const res = await credentialsWork(previous.CRM_USER_ID, previous.CRM_API_KEY);
@@ -135,7 +136,8 @@ for (const email of emails) {
     log(`${email} already exists`);
     continue;
   }
-  if (res.status === 0) fail(`the auth-server does not answer at ${authInternal}: ${res.text}`, 'check the auth-server log lines above');
+  if (res.status === 0)
+    fail(`the auth-server's operator API does not answer at ${operatorInternal}: ${res.text}`, 'check the auth-server log lines above');
   if (res.status === 401 || res.status === 403) {
     fail(
       `the operator API refused the OPERATOR_TOKEN (HTTP ${res.status})`,

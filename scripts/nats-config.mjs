@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes deploy/k8s/nats-config.yaml: the ConfigMap holding nats.conf, the NATS users of the four
+// Writes deploy/k8s/base/nats-config.yaml: the ConfigMap holding nats.conf, the NATS users of the four
 // services and their permissions, generated from the subjects in libs/contracts by
 // libs/messaging/src/nats-permissions.ts (the same function the tests start their private NATS
 // with). Run it after `npm run build` whenever a subject changes; deploy/security.spec.ts fails
@@ -7,7 +7,7 @@
 //
 //   node scripts/nats-config.mjs [--check]
 //
-// The namespace is CRM_NAMESPACE of deploy/k8s/config.yaml. --check writes nothing and exits 1
+// The namespace is CRM_NAMESPACE of deploy/k8s/base/config.yaml. --check writes nothing and exits 1
 // when the file is out of date.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,7 +25,7 @@ require('reflect-metadata');
 const { natsServerConfig } = require(built);
 const { parse } = require('yaml');
 
-const k8s = path.join(root, 'deploy', 'k8s');
+const k8s = path.join(root, 'deploy', 'k8s', 'base');
 const namespace = parse(readFileSync(path.join(k8s, 'config.yaml'), 'utf8')).data.CRM_NAMESPACE;
 const body = natsServerConfig(namespace)
   .trimEnd()
@@ -54,11 +54,11 @@ ${body}
 if (process.argv.includes('--check')) {
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
   if (current !== text) {
-    console.error('[nats-config] deploy/k8s/nats-config.yaml is out of date: run node scripts/nats-config.mjs');
+    console.error('[nats-config] deploy/k8s/base/nats-config.yaml is out of date: run node scripts/nats-config.mjs');
     process.exit(1);
   }
-  console.log('[nats-config] deploy/k8s/nats-config.yaml is up to date');
+  console.log('[nats-config] deploy/k8s/base/nats-config.yaml is up to date');
 } else {
   writeFileSync(file, text);
-  console.log(`[nats-config] wrote deploy/k8s/nats-config.yaml (namespace ${namespace})`);
+  console.log(`[nats-config] wrote deploy/k8s/base/nats-config.yaml (namespace ${namespace})`);
 }

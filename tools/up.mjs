@@ -56,12 +56,14 @@ function portsFrom(replicas) {
     ['AUTH_PORT', 3001],
     ['CRM_CORE_PORT', 3002],
     ['WEBHOOK_DISPATCHER_PORT', 3003],
+    // auth-server's operator API, on an internal port of its own (never published)
+    ['OPERATOR_PORT', 9470],
   ]) {
     const raw = env[name] || String(fallback);
     if (!/^[1-9]\d{0,4}$/.test(raw) || Number(raw) > 65535)
       throw new UpError(
         `invalid port '${raw}'`,
-        'PORT, AUTH_PORT, CRM_CORE_PORT and WEBHOOK_DISPATCHER_PORT must be numbers between 1 and 65535',
+        'PORT, AUTH_PORT, CRM_CORE_PORT, WEBHOOK_DISPATCHER_PORT and OPERATOR_PORT must be numbers between 1 and 65535',
       );
     ports[name] = Number(raw);
     env[name] = raw;
@@ -73,12 +75,12 @@ function portsFrom(replicas) {
   ];
   for (let i = 0; i < replicas; i += 1) services.push([replicas > 1 ? `crm-core-${i + 1}` : 'crm-core', ports.CRM_CORE_PORT + 10 * i]);
   services.push(['webhook-dispatcher', ports.WEBHOOK_DISPATCHER_PORT]);
-  const all = services.flatMap(([, p]) => [p, p + METRICS_PORT_OFFSET]);
+  const all = [...services.flatMap(([, p]) => [p, p + METRICS_PORT_OFFSET]), ports.OPERATOR_PORT];
   const twice = all.find((p, i) => all.indexOf(p) !== i);
   if (twice)
     throw new UpError(
       `port ${twice} is given to two services`,
-      'PORT, AUTH_PORT, CRM_CORE_PORT (+10 per replica) and WEBHOOK_DISPATCHER_PORT must differ',
+      'PORT, AUTH_PORT, CRM_CORE_PORT (+10 per replica), WEBHOOK_DISPATCHER_PORT, OPERATOR_PORT and the metrics ports (+6460) must differ',
     );
   return { ...ports, services, all };
 }
@@ -253,6 +255,7 @@ function banner(ports, watching) {
     `   API (api-gateway):  ${api}`,
     `   API reference:      ${api}/docs   (OpenAPI: ${api}/openapi.json)`,
     `   Auth server:        http://localhost:${ports.AUTH_PORT}`,
+    `   Operator API:       http://localhost:${ports.OPERATOR_PORT}/operator (internal port)`,
     `   Demo user id:       ${demo.CRM_USER_ID ?? ''}`,
     `   Demo API key:       ${demo.CRM_API_KEY ?? ''}`,
     `   Operator token:     ${env.OPERATOR_TOKEN}`,

@@ -434,7 +434,7 @@ describe('actions (e2e)', () => {
       'content-type': 'application/json',
     };
     const client = await (
-      await fetch(`${services.authUrl}/operator/clients`, {
+      await fetch(`${services.operatorUrl}/operator/clients`, {
         method: 'POST',
         headers: operator,
         body: JSON.stringify({

@@ -53,7 +53,7 @@ describe('login and consent in a real browser (e2e)', () => {
 
   async function start(scope: string) {
     const account = await createAccount(services, { password });
-    const res = await fetch(`${services.authUrl}/operator/clients`, {
+    const res = await fetch(`${services.operatorUrl}/operator/clients`, {
       method: 'POST',
       headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ client_name: 'Browser Test App', redirect_uris: [redirectUri], scope, token_endpoint_auth_method: 'none' }),

@@ -380,7 +380,7 @@ export async function createUserWith(
   account: CreatedAccount,
   body: { role: 'admin' | 'user'; permissions?: string[] },
 ): Promise<CreatedAccount> {
-  const res = await fetch(`${services.authUrl}/operator/accounts/${account.account.id}/users`, {
+  const res = await fetch(`${services.operatorUrl}/operator/accounts/${account.account.id}/users`, {
     method: 'POST',
     headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({

@@ -64,7 +64,7 @@ describe('Foundation (e2e)', () => {
 
   const gw = (pathname: string, init: RequestInit = {}) => call(`${services.gatewayUrl}${pathname}`, init);
   const operator = (pathname: string, body: unknown, init: { method?: string; token?: string | null; raw?: string } = {}) =>
-    call(`${services.authUrl}${pathname}`, {
+    call(`${services.operatorUrl}${pathname}`, {
       method: init.method ?? 'POST',
       headers: {
         'content-type': 'application/json',
@@ -119,6 +119,46 @@ describe('Foundation (e2e)', () => {
       ...extra,
     });
 
+    it('is served on the internal OPERATOR_PORT only: the public auth port answers 404 even with the token', async () => {
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${services.operatorToken}` };
+      for (const [method, pathname] of [
+        ['POST', '/operator/accounts'],
+        ['GET', '/operator/signing-keys'],
+        ['POST', '/operator/clients'],
+      ] as const) {
+        const res = await call(`${services.authUrl}${pathname}`, {
+          method,
+          headers,
+          body: method === 'POST' ? JSON.stringify(newAccountBody()) : undefined,
+        });
+        expect({ method, pathname, status: res.status, error: res.body.error_name }).toEqual({
+          method,
+          pathname,
+          status: 404,
+          error: 'resource_not_found',
+        });
+      }
+      // The same request on the operator port reaches the route.
+      expect((await call(`${services.operatorUrl}/operator/signing-keys`, { headers })).status).toBe(200);
+      expect(services.operatorUrl).not.toBe(services.authUrl);
+    });
+
+    it('serves nothing but /operator/* on the operator port (no OAuth, health or metrics there)', async () => {
+      for (const pathname of [
+        '/',
+        '/healthz',
+        '/readyz',
+        '/metrics',
+        '/oauth/jwks',
+        '/.well-known/oauth-authorization-server',
+        '/operatorx',
+      ]) {
+        const res = await call(`${services.operatorUrl}${pathname}`);
+        expect({ pathname, status: res.status }).toEqual({ pathname, status: 404 });
+        expectError(res, 404, 'resource_not_found');
+      }
+    });
+
     it('refuses a missing token with 401 authorization_data_not_found', async () => {
       const res = await operator('/operator/accounts', newAccountBody(), { token: null });
       expectError(res, 401, 'authorization_data_not_found', 401);
@@ -132,7 +172,7 @@ describe('Foundation (e2e)', () => {
     });
 
     it('refuses the operator token sent in another scheme with 401', async () => {
-      const res = await call(`${services.authUrl}/operator/accounts`, {
+      const res = await call(`${services.operatorUrl}/operator/accounts`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: basicAuth('operator', services.operatorToken) },
         body: JSON.stringify(newAccountBody()),

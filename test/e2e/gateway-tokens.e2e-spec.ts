@@ -18,13 +18,15 @@ describe('gateway access-token checks (e2e, two gateways, two auth-servers)', ()
     admin: { password },
   });
 
-  const operator = (authUrl: string, pathname: string, body: unknown) =>
-    fetch(`${authUrl}${pathname}`, {
+  const operator = (operatorUrl: string, pathname: string, body: unknown) =>
+    fetch(`${operatorUrl}${pathname}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-  const setClock = (authUrl: string, offsetSeconds: number) => operator(authUrl, '/operator/test/clock', { offset_seconds: offsetSeconds });
+  /** Shifts the clock of the auth-server whose operator API is at `operatorUrl`. */
+  const setClock = (operatorUrl: string, offsetSeconds: number) =>
+    operator(operatorUrl, '/operator/test/clock', { offset_seconds: offsetSeconds });
   const tokenRequest = async (authUrl: string, form: Record<string, string>) => {
     const res = await fetch(`${authUrl}/oauth/token`, {
       method: 'POST',
@@ -102,7 +104,7 @@ describe('gateway access-token checks (e2e, two gateways, two auth-servers)', ()
     new SignJWT({ ...claims, jti: randomUUID() }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid }).sign(key);
 
   afterEach(async () => {
-    for (const authUrl of services.authUrls) await setClock(authUrl, 0);
+    for (const operatorUrl of services.operatorUrls) await setClock(operatorUrl, 0);
   });
 
   it('runs two gateways and two auth-servers, all serving the same issuer', async () => {
@@ -124,10 +126,10 @@ describe('gateway access-token checks (e2e, two gateways, two auth-servers)', ()
     const clientId = await publicClient();
     const { refresh_token } = await obtainTokens(clientId);
     // Issued by an auth-server whose clock runs an hour and two minutes behind: expired two minutes ago.
-    expect((await setClock(services.authUrl, -(3600 + 120))).status).toBe(201);
+    expect((await setClock(services.operatorUrl, -(3600 + 120))).status).toBe(201);
     const refreshed = await tokenRequest(services.authUrl, { grant_type: 'refresh_token', refresh_token, client_id: clientId });
     expect(refreshed.status).toBe(200);
-    await setClock(services.authUrl, 0);
+    await setClock(services.operatorUrl, 0);
     const claims = decodeJwt(refreshed.body.access_token as string);
     expect(claims.exp! * 1000).toBeLessThan(Date.now() - 60_000);
     expect(claims).toMatchObject({ iss: services.authUrl, aud: admin.account.base_url, sub: admin.user.id });

@@ -1,13 +1,13 @@
 import type { CreatedAccount, ServicesHandle } from '@crm/testing';
 import { createHash, randomBytes } from 'node:crypto';
 
-type Services = Pick<ServicesHandle, 'authUrl' | 'operatorToken'>;
+type Services = Pick<ServicesHandle, 'authUrl' | 'operatorUrl' | 'operatorToken'>;
 
 export const TEST_REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 
 /** POST /operator/clients: a public client (PKCE) with `scope`, redirecting to {@link TEST_REDIRECT_URI}. */
 export async function registerPublicClient(services: Services, scope: string): Promise<string> {
-  const res = await fetch(`${services.authUrl}/operator/clients`, {
+  const res = await fetch(`${services.operatorUrl}/operator/clients`, {
     method: 'POST',
     headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ client_name: `Test ${scope}`, redirect_uris: [TEST_REDIRECT_URI], scope, token_endpoint_auth_method: 'none' }),

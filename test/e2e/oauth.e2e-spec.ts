@@ -22,7 +22,7 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
   const secretsSeen: string[] = [];
 
   const operator = (pathname: string, body: unknown, method = 'POST') =>
-    fetch(`${services.authUrl}${pathname}`, {
+    fetch(`${services.operatorUrl}${pathname}`, {
       method,
       headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -535,7 +535,7 @@ describe('OAuth 2.1 authorization server (e2e)', () => {
     expect(published.some((k) => k.d !== undefined)).toBe(false);
     expect(kidOf(await refreshAccessToken())).toBe(oldKid);
     const listed = (await (
-      await fetch(`${services.authUrl}/operator/signing-keys`, { headers: { authorization: `Bearer ${services.operatorToken}` } })
+      await fetch(`${services.operatorUrl}/operator/signing-keys`, { headers: { authorization: `Bearer ${services.operatorToken}` } })
     ).json()) as { keys: Array<{ kid: string; status: string }> };
     expect(listed.keys).toEqual(
       expect.arrayContaining([

@@ -110,6 +110,12 @@ export function setupE2e(options: E2eOptions = {}): E2e {
     get authUrls() {
       return get('services').authUrls;
     },
+    get operatorUrl() {
+      return get('services').operatorUrl;
+    },
+    get operatorUrls() {
+      return get('services').operatorUrls;
+    },
     get operatorToken() {
       return get('services').operatorToken;
     },

@@ -10,6 +10,7 @@ import { IdentityModule } from './identity/identity.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { OAuthModule } from './oauth/oauth.module';
 import { RegistrationController } from './oauth/registration.controller';
+import { OperatorPortServer } from './operator/operator-port';
 import { TestClockController } from './operator/test-clock.controller';
 
 @Module({})
@@ -34,7 +35,7 @@ export class AppModule {
         ApiKeysModule,
       ],
       controllers: [RegistrationController, ...(config.ENABLE_TEST_CLOCK ? [TestClockController] : [])],
-      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }, OperatorPortServer],
     };
   }
 }

@@ -14,6 +14,7 @@ import { authDataSource } from './database/auth-data-source';
 import { OIDC_PROVIDER } from './oauth/oauth.tokens';
 import { OIDC_PATHS } from './oauth/oidc-provider.factory';
 import { TokenEndpointPrecheck } from './oauth/token-endpoint.precheck';
+import { OperatorPortServer } from './operator/operator-port';
 import { installTestClock } from './operator/test-clock';
 import { securityHeaders } from './oauth/security-headers';
 import { forwardedHeaders, trustProxySetting } from './http/trusted-proxies';
@@ -63,7 +64,13 @@ void runService({
     });
     return app;
   },
-  listen: (app) => listenOn(app, config.AUTH_PORT),
+  listen: async (app) => {
+    const port = await listenOn(app, config.AUTH_PORT);
+    // The operator API on its internal port only (the public port answers 404 there).
+    const operatorPort = await app.get(OperatorPortServer).listen(app.getHttpAdapter().getInstance(), config.OPERATOR_PORT);
+    logger.info({ operator_port: operatorPort }, 'operator API listening');
+    return port;
+  },
   metricsPort: config.METRICS_PORT,
 });
 

@@ -1,8 +1,14 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { ReadinessRegistry } from '@crm/service-kit';
+import { LOGGER, ReadinessRegistry } from '@crm/service-kit';
+import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { waitForMigrations } from './migrate';
 
-/** A bounded context's DataSource: opened at start, checked by /readyz, closed last at shutdown. */
+/**
+ * A bounded context's DataSource: opened at start, provided once its schema has every migration
+ * this code knows (applied by the migration Job; until then nothing that needs the database
+ * starts, so neither HTTP nor NATS serves), checked by /readyz, closed last at shutdown.
+ */
 @Global()
 @Module({})
 export class DatabaseModule implements OnApplicationShutdown {
@@ -14,9 +20,10 @@ export class DatabaseModule implements OnApplicationShutdown {
       providers: [
         {
           provide: DataSource,
-          inject: [ReadinessRegistry],
-          useFactory: async (readiness: ReadinessRegistry) => {
+          inject: [ReadinessRegistry, LOGGER],
+          useFactory: async (readiness: ReadinessRegistry, logger: Logger) => {
             const dataSource = await create().initialize();
+            await waitForMigrations(dataSource, { log: (msg) => logger.warn(msg) });
             readiness.register('postgres', () => dataSource.query('SELECT 1'));
             return dataSource;
           },

@@ -62,3 +62,61 @@ export async function runMigrations(dataSource: DataSource, log: (msg: string) =
     await lock.end();
   }
 }
+
+/** The names TypeORM records in the migrations table for `dataSource`'s migrations (the `name` property, else the class name). */
+function knownMigrationNames(dataSource: DataSource): string[] {
+  return dataSource.migrations.map((m) => m.name ?? m.constructor.name);
+}
+
+/**
+ * The migrations this code knows that its schema has not applied yet, oldest first (all of them
+ * when the schema or its migrations table does not exist). Reads only: the runtime database user
+ * has no DDL rights (the migration Job applies them, decisions.md "Operations: migrations job,
+ * internal ports, overlays"). Migrations applied by a newer release are ignored.
+ */
+export async function pendingMigrations(dataSource: DataSource): Promise<string[]> {
+  const { schema } = dataSource.options as { schema: string };
+  const known = knownMigrationNames(dataSource);
+  let rows: Array<{ name: string }>;
+  try {
+    rows = (await dataSource.query(`SELECT name FROM ${quoteIdent(schema)}."migrations"`)) as Array<{ name: string }>;
+  } catch (error) {
+    // undefined_table, invalid_schema_name: nothing migrated yet.
+    const code = (error as { code?: string }).code ?? (error as { driverError?: { code?: string } }).driverError?.code;
+    if (code === '42P01' || code === '3F000') return known;
+    throw error;
+  }
+  const applied = new Set(rows.map((r) => r.name));
+  return known.filter((name) => !applied.has(name));
+}
+
+export interface WaitForMigrationsOptions {
+  log?: (msg: string) => void;
+  /** Between two looks (default 2 s). */
+  intervalMs?: number;
+  /** Between two log lines while waiting (default 15 s). */
+  logEveryMs?: number;
+}
+
+/**
+ * Resolves once every migration this code knows is applied to its schema, looking every
+ * `intervalMs`: a service starts serving (HTTP, NATS) only on the schema it was built for, while
+ * the migration Job of its release runs. Waits without limit; the pod's startupProbe bounds it.
+ */
+export async function waitForMigrations(dataSource: DataSource, options: WaitForMigrationsOptions = {}): Promise<void> {
+  const { schema } = dataSource.options as { schema: string };
+  const intervalMs = options.intervalMs ?? 2000;
+  const logEveryMs = options.logEveryMs ?? 15_000;
+  let loggedAt = -Infinity;
+  for (;;) {
+    const pending = await pendingMigrations(dataSource);
+    if (pending.length === 0) return;
+    if (Date.now() - loggedAt >= logEveryMs) {
+      loggedAt = Date.now();
+      options.log?.(
+        `waiting for the migrations of schema ${schema}: ${pending.length} not applied (${pending[0]}${pending.length > 1 ? ` ... ${pending.at(-1)}` : ''}); run the migration Job (main.js migrate)`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

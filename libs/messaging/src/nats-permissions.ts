@@ -11,7 +11,7 @@ import {
 /**
  * One NATS user per service, each allowed to publish and subscribe to what it needs and no more
  * (decisions.md "NATS trust boundary"). Derived from the subjects in libs/contracts, namespaced as
- * the services do, so the deployment's nats.conf (deploy/k8s/nats.yaml, written by
+ * the services do, so the deployment's nats.conf (deploy/k8s/base/nats-config.yaml, written by
  * scripts/nats-config.mjs) and the tests that run the services against a private NATS with these
  * permissions come from this one place.
  */
@@ -141,8 +141,8 @@ export function natsAuthorizationConfig(namespace: string): string {
 
 /**
  * The whole nats.conf of a deployment: the users ({@link natsAuthorizationConfig}) and, commented
- * out, the TLS block production turns on. Address, port, JetStream and its store are flags of the
- * server's command line (deploy/k8s/nats.yaml, the tests' private servers).
+ * out, the TLS block production turns on. Address, port, JetStream and the cluster are set by
+ * whoever includes it (deploy/k8s/base/nats.yaml's nats-server.conf, the tests' private servers).
  */
 export function natsServerConfig(namespace: string): string {
   return [

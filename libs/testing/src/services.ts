@@ -37,6 +37,10 @@ export interface ServicesHandle {
   gatewayUrls: string[];
   /** Every auth-server replica's URL (`authServerReplicas`); the first is `authUrl`, the issuer of them all. */
   authUrls: string[];
+  /** http://127.0.0.1:<OPERATOR_PORT> of the first auth-server: the operator API (/operator/*), never on `authUrl`. */
+  operatorUrl: string;
+  /** The operator URL of each auth-server replica, in the order of `authUrls`. */
+  operatorUrls: string[];
   operatorToken: string;
   /** The API_KEY_PEPPER the services were given (tests check it never reaches a log). */
   apiKeyPepper: string;
@@ -73,6 +77,14 @@ export interface StartServicesOptions {
   infra?: Partial<TestInfra>;
   /** CRM_NAMESPACE (default: a new unique one), e.g. one a private NATS's permissions were written for. */
   namespace?: string;
+  /**
+   * Runs on the fresh database before the migrations (e.g. creating database roles), and may give
+   * the migration processes (`migrateEnv`) and each app (`appEnv`, over the option's) their own
+   * environment, such as a migrator's and each service's runtime DATABASE_URL.
+   */
+  prepareDatabase?: (
+    database: TestDatabase,
+  ) => Promise<{ migrateEnv?: Record<string, string>; appEnv?: Partial<Record<AppName, Record<string, string>>> }>;
 }
 
 function distMain(app: AppName): string {
@@ -129,12 +141,21 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   const infra = { ...resolveTestInfra(), ...options.infra };
   const namespace = options.namespace ?? uniqueNamespace('e2e');
   const database = await createTestDatabase('e2e', infra.databaseUrl);
-  // One batch for every port (HTTP, then METRICS_PORT of each process), so no two coincide.
-  const ports = await Promise.all(Array.from({ length: 2 * (3 + replicas) }, () => getFreePort()));
+  let prepared: Awaited<ReturnType<NonNullable<StartServicesOptions['prepareDatabase']>>> = {};
+  try {
+    prepared = (await options.prepareDatabase?.(database)) ?? {};
+  } catch (error) {
+    await database.drop().catch(() => undefined);
+    throw error;
+  }
+  // One batch for every port (HTTP, then METRICS_PORT of each process, then OPERATOR_PORT), so no two coincide.
+  const ports = await Promise.all(Array.from({ length: 2 * (3 + replicas) + 1 }, () => getFreePort()));
   const [gatewayPort, authPort, dispatcherPort, ...crmPorts] = ports.slice(0, 3 + replicas);
-  const metricsPorts = ports.slice(3 + replicas);
+  const metricsPorts = ports.slice(3 + replicas, 2 * (3 + replicas));
+  const operatorPort = ports[2 * (3 + replicas)]!;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const authUrl = `http://127.0.0.1:${authPort}`;
+  const operatorUrl = `http://127.0.0.1:${operatorPort}`;
   const operatorToken = randomBytes(24).toString('hex');
   const apiKeyPepper = randomBytes(24).toString('hex');
   const callerKeys = generateCallerKeys();
@@ -162,6 +183,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     DEFAULT_REGION: 'us',
     PORT: String(gatewayPort),
     AUTH_PORT: String(authPort),
+    OPERATOR_PORT: String(operatorPort),
     ...options.env,
   };
 
@@ -179,6 +201,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     const env = {
       ...baseEnv,
       ...options.appEnv?.[app],
+      ...prepared.appEnv?.[app],
       HTTP_PORT: String(port),
       METRICS_PORT: String(metricsPort),
       SERVICE_INSTANCE: name,
@@ -208,6 +231,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
 
   const gatewayUrls = [gatewayUrl];
   const authUrls = [authUrl];
+  const operatorUrls = [operatorUrl];
   /**
    * Gateways and auth-servers past the first, once the first ones listen (so no free port found
    * now can be theirs): one issuer (the first auth-server), the n-th gateway on the n-th auth-server.
@@ -215,12 +239,15 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   const startReplicas = async (): Promise<void> => {
     const moreAuth = Math.max(0, (options.authServerReplicas ?? 1) - 1);
     const moreGateways = Math.max(0, (options.gatewayReplicas ?? 1) - 1);
-    const free = await Promise.all(Array.from({ length: 2 * (moreAuth + moreGateways) }, () => getFreePort()));
+    const free = await Promise.all(Array.from({ length: 3 * moreAuth + 2 * moreGateways }, () => getFreePort()));
     const started: ServiceProcess[] = [];
     for (let i = 0; i < moreAuth; i += 1) {
-      const [port, metricsPort] = free.splice(0, 2);
+      const [port, metricsPort, opPort] = free.splice(0, 3);
       authUrls.push(`http://127.0.0.1:${port}`);
-      started.push(spawnApp('auth-server', `auth-server-${i + 2}`, port, metricsPort, [], { AUTH_PORT: String(port) }));
+      operatorUrls.push(`http://127.0.0.1:${opPort}`);
+      started.push(
+        spawnApp('auth-server', `auth-server-${i + 2}`, port, metricsPort, [], { AUTH_PORT: String(port), OPERATOR_PORT: String(opPort) }),
+      );
     }
     for (let i = 0; i < moreGateways; i += 1) {
       const [port, metricsPort] = free.splice(0, 2);
@@ -234,7 +261,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
 
   try {
     for (const app of MIGRATED_APPS) {
-      const migration = spawnApp(app, app, 0, 0, ['migrate']);
+      const migration = spawnApp(app, app, 0, 0, ['migrate'], prepared.migrateEnv);
       let timer: NodeJS.Timeout | undefined;
       const code = await Promise.race([migration.exited, new Promise<string>((r) => (timer = setTimeout(() => r('timeout'), 60_000)))]);
       clearTimeout(timer);
@@ -263,6 +290,8 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     authUrl,
     gatewayUrls,
     authUrls,
+    operatorUrl,
+    operatorUrls,
     operatorToken,
     apiKeyPepper,
     callerKeys,
@@ -270,9 +299,13 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     database,
     processes,
     startProcess: async (app, name) => {
-      const [port, metricsPort] = await Promise.all([getFreePort(), getFreePort()]);
+      const [port, metricsPort, opPort] = await Promise.all([getFreePort(), getFreePort(), getFreePort()]);
       const own: Record<string, string> =
-        app === 'api-gateway' ? { PORT: String(port) } : app === 'auth-server' ? { AUTH_PORT: String(port) } : {};
+        app === 'api-gateway'
+          ? { PORT: String(port) }
+          : app === 'auth-server'
+            ? { AUTH_PORT: String(port), OPERATOR_PORT: String(opPort) }
+            : {};
       const proc = spawnApp(app, name, port, metricsPort, [], own);
       processes.push(proc);
       await waitReady(proc, options.readyTimeoutSeconds ?? 60);
@@ -312,13 +345,13 @@ export interface CreatedAccount {
   user: { id: string; email: string; api_key: string };
 }
 
-/** POST {auth_url}/operator/accounts with a unique admin email; returns the 201 body. */
+/** POST {operator_url}/operator/accounts with a unique admin email; returns the 201 body. */
 export async function createAccount(
-  services: Pick<ServicesHandle, 'authUrl' | 'operatorToken'>,
+  services: Pick<ServicesHandle, 'operatorUrl' | 'operatorToken'>,
   options: { name?: string; region?: string; password?: string; email?: string } = {},
 ): Promise<CreatedAccount> {
   const email = options.email ?? `admin-${randomBytes(6).toString('hex')}@example.test`;
-  const res = await fetch(`${services.authUrl}/operator/accounts`, {
+  const res = await fetch(`${services.operatorUrl}/operator/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -334,11 +367,11 @@ export async function createAccount(
 
 /** POST /operator/accounts/{id}/users: another user of the account (a plain `user` by default). */
 export async function createUser(
-  services: Pick<ServicesHandle, 'authUrl' | 'operatorToken'>,
+  services: Pick<ServicesHandle, 'operatorUrl' | 'operatorToken'>,
   account: CreatedAccount,
   options: { role?: 'admin' | 'user'; password?: string } = {},
 ): Promise<CreatedAccount> {
-  const res = await fetch(`${services.authUrl}/operator/accounts/${account.account.id}/users`, {
+  const res = await fetch(`${services.operatorUrl}/operator/accounts/${account.account.id}/users`, {
     method: 'POST',
     headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({

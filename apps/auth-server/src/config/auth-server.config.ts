@@ -20,6 +20,17 @@ export class AuthServerConfig extends DatabaseBackedConfig {
   METRICS_PORT = 9461;
 
   /**
+   * The operator API (/operator/*) only, on its own internal port that no Ingress routes to: the
+   * public AUTH_PORT answers 404 there (decisions.md "Operations: migrations job, internal ports,
+   * overlays"); 0 picks a free port.
+   */
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  OPERATOR_PORT = 9470;
+
+  /**
    * Ed25519 private key (base64 of 32 bytes or PKCS#8 PEM) signing this service's NATS requests;
    * required to start, not to migrate. Consumers accept it through CALLER_VERIFY_KEYS
    * (decisions.md "NATS trust boundary").
@@ -142,7 +153,8 @@ export class AuthServerConfig extends DatabaseBackedConfig {
     if (!this.regionBaseUrls.has(this.DEFAULT_REGION))
       problems.push(`DEFAULT_REGION: "${this.DEFAULT_REGION}" has no entry in REGION_BASE_URLS`);
     if (this.isProduction && this.ENABLE_TEST_CLOCK) problems.push('ENABLE_TEST_CLOCK: must not be set in production');
-    if (this.isProduction && this.API_KEY_PEPPER === DEV_PEPPER)
+    // Not for `main.js migrate` (the migration Job holds no API-key pepper: it hashes nothing).
+    if (this.isProduction && this.API_KEY_PEPPER === DEV_PEPPER && process.argv[2] !== 'migrate')
       problems.push('API_KEY_PEPPER: must be set to a secret value in production');
     return problems;
   }

@@ -18,6 +18,17 @@ export class CrmCoreConfig extends DatabaseBackedConfig {
   METRICS_PORT = 9462;
 
   /**
+   * Replicas of the JetStream events stream (num_replicas): 1 on a single NATS server, 3 on the
+   * production three-node cluster (deploy/k8s/overlays/production). Applied when the stream is
+   * created, and by crm-core (its owner) to an existing stream at every start.
+   */
+  @IntEnv()
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  EVENTS_STREAM_REPLICAS = 1;
+
+  /**
    * Ed25519 public keys (base64 of 32 bytes or PEM, comma-separated: two during a rotation) whose
    * signatures this service accepts on NATS requests; required to start, not to migrate
    * (decisions.md "NATS trust boundary").

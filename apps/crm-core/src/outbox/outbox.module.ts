@@ -33,7 +33,7 @@ export class OutboxRelayRunner implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     this.nc = await connectNats({ url: this.config.NATS_URL, name: `crm-core-outbox-${process.pid}`, logger: this.logger });
-    await ensureEventsStream(this.nc, this.config.CRM_NAMESPACE);
+    await ensureEventsStream(this.nc, this.config.CRM_NAMESPACE, this.config.EVENTS_STREAM_REPLICAS);
     const metrics = new OutboxMetrics(this.registry);
     metrics.readBacklogFrom(() => outboxBacklog(this.dataSource.manager));
     const relay = new OutboxRelay({

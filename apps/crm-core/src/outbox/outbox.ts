@@ -52,18 +52,32 @@ export async function writeEvent(db: Db, event: NewEvent): Promise<string> {
   return id;
 }
 
-/** Creates (or updates) the deployment's events stream: file storage, the duplicate window. */
-export async function ensureEventsStream(nc: NatsConnection, namespace: string): Promise<void> {
+/**
+ * Creates (or updates) the deployment's events stream: file storage, the duplicate window, and
+ * `replicas` copies (EVENTS_STREAM_REPLICAS; more than 1 needs a NATS cluster of at least as many servers).
+ */
+export async function ensureEventsStream(nc: NatsConnection, namespace: string, replicas = 1): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const stream = eventsStreamConfig(namespace);
-  const config = { name: stream.name, subjects: stream.subjects, duplicate_window: nanos(stream.duplicateWindowMs) };
-  try {
-    await jsm.streams.info(config.name);
+  const config = {
+    name: stream.name,
+    subjects: stream.subjects,
+    duplicate_window: nanos(stream.duplicateWindowMs),
+    num_replicas: replicas,
+  };
+  let exists = true;
+  await jsm.streams.info(config.name).catch(() => (exists = false));
+  if (exists) {
     await jsm.streams.update(config.name, config);
-  } catch {
-    // The dispatcher may have created it a moment ago.
-    await jsm.streams.add(config).catch(() => jsm.streams.info(config.name));
+    return;
   }
+  // The dispatcher may have created it a moment ago: then this add fails and the stream is there.
+  await jsm.streams.add(config).catch(async (error: unknown) => {
+    await jsm.streams.info(config.name).catch(() => {
+      throw error;
+    });
+    await jsm.streams.update(config.name, config);
+  });
 }
 
 /** Rows relayed per batch. */

@@ -74,7 +74,7 @@ export class DeliveryDispatcher {
   async start(): Promise<void> {
     const { config, logger } = this.options;
     this.nc = await connectNats({ url: config.NATS_URL, name: `webhook-dispatcher-deliveries-${process.pid}`, logger });
-    await ensureDispatcherConsumer(this.nc, config.CRM_NAMESPACE);
+    await ensureDispatcherConsumer(this.nc, config.CRM_NAMESPACE, config.EVENTS_STREAM_REPLICAS);
     const ingestor = new EventIngestor(
       this.nc,
       config.CRM_NAMESPACE,

@@ -23,16 +23,23 @@ const DELIVERABLE = new Set<string>(WEBHOOK_EVENT_TYPES);
 /** How long a batch waits at most for room at busy, answering receivers (bounded: others' events wait too). */
 const ROOM_WAIT_MS = 50;
 
-/** Creates the events stream if crm-core has not yet, and the dispatchers' durable consumer (explicit acks). */
-export async function ensureDispatcherConsumer(nc: NatsConnection, namespace: string): Promise<void> {
+/**
+ * Creates the events stream if crm-core has not yet (with `replicas` copies, EVENTS_STREAM_REPLICAS),
+ * and the dispatchers' durable consumer (explicit acks; as many replicas as the stream).
+ */
+export async function ensureDispatcherConsumer(nc: NatsConnection, namespace: string, replicas = 1): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const stream = eventsStreamConfig(namespace);
   try {
     await jsm.streams.info(stream.name);
   } catch {
     await jsm.streams
-      .add({ name: stream.name, subjects: stream.subjects, duplicate_window: nanos(stream.duplicateWindowMs) })
-      .catch(() => jsm.streams.info(stream.name));
+      .add({ name: stream.name, subjects: stream.subjects, duplicate_window: nanos(stream.duplicateWindowMs), num_replicas: replicas })
+      .catch(async (error: unknown) =>
+        jsm.streams.info(stream.name).catch(() => {
+          throw error;
+        }),
+      );
   }
   const config = {
     durable_name: WEBHOOK_DISPATCHER_CONSUMER,
