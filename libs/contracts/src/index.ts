@@ -31,3 +31,4 @@ export * from './users';
 export * from './webhooks';
 export * from './envelope/envelope';
 export * from './validation/parse-contract';
+export { CUSTOM_RULE_SCHEMAS } from './validation/validators';
