@@ -1,4 +1,5 @@
 import {
+  ALWAYS_VALIDATE,
   API_PREFIX,
   API_ROUTES,
   CUSTOM_RULE_SCHEMAS,
@@ -175,19 +176,19 @@ function fieldDoc(request: RouteDeclaration['request'], field: string): string |
 }
 
 /**
- * Required fields of a request class as the API enforces them: class-validator's effective rules
- * (a subclass's own conditional replaces an inherited one), so a field is required when it has an
- * IsDefined rule, or no conditional rule and no default value.
+ * Required fields of a request class as the API enforces them, from class-validator's effective
+ * rules (a subclass's own conditional replaces an inherited one): a field without a conditional rule
+ * (IsOptional, ValidateIf) other than ALWAYS_VALIDATE, and without a default value.
  */
 function requiredFields(request: RouteDeclaration['request']): Set<string> {
   const metadatas = getMetadataStorage().getTargetValidationMetadatas(request, '', true, false);
   const defaults = new request() as Record<string, unknown>;
   const required = new Set<string>();
   for (const field of new Set(metadatas.map((m) => m.propertyName))) {
-    const rules = metadatas.filter((m) => m.propertyName === field);
-    const defined = rules.some((m) => m.type === ValidationTypes.IS_DEFINED);
-    const conditional = rules.some((m) => m.type === ValidationTypes.CONDITIONAL_VALIDATION);
-    if (defined || (!conditional && defaults[field] === undefined)) required.add(field);
+    const conditional = metadatas.some(
+      (m) => m.propertyName === field && m.type === ValidationTypes.CONDITIONAL_VALIDATION && m.constraints?.[0] !== ALWAYS_VALIDATE,
+    );
+    if (!conditional && defaults[field] === undefined) required.add(field);
   }
   return required;
 }

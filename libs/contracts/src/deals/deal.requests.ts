@@ -20,7 +20,7 @@ import {
 import { AttachmentInput } from '../attachments/attachment.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
-import { FieldReference, RequiredContactId, stack } from '../validation/field-rules';
+import { ALWAYS_VALIDATE, FieldReference, RequiredContactId, stack } from '../validation/field-rules';
 import { Lower, ToBoolean, ToInteger, Trim } from '../validation/transforms';
 import { IsPlainDate, MAX_MONEY, MAX_TEXT, present } from '../validation/validators';
 import { DEAL_STATUSES, DealStatus } from './deal.dto';
@@ -264,10 +264,8 @@ export class CreateDealRequest extends DealFieldsRequest {
   declare name: string;
 }
 
-// class-validator keeps an inherited conditional (DealFieldsRequest's "only when sent") unless the
-// subclass declares its own: hence a conditional that always holds.
 stack(
-  ValidateIf(() => true),
+  ValidateIf(ALWAYS_VALIDATE),
   IsDefined({ message: 'name is required' }),
   IsString({ message: 'name must be a string' }),
   IsNotEmpty({ message: 'name must not be empty' }),
