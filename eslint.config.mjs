@@ -13,6 +13,8 @@ const depConstraints = [
   { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
   { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
   { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:infra', 'type:testing'] },
+  // The SDK is for API users: it stands alone (its types come from the OpenAPI document, not the contracts).
+  { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: [] },
   // Each bounded context (schema) is reached only by its own app.
   { sourceTag: 'scope:gateway', notDependOnLibsWithTags: ['scope:crm', 'scope:auth', 'scope:webhooks'] },
   { sourceTag: 'scope:crm', notDependOnLibsWithTags: ['scope:gateway', 'scope:auth', 'scope:webhooks'] },

@@ -21,6 +21,19 @@ export async function registerPublicClient(services: Services, scope: string): P
  * through sign-in and consent and returns the code of the callback.
  */
 export async function signInAndConsent(services: Services, authorizationUrl: URL, who: CreatedAccount, password: string): Promise<string> {
+  const callback = await signInAndConsentCallback(services, authorizationUrl, who, password);
+  const code = callback.searchParams.get('code');
+  if (!code) throw new Error(`the callback carries no code: ${callback.href}`);
+  return code;
+}
+
+/** As {@link signInAndConsent}, returning the whole callback URL (code, state, iss) the browser is sent to. */
+export async function signInAndConsentCallback(
+  services: Services,
+  authorizationUrl: URL,
+  who: CreatedAccount,
+  password: string,
+): Promise<URL> {
   const cookies = new Map<string, string>();
   const go = async (url: string, form?: Record<string, string>) => {
     const res = await fetch(new URL(url, services.authUrl), {
@@ -43,10 +56,7 @@ export async function signInAndConsent(services: Services, authorizationUrl: URL
   if (!html.includes('wants access')) throw new Error(`no consent page: ${html.slice(0, 300)}`);
   res = await go(`/oauth/interaction/${uid(html)}/confirm`, { csrf: field(html, 'csrf') });
   res = await go(res.headers.get('location')!);
-  const callback = new URL(res.headers.get('location')!);
-  const code = callback.searchParams.get('code');
-  if (!code) throw new Error(`the callback carries no code: ${callback.href}`);
-  return code;
+  return new URL(res.headers.get('location')!);
 }
 
 /** An access token of `scope` for the REST API, for `who`, through a new public client's whole flow. */

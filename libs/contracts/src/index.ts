@@ -32,3 +32,5 @@ export * from './users';
 export * from './webhooks';
 export * from './envelope/envelope';
 export * from './validation/parse-contract';
+export { ALWAYS_VALIDATE } from './validation/field-rules';
+export { CUSTOM_RULE_SCHEMAS } from './validation/validators';

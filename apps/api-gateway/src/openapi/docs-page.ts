@@ -1,38 +1,112 @@
+import path from 'node:path';
 import type { OpenApiDocument } from './openapi.builder';
 
 const escape = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** A self-contained reference page (no external assets) rendered from the OpenAPI document. */
+/** swagger-ui-dist's directory in the project's own node_modules (no CDN: the reference works offline). */
+export const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+
+/** Files under /api/v3/docs/: Swagger UI's own, served from SWAGGER_UI_DIR, and ours, served from memory. */
+export const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'oauth2-redirect.html', 'oauth2-redirect.js'] as const;
+
+/**
+ * Starts Swagger UI on the document. No request leaves the gateway's origin: the validator badge
+ * (validator.swagger.io) is off. OAuth "Authorize" runs the authorization code flow with PKCE;
+ * it needs a client whose redirect URI is this page's oauth2-redirect.html (docs/oauth-clients.md).
+ */
+export const DOCS_INIT_JS = `window.addEventListener('load', function () {
+  var ui = SwaggerUIBundle({
+    url: new URL('openapi.json', window.location.href).href,
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    filter: true,
+    docExpansion: 'list',
+    defaultModelsExpandDepth: 0,
+    defaultModelExpandDepth: 2,
+    displayRequestDuration: true,
+    showExtensions: false,
+    validatorUrl: null,
+    oauth2RedirectUrl: new URL('docs/oauth2-redirect.html', window.location.href).href,
+  });
+  ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true, scopes: ['crm'] });
+  window.ui = ui;
+});
+`;
+
+/**
+ * Fits Swagger UI to a phone (390 px and up) without horizontal page scrolling: long paths and
+ * words wrap, wide tables and code scroll inside their own box.
+ */
+export const DOCS_CSS = `html { box-sizing: border-box; overflow-y: scroll; }
+*, *::before, *::after { box-sizing: inherit; }
+body { margin: 0; background: #fafafa; }
+.crm-docs-header { font: 14px/1.5 system-ui, sans-serif; padding: .75rem 1rem; background: #1f2933; color: #f5f7fa; }
+.crm-docs-header a { color: #9fd3ff; }
+.crm-docs-header code { overflow-wrap: anywhere; }
+.swagger-ui .wrapper { padding: 0 12px; max-width: 100%; }
+.swagger-ui .opblock .opblock-summary { flex-wrap: wrap; }
+.swagger-ui .opblock .opblock-summary-path, .swagger-ui .opblock .opblock-summary-path__deprecated,
+.swagger-ui .opblock .opblock-summary-description, .swagger-ui .info .title, .swagger-ui .info p,
+.swagger-ui .markdown p, .swagger-ui .renderedMarkdown p, .swagger-ui .parameter__name, .swagger-ui .model-title,
+.swagger-ui .response-col_description, .swagger-ui .prop-type, .swagger-ui .info a { overflow-wrap: anywhere; word-break: break-word; }
+.swagger-ui table { display: block; max-width: 100%; overflow-x: auto; }
+.swagger-ui pre, .swagger-ui .highlight-code, .swagger-ui .microlight, .swagger-ui textarea { max-width: 100%; overflow-x: auto; }
+.swagger-ui .model-box, .swagger-ui .model-example, .swagger-ui section.models { max-width: 100%; overflow-x: auto; }
+.swagger-ui .scheme-container .schemes { flex-wrap: wrap; gap: .5rem; }
+.swagger-ui .filter-container .operation-filter-input { max-width: 100%; }
+@media (max-width: 600px) {
+  .swagger-ui .info { margin: 16px 0; }
+  .swagger-ui .info .title { font-size: 24px; }
+  .swagger-ui .opblock .opblock-summary-method { min-width: 64px; }
+  .swagger-ui .opblock-tag { font-size: 18px; padding: 8px 4px; }
+  .swagger-ui .opblock-tag small { display: none; }
+  .swagger-ui .parameters-col_name { width: auto; min-width: 7rem; }
+  .swagger-ui .opblock-section-header { flex-wrap: wrap; }
+  .swagger-ui .btn { margin-top: 4px; }
+}
+`;
+
+/**
+ * The interactive reference: Swagger UI from the project's own dependencies (the page links only
+ * files under /api/v3/docs/ and the document). Without JavaScript, a list of the operations.
+ */
 export function renderDocsPage(doc: OpenApiDocument): string {
-  const rows = Object.entries(doc.paths)
+  const operations = Object.entries(doc.paths)
     .flatMap(([path, ops]) =>
-      Object.entries(ops).map(([method, op]) => {
-        const o = op as {
-          operationId: string;
-          summary: string;
-          parameters: Array<{ name: string; in: string; required: boolean }>;
-          requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
-        };
-        const params = o.parameters
-          .map((p) => `<code>${escape(p.name)}</code> <small>(${escape(p.in)}${p.required ? ', required' : ''})</small>`)
-          .join(', ');
-        const body = o.requestBody
-          ? Object.keys(o.requestBody.content['application/json'].schema.properties)
-              .map((n) => `<code>${escape(n)}</code>`)
-              .join(', ')
-          : '';
-        return `<tr><td><span class="m ${escape(method)}">${escape(method.toUpperCase())}</span></td><td><code>${escape(path)}</code></td><td>${escape(o.summary)}</td><td>${params}${body ? `<br>body: ${body}` : ''}</td></tr>`;
-      }),
+      Object.entries(ops).map(
+        ([method, op]) =>
+          `<li><code>${escape(method.toUpperCase())} ${escape(path)}</code>: ${escape((op as { summary: string }).summary)}</li>`,
+      ),
     )
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>CRM API v3 reference</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#1a1a1a}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid #ddd;vertical-align:top}code{font-size:.9em}.m{font-weight:700;font-size:.8em;padding:.1rem .4rem;border-radius:3px;background:#eee}.get{background:#d8f0e0}.post{background:#dde8fb}.put,.patch{background:#fbefd5}.delete{background:#f8dcdc}</style>
-</head><body><main>
-<h1>CRM API v3</h1>
-<p>Base URL <code>${escape(doc.servers[0].url)}</code>. Authenticate with HTTP Basic (<code>user_id:api_key</code>) or an OAuth bearer token. Every path also answers with a <code>.json</code> suffix. Machine-readable: <a href="openapi.json">openapi.json</a> (OpenAPI 3.1).</p>
-<table><thead><tr><th scope="col">Method</th><th scope="col">Path</th><th scope="col">Summary</th><th scope="col">Parameters</th></tr></thead><tbody>
-${rows}
-</tbody></table></main></body></html>`;
+<link rel="stylesheet" href="docs/swagger-ui.css">
+<link rel="stylesheet" href="docs/docs.css">
+</head><body>
+<header class="crm-docs-header">CRM API v3 · base URL <code>${escape(doc.servers[0].url)}</code> · <a href="openapi.json">openapi.json</a> (OpenAPI ${escape(doc.openapi)})</header>
+<main id="swagger-ui"></main>
+<noscript><section style="font:15px/1.5 system-ui,sans-serif;padding:0 1rem"><h1>CRM API v3</h1>
+<p>The interactive reference needs JavaScript; the operations are below and the whole document is <a href="openapi.json">openapi.json</a>.</p>
+<ul>
+${operations}
+</ul></section></noscript>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script src="docs/init.js"></script>
+</body></html>`;
+}
+
+/** Only what the page needs; inline styles because Swagger UI sets style attributes. */
+export function docsContentSecurityPolicy(serverUrl: string, authUrl: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${serverUrl} ${authUrl}`,
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+  ].join('; ');
 }

@@ -12,6 +12,7 @@ const users: RouteDeclaration = {
   subject: Subjects.UsersGet,
   access: 'read',
   request: Empty,
+  reply: 'EmptyReply',
   successStatus: 200,
   summary: '',
   tag: 't',

@@ -10,8 +10,9 @@ export interface ResolvedRoute {
   params: Record<string, string>;
 }
 
-/** Served by DocsController without credentials, for GET (and HEAD) only. */
+/** Served by DocsController without credentials, for GET (and HEAD) only: the index, the document, the reference and its files. */
 const PUBLIC_PATHS = new Set(['', '/', '/openapi.json', '/docs']);
+const isPublicPath = (path: string) => PUBLIC_PATHS.has(path) || /^\/docs\/[\w.-]+$/.test(path);
 const PUBLIC_METHODS = new Set(['GET', 'HEAD']);
 
 export type ApiRequest = Request & { apiRoute?: ResolvedRoute };
@@ -30,7 +31,7 @@ export class ApiRouteMiddleware implements NestMiddleware {
 
   use(req: ApiRequest, res: Response, next: NextFunction): void {
     const path = req.path.startsWith(API_PREFIX) ? req.path.slice(API_PREFIX.length) : req.path;
-    if (PUBLIC_PATHS.has(path)) {
+    if (isPublicPath(path)) {
       if (PUBLIC_METHODS.has(req.method.toUpperCase())) return next();
       res.setHeader('Allow', 'GET');
       throw new ApiError(ErrorName.MethodNotAllowed, `Method ${req.method} is not allowed here; allowed: GET`);

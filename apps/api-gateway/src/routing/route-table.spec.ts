@@ -9,6 +9,7 @@ const route = (method: RouteDeclaration['method'], path: string): RouteDeclarati
   subject: Subjects.UsersGet,
   access: 'read',
   request: Empty,
+  reply: 'EmptyReply',
   successStatus: 200,
   summary: '',
   tag: 't',

@@ -11,6 +11,7 @@ export const BOOTSTRAP_ROUTES: readonly RouteDeclaration[] = [
     subject: BootstrapSubjects.Bootstrap,
     access: 'read',
     request: BootstrapRequest,
+    reply: 'BootstrapReply',
     successStatus: 200,
     summary:
       "Everything a client reads on connect: the caller's user (auth_key is always null), team, settings, custom/company/deal fields, filters, call results, predefined actions, relationship types, contact titles, statuses, lead sources, tags and pipelines",

@@ -11,6 +11,7 @@ export const CALL_RESULT_ROUTES: readonly RouteDeclaration[] = [
     subject: CallResultSubjects.CallResultsList,
     access: 'read',
     request: ListCallResultsRequest,
+    reply: 'ListCallResultsReply',
     successStatus: 200,
     summary: 'List the results a logged call may have',
     tag: 'Calls',

@@ -15,6 +15,7 @@ export const CONTACT_RELATIONSHIP_ROUTES: readonly RouteDeclaration[] = [
     subject: ContactRelationshipSubjects.ContactRelationshipsList,
     access: 'read',
     request: ListContactRelationshipsRequest,
+    reply: 'ListContactRelationshipsReply',
     successStatus: 200,
     summary: "List a contact's relationships to other contacts, each with the label of the related contact",
     tag: 'Contact relationships',
@@ -26,6 +27,7 @@ export const CONTACT_RELATIONSHIP_ROUTES: readonly RouteDeclaration[] = [
     subject: ContactRelationshipSubjects.ContactRelationshipsCreate,
     access: 'write',
     request: CreateContactRelationshipRequest,
+    reply: 'ContactRelationshipReply',
     successStatus: 201,
     summary:
       'Relate two contacts: a symmetrical type gives both the same label; a directional one needs variant_id, the label of the related contact (the contact gets the other)',
@@ -38,6 +40,7 @@ export const CONTACT_RELATIONSHIP_ROUTES: readonly RouteDeclaration[] = [
     subject: ContactRelationshipSubjects.ContactRelationshipsDelete,
     access: 'write',
     request: ContactRelationshipIdRequest,
+    reply: 'EmptyReply',
     successStatus: 200,
     summary: 'Delete a relationship (from either of its contacts)',
     tag: 'Contact relationships',

@@ -13,6 +13,7 @@ export const CREDENTIAL_ROUTES: readonly RouteDeclaration[] = [
     apiKeyOnly: 'unauthorized',
     replyCarriesSecret: true,
     request: EmptyRequest,
+    reply: 'ChangeAuthKeyReply',
     successStatus: 201,
     summary: "Replace the caller's API key (returned once); the old key stops working at once and every OAuth grant of the user is revoked",
     tag: 'Users',

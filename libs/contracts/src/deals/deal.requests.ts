@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
+  IsDefined,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -19,7 +20,7 @@ import {
 import { AttachmentInput } from '../attachments/attachment.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
-import { FieldReference, RequiredContactId } from '../validation/field-rules';
+import { ALWAYS_VALIDATE, FieldReference, RequiredContactId, stack } from '../validation/field-rules';
 import { Lower, ToBoolean, ToInteger, Trim } from '../validation/transforms';
 import { IsPlainDate, MAX_MONEY, MAX_TEXT, present } from '../validation/validators';
 import { DEAL_STATUSES, DealStatus } from './deal.dto';
@@ -257,7 +258,18 @@ export class DealFieldsRequest {
 export class CreateDealRequest extends DealFieldsRequest {
   @RequiredContactId()
   contact_id: string;
+
+  /** Required; trimmed and truncated to 60 characters. */
+  // Its rules are applied below the class: a `declare`d field takes no decorators.
+  declare name: string;
 }
+
+stack(
+  ValidateIf(ALWAYS_VALIDATE),
+  IsDefined({ message: 'name is required' }),
+  IsString({ message: 'name must be a string' }),
+  IsNotEmpty({ message: 'name must not be empty' }),
+)(CreateDealRequest.prototype, 'name');
 
 export class DealIdRequest {
   /** Any string: an id that names no deal of the caller's account is 404, not 400. */

@@ -1,4 +1,5 @@
 import type { LetterCounts, TeamCount } from '../bootstrap/summary.dto';
+import type { PageInfo } from '../paging/paging.request';
 
 /** The spec's Lead source, with its counts. */
 export type LeadSourceDto = {
@@ -11,3 +12,5 @@ export type LeadSourceDto = {
 };
 
 export type LeadSourceReply = { lead_source: LeadSourceDto };
+
+export type ListLeadSourcesReply = PageInfo & { lead_sources: LeadSourceReply[] };

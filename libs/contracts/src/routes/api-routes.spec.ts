@@ -5,7 +5,7 @@ import { Subjects } from '../rpc/subjects';
 // A published route, subject or export never changes by accident: moving contracts between files
 // must leave these snapshots as they are.
 describe('the published contract surface', () => {
-  it('declares every route, in order, with its subject, request and status', () => {
+  it('declares every route, in order, with its subject, request, reply and status', () => {
     const routes = API_ROUTES.map((r) =>
       [
         r.operationId,
@@ -19,6 +19,8 @@ describe('the published contract surface', () => {
         ...(r.replyCarriesSecret ? ['secret reply'] : []),
         ...(r.adminOnly ? ['admin'] : []),
         r.request.name,
+        r.reply,
+        ...(r.replySummary ? ['summary blocks'] : []),
         r.tag,
         r.summary,
       ].join(' | '),

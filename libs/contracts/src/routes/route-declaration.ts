@@ -1,5 +1,6 @@
 import type { ClassConstructor } from 'class-transformer';
 import type { Subject } from '../rpc/subjects';
+import type { ReplyName } from './reply-types';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -38,6 +39,10 @@ export interface RouteDeclaration {
    * object (path parameters win over body fields, body fields over query parameters).
    */
   readonly request: ClassConstructor<object>;
+  /** The success envelope's `data`: an entry of {@link ReplyTypes} (the OpenAPI response schema). */
+  readonly reply: ReplyName;
+  /** The envelope also carries the five summary blocks beside `data` (SummaryBlocksDto). */
+  readonly replySummary?: true;
   readonly successStatus: 200 | 201;
   readonly summary: string;
   readonly tag: string;

@@ -1,4 +1,5 @@
 import type { LetterCounts, TeamCount } from '../bootstrap/summary.dto';
+import type { PageInfo } from '../paging/paging.request';
 
 /** The spec's Status (account configuration), with its counts. */
 export type StatusDto = {
@@ -18,3 +19,5 @@ export type StatusDto = {
 };
 
 export type StatusReply = { status: StatusDto };
+
+export type ListStatusesReply = PageInfo & { statuses: StatusReply[] };

@@ -23,6 +23,13 @@ import { ID_PATTERN, present } from './validators';
  * Messages name the decorated property, exactly as the stacks they replace did.
  */
 
+/**
+ * The condition of a field a subclass makes required: `ValidateIf(ALWAYS_VALIDATE)` replaces an
+ * inherited "only when sent" (class-validator keeps an inherited conditional unless the subclass
+ * declares its own), and the OpenAPI builder reads the field as required.
+ */
+export const ALWAYS_VALIDATE = (): boolean => true;
+
 /** Applies `decorators` as if written one above the other (TypeScript applies the lowest first). */
 export function stack(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, key) => {

@@ -91,3 +91,18 @@ export const MAX_MONEY = 1e13;
 
 /** Longest free text (deal text, notes, calls, meetings, actions). */
 export const MAX_TEXT = 100_000;
+
+/**
+ * The JSON schema each custom rule above stands for, by rule name, for the OpenAPI document and
+ * the MCP tool schemas (class-validator-jsonschema knows only the built-in rules). A rule that a
+ * schema cannot express (`notWith`: a relation between parameters) is `{}` and said in prose.
+ */
+export const CUSTOM_RULE_SCHEMAS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  isPlainDate: { type: 'string', format: 'date' },
+  isTimeBound: {
+    type: 'string',
+    pattern: '^([0-9]{1,12}|[0-9]{4}-[0-9]{2}-[0-9]{2})$',
+    description: '`YYYY-MM-DD` (a UTC day) or Unix seconds',
+  },
+  notWith: {},
+};

@@ -1,0 +1,111 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { setupE2e } from './setup';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PHONE = { width: 390, height: 844 };
+
+/** The API reference at /api/v3/docs as a person reads it: Chromium, offline, at phone width. */
+describe('the interactive API reference (e2e)', () => {
+  const { services } = setupE2e({ services: { crmCoreReplicas: 1 }, admin: false });
+  let browser: Browser;
+  /** Every request the page tried that did not go to the gateway (refused by the route below). */
+  const elsewhere: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `Chromium not found at ${CHROMIUM}: install Debian's chromium package (scripts/test.sh does it as root) or set CHROMIUM_PATH`,
+      );
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** A page whose network is the local gateway only: anything else is aborted and recorded. */
+  async function offlinePage(viewport: { width: number; height: number }): Promise<Page> {
+    const page = await browser.newPage({ viewport });
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${services.gatewayUrl}/`)) return route.continue();
+      elsewhere.push(url);
+      return route.abort();
+    });
+    return page;
+  }
+
+  it('renders an operation with its typed request body, an example and its typed reply, from local files only', async () => {
+    const page = await offlinePage({ width: 1280, height: 900 });
+    const assets: string[] = [];
+    page.on('response', (res) => assets.push(`${res.status()} ${new URL(res.url()).pathname}`));
+    await page.goto(`${services.gatewayUrl}/api/v3/docs#/Deals/createDeal`);
+
+    const operation = page.locator('#operations-Deals-createDeal');
+    await operation.waitFor();
+    // Deep linking opened it; the body is typed (a model with the contract's fields) and has an example.
+    await operation.getByText('Request body').first().waitFor();
+    await operation.getByRole('tab', { name: 'Example Value' }).first().waitFor();
+    const example = await operation.locator('.body-param__example, .highlight-code').first().innerText();
+    expect(JSON.parse(example)).toMatchObject({ contact_id: expect.any(String), name: expect.any(String) });
+
+    await operation.getByRole('tab', { name: 'Schema' }).first().click();
+    const schema = operation.locator('.model-box').first();
+    await schema.getByText('deal_items').first().waitFor();
+    // The contract's required fields are marked required (OpenAPI 3.1: Swagger UI's JSON Schema 2020-12 view).
+    const required = schema.locator(
+      '.json-schema-2020-12-property--required > article > .json-schema-2020-12-head .json-schema-2020-12__title',
+    );
+    expect(await required.allInnerTexts()).toEqual(expect.arrayContaining(['contact_id', 'name']));
+
+    // The 201 reply is the envelope around the deal, not a bare object.
+    const created = operation.locator('tr.response[data-code="201"]');
+    expect(await created.innerText()).toContain('"data"');
+    expect(await created.innerText()).toContain('"deal"');
+
+    expect(elsewhere).toEqual([]);
+    expect(assets.filter((a) => !a.startsWith('200 ') && !a.startsWith('304 '))).toEqual([]);
+    expect(assets).toEqual(expect.arrayContaining(['200 /api/v3/docs/swagger-ui-bundle.js', '200 /api/v3/openapi.json']));
+    await page.close();
+  });
+
+  it('fits a 390 px wide phone without horizontal scrolling, an operation open', async () => {
+    const page = await offlinePage(PHONE);
+    await page.goto(`${services.gatewayUrl}/api/v3/docs#/Contacts/listContacts`);
+    const operation = page.locator('#operations-Contacts-listContacts');
+    await operation.locator('.parameters').first().waitFor();
+    await page.locator('#operations-Deals-createDeal').waitFor();
+    // Evaluated in the page (a string: the test's TypeScript has no DOM types).
+    const widths = (await page.evaluate(
+      '({ viewport: window.innerWidth, document: document.documentElement.scrollWidth, body: document.body.scrollWidth })',
+    )) as { viewport: number; document: number; body: number };
+    mkdirSync(path.join('test-results'), { recursive: true });
+    await page.screenshot({ path: path.join('test-results', 'api-docs-390.png'), fullPage: false });
+    expect(widths.viewport).toBe(PHONE.width);
+    expect(widths.document).toBeLessThanOrEqual(PHONE.width);
+    expect(widths.body).toBeLessThanOrEqual(PHONE.width);
+    expect(elsewhere).toEqual([]);
+    await page.close();
+  });
+
+  it('serves only the listed files of the reference', async () => {
+    expect((await fetch(`${services.gatewayUrl}/api/v3/docs/package.json`)).status).toBe(404);
+    expect((await fetch(`${services.gatewayUrl}/api/v3/docs/..%2fpackage.json`)).status).toBe(404);
+    const page = await fetch(`${services.gatewayUrl}/api/v3/docs`);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+});
