@@ -38,6 +38,13 @@ export interface RouteDeclaration {
    * object (path parameters win over body fields, body fields over query parameters).
    */
   readonly request: ClassConstructor<object>;
+  /**
+   * The route takes a file (decisions.md "Attachments"): besides JSON, the gateway accepts a
+   * multipart/form-data body whose file part it streams to storage, sending the service only the
+   * stored key. `attachment`: any accepted file type; `image`: photos and logos (JSON `image` in
+   * base64, as OnePageCRM sends it, is stored the same way).
+   */
+  readonly upload?: 'attachment' | 'image';
   readonly successStatus: 200 | 201;
   readonly summary: string;
   readonly tag: string;
