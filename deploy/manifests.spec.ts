@@ -130,6 +130,8 @@ function manifestsOf(overlay: Overlay) {
 function configVariables(): Set<string> {
   const files = [
     path.join(ROOT, 'libs/config/src/base.config.ts'),
+    // settings mixed into the config of the services that store files
+    path.join(ROOT, 'libs/storage/src/storage.settings.ts'),
     ...readdirSync(path.join(ROOT, 'apps')).flatMap((app) => {
       const dir = path.join(ROOT, 'apps', app, 'src', 'config');
       return existsSync(dir)
@@ -141,7 +143,7 @@ function configVariables(): Set<string> {
   ];
   const names = new Set<string>();
   for (const file of files)
-    for (const m of readFileSync(file, 'utf8').matchAll(/^[ \t]+([A-Z][A-Z0-9_]*)\??[ \t]*[:=]/gm)) names.add(m[1]!);
+    for (const m of readFileSync(file, 'utf8').matchAll(/^[ \t]+(?:(?:override|readonly)[ \t]+)*([A-Z][A-Z0-9_]*)\??[ \t]*[:=]/gm)) names.add(m[1]!);
   return names;
 }
 

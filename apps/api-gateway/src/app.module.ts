@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { ConfigModule } from '@crm/config';
 import { NatsClientModule } from '@crm/messaging';
 import { RedisModule, ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
+import { StorageModule } from '@crm/storage';
 import { ApiModule } from './api/api.module';
 import { BrowserOriginPolicy } from './cors/browser-origins';
 import { McpModule } from './mcp/mcp.module';
@@ -17,6 +18,7 @@ export class AppModule {
       imports: [
         ServiceKitModule.forRoot(kit),
         ConfigModule.forRoot(config),
+        StorageModule.forRoot(config),
         // The gateway degrades without Redis (authentication asks the auth-server instead).
         RedisModule.forRoot({ url: config.REDIS_URL, requiredForReadiness: false }),
         NatsClientModule.forRoot({

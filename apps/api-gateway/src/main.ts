@@ -2,13 +2,15 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@crm/config';
 import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger } from '@crm/observability';
-import { listenOn, pathLengthLimit, requireJsonBodies, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
+import { listenOn, pathLengthLimit, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
 import { json } from 'express';
 import { AppModule } from './app.module';
 import { BrowserOriginPolicy } from './cors/browser-origins';
 import { corsMiddleware } from './cors/cors.middleware';
 import { GatewayConfig } from './config/gateway.config';
 import type { ApiRequest } from './routing/api-route.middleware';
+import { RouteTable } from './routing/route-table';
+import { jsonOrUploadBodies } from './uploads/upload-bodies.middleware';
 
 const SERVICE = 'api-gateway';
 const config = startupConfig(SERVICE, () => loadConfig(GatewayConfig));
@@ -31,7 +33,7 @@ void runService({
     app.use(requestContextMiddleware(httpMetrics(registry), (req) => (req as ApiRequest).apiRoute?.route.operationId, logger));
     app.use(pathLengthLimit());
     app.use(corsMiddleware(app.get(BrowserOriginPolicy)));
-    app.use(requireJsonBodies());
+    app.use(jsonOrUploadBodies(app.get(RouteTable)));
     app.use(json({ limit: '1mb', strict: false }));
     return app;
   },

@@ -2,8 +2,10 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@crm/config';
 import { DatabaseModule } from '@crm/database';
 import { ServiceKitModule, type ServiceKitOptions } from '@crm/service-kit';
+import { StorageModule } from '@crm/storage';
 import { AccountsModule } from './accounts/accounts.module';
 import { ActionsModule } from './actions/actions.module';
+import { AttachmentsModule } from './attachments/attachments.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { CallsModule } from './calls/calls.module';
 import { CompaniesModule } from './companies/companies.module';
@@ -36,6 +38,7 @@ export class AppModule {
         ServiceKitModule.forRoot(kit),
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(() => crmDataSource(config)),
+        StorageModule.forRoot(config),
         AccountsModule,
         UsersModule,
         FieldsModule,
@@ -58,6 +61,7 @@ export class AppModule {
         CallsModule,
         MeetingsModule,
         ActionsModule,
+        AttachmentsModule,
       ],
     };
   }

@@ -1672,6 +1672,282 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/attachments/s3_form': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A pre-authorized upload form for a contact's files (POST the file to `url` with every field; key = <contact_id>/<timestamp>/<filename>)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    get: operations['getAttachmentUploadForm'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/attachments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach a file to a deal, note, call or meeting: a multipart file part, or the key of a file uploaded with the form of GET /attachments/s3_form
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    post: operations['createAttachment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/attachments/{attachment_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete an attachment and its stored file
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    delete: operations['deleteAttachment'];
+    options?: never;
+    head?: never;
+    /**
+     * Set an attachment's custom file name (it cannot be unset)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    patch: operations['updateAttachment'];
+    trace?: never;
+  };
+  '/attachments/{attachment_id}/pin': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Pin an attachment to its contact's profile
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    patch: operations['pinAttachment'];
+    trace?: never;
+  };
+  '/attachments/{attachment_id}/unpin': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Unpin an attachment from its contact's profile
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    patch: operations['unpinAttachment'];
+    trace?: never;
+  };
+  '/notes/{note_id}/attachments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach a file to a note: a multipart file part, or the key of a file uploaded with the form of GET /attachments/s3_form
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    post: operations['addNoteAttachment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/calls/{call_id}/attachments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach a file to a call: a multipart file part, or the key of a file uploaded with the form of GET /attachments/s3_form
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    post: operations['addCallAttachment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/meetings/{meeting_id}/attachments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach a file to a meeting: a multipart file part, or the key of a file uploaded with the form of GET /attachments/s3_form
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    post: operations['addMeetingAttachment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/deals/{deal_id}/attachments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach a file to a deal: a multipart file part, or the key of a file uploaded with the form of GET /attachments/s3_form
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    post: operations['addDealAttachment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/contacts/{contact_id}/pinned_attachments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A contact's pinned attachments, most recently pinned first
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listContactPinnedAttachments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/companies/{company_id}/pinned_attachments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The attachments pinned to the company's contacts, most recently pinned first
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listCompanyPinnedAttachments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/contacts/{contact_id}/contact_photo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Replace a contact's photo (the previous one is removed)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['updateContactPhoto'];
+    /**
+     * Add a contact's photo (base64 `image`, or a multipart image; cropped to a centered 200x200 square)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    post: operations['createContactPhoto'];
+    /**
+     * Remove a contact's photo (photo_url becomes empty)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    delete: operations['deleteContactPhoto'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/companies/{company_id}/logo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a company's logo (photo_url becomes empty)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    delete: operations['deleteCompanyLogo'];
+    options?: never;
+    head?: never;
+    /**
+     * Set a company's logo (base64 `image`, or a multipart image; the previous one is removed)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    patch: operations['updateCompanyLogo'];
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1704,6 +1980,8 @@ export interface components {
       zip_code?: string;
       country_code?: string;
     };
+    /** @description PATCH /attachments/{id}, pin and unpin answer the attachment itself as `data`. */
+    AttachmentData: components['schemas']['AttachmentDto'];
     /** @description The spec's Attachment (metadata of a file kept by a storage provider). */
     AttachmentDto: {
       id: string;
@@ -1731,6 +2009,12 @@ export interface components {
       url: string;
       url_expires_at?: number;
       thumbnail_url?: string;
+    };
+    AttachmentNameFields: {
+      custom_filename: string;
+    };
+    AttachmentReply: {
+      attachment: components['schemas']['AttachmentDto'];
     };
     /**
      * @description How the caller authenticated at the gateway.
@@ -2154,6 +2438,7 @@ export interface components {
       | 'method_not_allowed'
       | 'conflict'
       | 'unsupported_media_type'
+      | 'request_too_large'
       | 'internal_server_error'
       | 'service_unavailable';
     /** @description A custom, company or deal field as the API shows it (spec "Custom field, company field"). */
@@ -2543,6 +2828,13 @@ export interface components {
     NotificationReply: {
       notification: components['schemas']['NotificationDto'];
     };
+    PinnedAttachmentsReply: {
+      pinned_attachments: components['schemas']['AttachmentDto'][];
+      total_count: number;
+      page: number;
+      per_page: number;
+      max_page: number;
+    };
     PipelineDto: {
       id: string;
       name: string;
@@ -2722,6 +3014,20 @@ export interface components {
       /** @description e.g. work, mobile, home, other (free text, lower-cased); default other. */
       type?: string;
       value: string;
+    };
+    /** @description GET /attachments/s3_form (OnePageCRM's shape). */
+    UploadFormReply: {
+      /** @description Bytes the account may store. */
+      quota: number;
+      display_quota: string;
+      /** @description Bytes the account stores now. */
+      used: number;
+      /** @description Largest file accepted. */
+      max_file_size: number;
+      url: string;
+      fields: {
+        [key: string]: string;
+      };
     };
     /** @description The User record as the API shows it (spec "User"). */
     UserDto: {
@@ -12452,6 +12758,1176 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getAttachmentUploadForm: {
+    parameters: {
+      query: {
+        /**
+         * @description Only records of the contact with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['UploadFormReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createAttachment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          /** @description Path parameters of the per-record routes. */
+          note_id?: string;
+          call_id?: string;
+          meeting_id?: string;
+          deal_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          /** @description Path parameters of the per-record routes. */
+          note_id?: string;
+          call_id?: string;
+          meeting_id?: string;
+          deal_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+          /**
+           * Format: binary
+           * @description The file (an allowed type, checked by its first bytes; at most ATTACHMENT_MAX_BYTES); the last part of the form.
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['AttachmentReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteAttachment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The attachment's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        attachment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['EmptyReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updateAttachment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The attachment's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        attachment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          attachment?: components['schemas']['AttachmentNameFields'];
+          custom_filename?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['AttachmentData'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  pinAttachment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The attachment's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        attachment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['AttachmentData'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  unpinAttachment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The attachment's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        attachment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['AttachmentData'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  addNoteAttachment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /**
+         * @description Path parameters of the per-record routes.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        note_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          call_id?: string;
+          meeting_id?: string;
+          deal_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          call_id?: string;
+          meeting_id?: string;
+          deal_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+          /**
+           * Format: binary
+           * @description The file (an allowed type, checked by its first bytes; at most ATTACHMENT_MAX_BYTES); the last part of the form.
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['AttachmentReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  addCallAttachment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /**
+         * @description The call's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        call_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          /** @description Path parameters of the per-record routes. */
+          note_id?: string;
+          meeting_id?: string;
+          deal_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          /** @description Path parameters of the per-record routes. */
+          note_id?: string;
+          meeting_id?: string;
+          deal_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+          /**
+           * Format: binary
+           * @description The file (an allowed type, checked by its first bytes; at most ATTACHMENT_MAX_BYTES); the last part of the form.
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['AttachmentReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  addMeetingAttachment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /**
+         * @description The meeting's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        meeting_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          /** @description Path parameters of the per-record routes. */
+          note_id?: string;
+          call_id?: string;
+          deal_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          /** @description Path parameters of the per-record routes. */
+          note_id?: string;
+          call_id?: string;
+          deal_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+          /**
+           * Format: binary
+           * @description The file (an allowed type, checked by its first bytes; at most ATTACHMENT_MAX_BYTES); the last part of the form.
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['AttachmentReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  addDealAttachment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /**
+         * @description The deal's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        deal_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          /** @description Path parameters of the per-record routes. */
+          note_id?: string;
+          call_id?: string;
+          meeting_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          reference_type?: 'deal' | 'note' | 'call' | 'meeting';
+          reference_id?: string;
+          /** @description Path parameters of the per-record routes. */
+          note_id?: string;
+          call_id?: string;
+          meeting_id?: string;
+          contact_id?: string;
+          /** @description The file's name (default: the key's last segment). */
+          name?: string;
+          key?: string;
+          /** @description Ignored for stored files (the stored size is used); the size of an external file. */
+          size?: unknown;
+          /** @enum {string} */
+          link_type?: 'dropbox' | 'google_drive' | 'evernote';
+          external_url?: string;
+          /**
+           * Format: binary
+           * @description The file (an allowed type, checked by its first bytes; at most ATTACHMENT_MAX_BYTES); the last part of the form.
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['AttachmentReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listContactPinnedAttachments: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description The contact's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['PinnedAttachmentsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listCompanyPinnedAttachments: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description The company's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['PinnedAttachmentsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updateContactPhoto: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The contact's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          image?: string;
+          key?: string;
+        };
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description The image (PNG, JPEG, GIF or WebP, checked by its first bytes); the last part of the form.
+           */
+          image: string;
+          key?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createContactPhoto: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /**
+         * @description The contact's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          image?: string;
+          key?: string;
+        };
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description The image (PNG, JPEG, GIF or WebP, checked by its first bytes); the last part of the form.
+           */
+          image: string;
+          key?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteContactPhoto: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The contact's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteCompanyLogo: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The company's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['CompanyReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updateCompanyLogo: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The company's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          image?: string;
+          key?: string;
+        };
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description The image (PNG, JPEG, GIF or WebP, checked by its first bytes); the last part of the form.
+           */
+          image: string;
+          key?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['CompanyReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];

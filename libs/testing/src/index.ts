@@ -2,4 +2,5 @@ export * from './database';
 export * from './infra';
 export * from './private-servers';
 export * from './services';
+export * from './s3-server';
 export { ensureTestInfra, stopTestContainers } from './infra-setup';

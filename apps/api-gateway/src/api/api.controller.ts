@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { ApiAuthGuard } from '../auth/api-auth.guard';
 import { RateLimiter } from '../limits/rate-limiter';
 import type { ApiRequest } from '../routing/api-route.middleware';
+import { UploadPipeline } from '../uploads/upload-pipeline';
 import { ApiPipeline } from './api-pipeline';
 
 /**
@@ -16,6 +17,7 @@ export class ApiController {
   constructor(
     private readonly pipeline: ApiPipeline,
     private readonly limiter: RateLimiter,
+    private readonly uploads: UploadPipeline,
   ) {}
 
   @All(['', '{*path}'])
@@ -39,7 +41,10 @@ export class ApiController {
         rawQuery: queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '',
       };
       const key = req.method === 'POST' ? req.header('idempotency-key') : undefined;
-      const outcome = await this.pipeline.run(req.user, req.apiRoute!, input, key);
+      // Routes that take a file: the bytes go to storage, crm-core gets the key (decisions.md "Attachments").
+      const outcome = req.apiRoute!.route.upload
+        ? await this.uploads.run(req.user, req.apiRoute!, req, input, key)
+        : await this.pipeline.run(req.user, req.apiRoute!, input, key);
       if (outcome.replayed) res.set('Idempotent-Replayed', 'true');
       res.status(outcome.status).json(outcome.body);
     } finally {

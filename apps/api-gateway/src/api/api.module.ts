@@ -8,6 +8,8 @@ import { RateLimiter } from '../limits/rate-limiter';
 import { ApiRouteMiddleware } from '../routing/api-route.middleware';
 import { RouteTable } from '../routing/route-table';
 import { DocsController, RootController } from '../openapi/docs.controller';
+import { FilesController } from '../uploads/files.controller';
+import { UploadPipeline } from '../uploads/upload-pipeline';
 import { ApiController } from './api.controller';
 import { ApiPipeline } from './api-pipeline';
 import { ApiService } from './api.service';
@@ -15,10 +17,11 @@ import { ApiService } from './api.service';
 @Module({
   imports: [PassportModule],
   // DocsController first: its public paths win over the API catch-all.
-  controllers: [RootController, DocsController, ApiController],
+  controllers: [RootController, DocsController, FilesController, ApiController],
   providers: [
     ApiService,
     ApiPipeline,
+    UploadPipeline,
     RateLimiter,
     IdempotencyStore,
     CredentialsVerifier,

@@ -1,10 +1,12 @@
 import { BaseConfig, IntEnv, parseRegionBaseUrls } from '@crm/config';
 import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { IsCallerSigningKey } from '@crm/messaging';
+import { WithStorageSettings } from '@crm/storage';
 
 const DEV_PEPPER = 'development-only-api-key-pepper-change-me';
 
-export class GatewayConfig extends BaseConfig {
+/** With the storage settings (decisions.md "Attachments"): the gateway streams uploads to storage and serves downloads. */
+export class GatewayConfig extends WithStorageSettings(BaseConfig) {
   @IntEnv()
   @IsInt()
   @Min(0)
@@ -49,9 +51,9 @@ export class GatewayConfig extends BaseConfig {
   @Max(600000)
   JWKS_REFETCH_COOLDOWN_MS = 30000;
 
-  /** Public origin of the API, used in the OpenAPI document. */
+  /** Public origin of the API, used in the OpenAPI document (and in download links: the storage settings). */
   @Matches(/^https?:\/\/[^/]+$/, { message: 'PUBLIC_URL must be an origin like https://api.example.com' })
-  PUBLIC_URL = 'http://localhost:3000';
+  override PUBLIC_URL = 'http://localhost:3000';
 
   /** Requests per user per minute (decisions.md default 6000); past it: 403 Rate Limit Exceeded. */
   @IntEnv()
@@ -99,6 +101,9 @@ export class GatewayConfig extends BaseConfig {
   }
 
   check(): string[] {
-    return this.isProduction && this.API_KEY_PEPPER === DEV_PEPPER ? ['API_KEY_PEPPER: must be set to a secret value in production'] : [];
+    const problems = this.storageProblems();
+    if (this.isProduction && this.API_KEY_PEPPER === DEV_PEPPER)
+      problems.push('API_KEY_PEPPER: must be set to a secret value in production');
+    return problems;
   }
 }

@@ -292,6 +292,7 @@ function operation(route: RouteDeclaration) {
                   ...(bodyRequired.length > 0 ? { required: bodyRequired } : {}),
                 },
               },
+              ...(route.upload ? { 'multipart/form-data': { schema: multipartSchema(route.upload, bodyFields) } } : {}),
             },
           },
         }
@@ -465,3 +466,26 @@ export function buildOpenApi(options: { serverUrl: string; authUrl: string; rout
 }
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApi>;
+
+/**
+ * A route that takes a file (`upload`) also accepts multipart/form-data: its fields as form fields,
+ * sent before the file part, which the gateway streams to storage (decisions.md "Attachments").
+ */
+function multipartSchema(upload: 'attachment' | 'image', fields: Record<string, unknown>): Record<string, unknown> {
+  const part = upload === 'image' ? 'image' : 'file';
+  return {
+    type: 'object',
+    properties: {
+      ...fields,
+      [part]: {
+        type: 'string',
+        format: 'binary',
+        description:
+          upload === 'image'
+            ? 'The image (PNG, JPEG, GIF or WebP, checked by its first bytes); the last part of the form.'
+            : 'The file (an allowed type, checked by its first bytes; at most ATTACHMENT_MAX_BYTES); the last part of the form.',
+      },
+    },
+    required: [part],
+  };
+}

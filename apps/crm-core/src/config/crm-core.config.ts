@@ -1,8 +1,10 @@
 import { DatabaseBackedConfig, IntEnv } from '@crm/config';
 import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { AreCallerVerifyKeys } from '@crm/messaging';
+import { WithStorageSettings } from '@crm/storage';
 
-export class CrmCoreConfig extends DatabaseBackedConfig {
+/** With the storage settings (decisions.md "Attachments"): crm-core checks uploaded files, makes thumbnails and removes deleted bytes. */
+export class CrmCoreConfig extends WithStorageSettings(DatabaseBackedConfig) {
   /** Health and metrics only; 0 picks a free port (replicas on one host). */
   @IntEnv()
   @IsInt()
@@ -54,6 +56,10 @@ export class CrmCoreConfig extends DatabaseBackedConfig {
   @Min(1)
   @Max(24 * 90)
   OUTBOX_RETENTION_HOURS = 24;
+
+  check(): string[] {
+    return this.storageProblems();
+  }
 
   get databaseUrl(): string {
     return this.CRM_DATABASE_URL ?? this.DATABASE_URL;

@@ -11,7 +11,8 @@ export type AttachmentRecordType = 'deal' | 'note' | 'call' | 'meeting';
 export function attachmentsJson(idColumn: string): string {
   return `(SELECT coalesce(json_agg(json_build_object('id', t.id, 'filename', t.filename, 'custom_filename', t.custom_filename, 'pinned', t.pinned,
             'pinned_at', extract(epoch from t.pinned_at)::bigint, 'size', t.size, 'storage_provider', t.storage_provider, 'url', t.url,
-            'url_expires_at', t.url_expires_at, 'thumbnail_url', t.thumbnail_url) ORDER BY t.position, t.id), '[]'::json)
+            'url_expires_at', t.url_expires_at, 'thumbnail_url', t.thumbnail_url, 'storage_key', t.storage_key, 'thumbnail_key', t.thumbnail_key)
+            ORDER BY t.position, t.id), '[]'::json)
           FROM crm.attachments t WHERE t.record_id = ${idColumn})`;
 }
 
@@ -22,8 +23,9 @@ export function attachmentsJsonSql(idColumn: string): SqlFragment {
 
 /**
  * Replaces a record's attachment metadata with `inputs` (in order): an input carrying the id of
- * one of the record's attachments updates it (pinned_at kept while it stays pinned), others are
- * added, and the record's attachments not listed are removed.
+ * one of the record's attachments updates it (pinned_at kept while it stays pinned; a stored
+ * file only its custom name, pin and position), others are added, and the record's attachments
+ * not listed are removed (a stored file's bytes with them: crm.storage_purges).
  */
 export async function replaceAttachments(
   db: Db,
@@ -54,10 +56,16 @@ export async function replaceAttachments(
       kept.add(current.id);
       await execute(
         db,
-        sql`UPDATE crm.attachments SET filename = ${filename}, custom_filename = ${customFilename}, pinned = ${pinned},
-              pinned_at = CASE WHEN ${pinned}::boolean THEN coalesce(pinned_at, now()) ELSE NULL END, size = ${size}, storage_provider = ${storageProvider},
-              url = ${url}, url_expires_at = ${urlExpiresAt}, thumbnail_url = ${thumbnailUrl}, position = ${position}, contact_id = ${contactId},
-              modified_at = now()
+        // A file we store keeps its name, size, provider and links (the URLs sent back are signed copies).
+        sql`UPDATE crm.attachments SET custom_filename = ${customFilename}, pinned = ${pinned},
+              pinned_at = CASE WHEN ${pinned}::boolean THEN coalesce(pinned_at, now()) ELSE NULL END,
+              filename = CASE WHEN storage_key IS NULL THEN ${filename} ELSE filename END,
+              size = CASE WHEN storage_key IS NULL THEN ${size} ELSE size END,
+              storage_provider = CASE WHEN storage_key IS NULL THEN ${storageProvider} ELSE storage_provider END,
+              url = CASE WHEN storage_key IS NULL THEN ${url} ELSE url END,
+              url_expires_at = CASE WHEN storage_key IS NULL THEN ${urlExpiresAt} ELSE url_expires_at END,
+              thumbnail_url = CASE WHEN storage_key IS NULL THEN ${thumbnailUrl} ELSE thumbnail_url END,
+              position = ${position}, contact_id = ${contactId}, modified_at = now()
             WHERE id = ${current.id}`,
       );
     } else {

@@ -17,6 +17,8 @@ export enum ErrorName {
   MethodNotAllowed = 'method_not_allowed',
   Conflict = 'conflict',
   UnsupportedMediaType = 'unsupported_media_type',
+  /** A file or upload over the size limit (decisions.md "Attachments"): HTTP 413. */
+  RequestTooLarge = 'request_too_large',
   InternalServerError = 'internal_server_error',
   ServiceUnavailable = 'service_unavailable',
 }
@@ -100,6 +102,12 @@ export const ERROR_CATALOG: Readonly<Record<ErrorName, ErrorSpec>> = {
     bodyStatus: 415,
     message: 'Unsupported media type',
     errorMessage: 'Send the request body as JSON with Content-Type: application/json',
+  },
+  [ErrorName.RequestTooLarge]: {
+    http: 413,
+    bodyStatus: 413,
+    message: 'Request too large',
+    errorMessage: 'The file is larger than the API accepts',
   },
   [ErrorName.Conflict]: {
     http: 409,

@@ -1,4 +1,5 @@
 import { ACTION_ROUTES } from '../actions/action.routes';
+import { ATTACHMENT_ROUTES } from '../attachments/attachment.routes';
 import { BOOTSTRAP_ROUTES } from '../bootstrap/bootstrap.routes';
 import { CALL_RESULT_ROUTES } from '../call-results/call-result.routes';
 import { CALL_ROUTES } from '../calls/call.routes';
@@ -50,6 +51,7 @@ export const API_ROUTES: readonly RouteDeclaration[] = [
   ...CALL_ROUTES,
   ...MEETING_ROUTES,
   ...ACTION_ROUTES,
+  ...ATTACHMENT_ROUTES,
 ];
 
 export const API_PREFIX = '/api/v3';

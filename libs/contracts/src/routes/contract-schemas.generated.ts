@@ -38,6 +38,10 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     ],
   },
   ActionReply: { type: 'object', properties: { action: { $ref: '#/components/schemas/ActionDto' } }, required: ['action'] },
+  AttachmentData: {
+    description: 'PATCH /attachments/{id}, pin and unpin answer the attachment itself as `data`.',
+    $ref: '#/components/schemas/AttachmentDto',
+  },
   AttachmentDto: {
     description: "The spec's Attachment (metadata of a file kept by a storage provider).",
     type: 'object',
@@ -66,6 +70,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       'thumbnail',
     ],
   },
+  AttachmentReply: { type: 'object', properties: { attachment: { $ref: '#/components/schemas/AttachmentDto' } }, required: ['attachment'] },
   AuthMethod: { description: 'How the caller authenticated at the gateway.', type: 'string', enum: ['api_key', 'oauth'] },
   BootstrapReply: {
     description:
@@ -1180,6 +1185,17 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     properties: { notification: { $ref: '#/components/schemas/NotificationDto' } },
     required: ['notification'],
   },
+  PinnedAttachmentsReply: {
+    type: 'object',
+    properties: {
+      pinned_attachments: { type: 'array', items: { $ref: '#/components/schemas/AttachmentDto' } },
+      total_count: { type: 'number' },
+      page: { type: 'number' },
+      per_page: { type: 'number' },
+      max_page: { type: 'number' },
+    },
+    required: ['pinned_attachments', 'total_count', 'page', 'per_page', 'max_page'],
+  },
   PipelineDto: {
     type: 'object',
     properties: {
@@ -1405,6 +1421,19 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     properties: { type: { type: 'string' }, value: { type: 'string' } },
     required: ['type', 'value'],
   },
+  UploadFormReply: {
+    description: "GET /attachments/s3_form (OnePageCRM's shape).",
+    type: 'object',
+    properties: {
+      quota: { description: 'Bytes the account may store.', type: 'number' },
+      display_quota: { type: 'string' },
+      used: { description: 'Bytes the account stores now.', type: 'number' },
+      max_file_size: { description: 'Largest file accepted.', type: 'number' },
+      url: { type: 'string' },
+      fields: { type: 'object', additionalProperties: { type: 'string' } },
+    },
+    required: ['quota', 'display_quota', 'used', 'max_file_size', 'url', 'fields'],
+  },
   UserDto: {
     description: 'The User record as the API shows it (spec "User").',
     type: 'object',
@@ -1567,6 +1596,11 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
     date_filter: 'Field of since/until: created_at (default) or modified_at.',
   },
   ContactIdRequest: { contact_id: "Any string: an id that names no contact of the caller's account is 404, not 400." },
+  CreateAttachmentRequest: {
+    note_id: 'Path parameters of the per-record routes.',
+    name: "The file's name (default: the key's last segment).",
+    size: 'Ignored for stored files (the stored size is used); the size of an external file.',
+  },
   CreateContactRelationshipRequest: {
     variant_id:
       'The label of the related contact: required for a directional type (one of its two variants), optional for a symmetrical one (its only variant).',

@@ -1,4 +1,6 @@
 import type { ActionReply, ListActionsReply } from '../actions/action.dto';
+import type { AttachmentDto } from '../attachments/attachment.dto';
+import type { AttachmentReply, PinnedAttachmentsReply, UploadFormReply } from '../attachments/attachment.replies';
 import type { BootstrapReply } from '../bootstrap/bootstrap.dto';
 import type { SummaryBlocksDto } from '../bootstrap/summary.dto';
 import type { ListCallResultsReply } from '../call-results/call-result.dto';
@@ -89,6 +91,11 @@ export interface ReplyTypes {
   MeetingReply: MeetingReply;
   ListActionsReply: ListActionsReply;
   ActionReply: ActionReply;
+  UploadFormReply: UploadFormReply;
+  AttachmentReply: AttachmentReply;
+  /** PATCH /attachments/{id}, pin and unpin answer the attachment itself as `data`. */
+  AttachmentData: AttachmentDto;
+  PinnedAttachmentsReply: PinnedAttachmentsReply;
   /** Not a `data`: the five blocks beside it in the envelope of a route with `replySummary`. */
   SummaryBlocks: SummaryBlocksDto;
 }

@@ -43,6 +43,13 @@ export interface RouteDeclaration {
   readonly reply: ReplyName;
   /** The envelope also carries the five summary blocks beside `data` (SummaryBlocksDto). */
   readonly replySummary?: true;
+  /**
+   * The route takes a file (decisions.md "Attachments"): besides JSON, the gateway accepts a
+   * multipart/form-data body whose file part it streams to storage, sending the service only the
+   * stored key. `attachment`: any accepted file type; `image`: photos and logos (JSON `image` in
+   * base64, as OnePageCRM sends it, is stored the same way).
+   */
+  readonly upload?: 'attachment' | 'image';
   readonly successStatus: 200 | 201;
   readonly summary: string;
   readonly tag: string;

@@ -1,5 +1,6 @@
 import { AccountSubjects } from '../accounts/account.subjects';
 import { ActionSubjects } from '../actions/action.subjects';
+import { AttachmentSubjects } from '../attachments/attachment.subjects';
 import { BootstrapSubjects } from '../bootstrap/bootstrap.subjects';
 import { CallResultSubjects } from '../call-results/call-result.subjects';
 import { CallSubjects } from '../calls/call.subjects';
@@ -51,6 +52,7 @@ export const Subjects = {
   ...MeetingSubjects,
   ...ActionSubjects,
   ...WebhookSubjects,
+  ...AttachmentSubjects,
 } as const;
 
 export type Subject = (typeof Subjects)[keyof typeof Subjects];

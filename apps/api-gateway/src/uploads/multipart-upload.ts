@@ -1,0 +1,103 @@
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { ApiError, ErrorName } from '@crm/contracts';
+import { FileTooLargeError, receiveFile, type IncomingFile } from '@crm/storage';
+
+/** Fields of a multipart body: at most 20, each at most 4 KB (names, ids, a policy). */
+const MAX_FIELDS = 20;
+const MAX_FIELD_BYTES = 4096;
+
+export interface ReceivedMultipart {
+  /** The text fields, in the order sent (a repeated name keeps its first value). */
+  fields: Record<string, string>;
+  /** The file part written to a temporary file, with its client-side name; null when none was sent. */
+  file: (IncomingFile & { filename: string; fieldName: string }) | null;
+  /** What `beforeFile` answered when the file part began. */
+  context: unknown;
+}
+
+export function isMultipart(req: Request): boolean {
+  return (req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
+}
+
+/**
+ * Reads a multipart/form-data body: its fields, and one file part streamed to a temporary file
+ * (never whole in memory), stopped past `maxBytes` with 413 `request_too_large`. `beforeFile` runs
+ * when the file part begins, with the fields sent before it (as S3 wants them: fields first), and
+ * may refuse the upload before a byte is written.
+ */
+export function receiveMultipart(
+  req: Request,
+  maxBytes: number,
+  beforeFile: (fields: Record<string, string>) => unknown,
+  /** A lower limit for this file, from what `beforeFile` answered (a form policy's size range). */
+  limitFor: (context: unknown) => number = () => maxBytes,
+): Promise<ReceivedMultipart> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        limits: { fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, files: 1, parts: MAX_FIELDS + 1, fileSize: maxBytes + 1 },
+      });
+    } catch {
+      reject(ApiError.invalid({ body: 'must be multipart/form-data with a boundary' }));
+      return;
+    }
+    const fields: Record<string, string> = {};
+    let context: unknown;
+    let file: Promise<ReceivedMultipart['file']> = Promise.resolve(null);
+    let failure: unknown;
+    // The first failure ends the upload: the rest of the body is not parsed (the answer closes the connection).
+    const fail = (error: unknown) => {
+      if (failure !== undefined) return;
+      failure = error;
+      req.unpipe(parser);
+      req.resume();
+      void file.then(async (received) => {
+        await received?.discard();
+        reject(failure);
+      });
+    };
+
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) return fail(ApiError.invalid({ [name]: `must be at most ${MAX_FIELD_BYTES} bytes` }));
+      if (!(name in fields)) fields[name] = value;
+    });
+    parser.on('file', (fieldName, stream, info) => {
+      if (failure) return stream.resume();
+      try {
+        context = beforeFile({ ...fields });
+      } catch (error) {
+        stream.resume();
+        return fail(error);
+      }
+      const limit = Math.min(maxBytes, limitFor(context));
+      file = receiveFile(stream, limit).then(
+        (incoming) => ({ ...incoming, filename: info.filename ?? '', fieldName }),
+        (error: unknown) => {
+          stream.resume();
+          fail(
+            error instanceof FileTooLargeError
+              ? new ApiError(ErrorName.RequestTooLarge, `The file is larger than ${limit} bytes`, {
+                  file: `must be at most ${limit} bytes`,
+                })
+              : error,
+          );
+          return null;
+        },
+      );
+    });
+    parser.on('partsLimit', () => fail(ApiError.invalid({ body: 'has too many parts (one file and at most 20 fields)' })));
+    parser.on('filesLimit', () => fail(ApiError.invalid({ file: 'only one file may be sent' })));
+    parser.on('fieldsLimit', () => fail(ApiError.invalid({ body: `has more than ${MAX_FIELDS} fields` })));
+    parser.on('error', () => fail(ApiError.invalid({ body: 'is not a well-formed multipart/form-data body' })));
+    parser.on('close', () => {
+      void file.then((received) => {
+        if (failure === undefined) resolve({ fields, file: received, context });
+      });
+    });
+    req.on('error', (error) => fail(error));
+    req.pipe(parser);
+  });
+}
