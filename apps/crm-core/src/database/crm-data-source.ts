@@ -17,6 +17,7 @@ import { Fields1764000000000 } from '../migrations/1764000000000-fields';
 import { OutboxParking1764300000000 } from '../migrations/1764300000000-outbox-parking';
 import { OutboxStatistics1764300100000 } from '../migrations/1764300100000-outbox-statistics';
 import { CompanyCountersAccount1764400000000 } from '../migrations/1764400000000-company-counters-account';
+import { RemainingOperations1764500700000 } from '../migrations/1764500700000-remaining-operations';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -49,6 +50,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       OutboxStatistics1764300100000,
       // issue 15: every table carries its account (docs/scaling.md)
       CompanyCountersAccount1764400000000,
+      // issue 13: the rest of OnePageCRM's operations
+      RemainingOperations1764500700000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',
