@@ -152,6 +152,17 @@ export const ACTION_ROUTES: readonly RouteDeclaration[] = [
     tag: 'Actions',
   },
   {
+    operationId: 'listCompanyActions',
+    method: 'GET',
+    path: '/companies/{company_id}/actions',
+    subject: ActionSubjects.ActionsList,
+    access: 'read',
+    request: ListActionsRequest,
+    successStatus: 200,
+    summary: "The actions of the company's contacts (the filters and paging of GET /actions)",
+    tag: 'Actions',
+  },
+  {
     operationId: 'listContactActions',
     method: 'GET',
     path: '/contacts/{contact_id}/actions',

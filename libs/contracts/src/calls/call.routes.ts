@@ -61,6 +61,17 @@ export const CALL_ROUTES: readonly RouteDeclaration[] = [
     tag: 'Calls',
   },
   {
+    operationId: 'listCompanyCalls',
+    method: 'GET',
+    path: '/companies/{company_id}/calls',
+    subject: CallSubjects.CallsList,
+    access: 'read',
+    request: ListCallsRequest,
+    successStatus: 200,
+    summary: "The calls of the company's contacts (the filters and paging of GET /calls)",
+    tag: 'Calls',
+  },
+  {
     operationId: 'listContactCalls',
     method: 'GET',
     path: '/contacts/{contact_id}/calls',

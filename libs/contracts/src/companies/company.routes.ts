@@ -1,5 +1,13 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
-import { CompanyIdRequest, ListCompaniesRequest, PatchCompanyRequest, UpdateCompanyRequest } from './company.requests';
+import {
+  CompanyIdRequest,
+  LinkedContactRequest,
+  ListCompaniesRequest,
+  ListLinkedContactsRequest,
+  PatchCompanyRequest,
+  SetSyncedStatusRequest,
+  UpdateCompanyRequest,
+} from './company.requests';
 import { CompanySubjects } from './company.subjects';
 
 /** Companies (issue 3). */
@@ -46,6 +54,61 @@ export const COMPANY_ROUTES: readonly RouteDeclaration[] = [
     request: PatchCompanyRequest,
     successStatus: 200,
     summary: 'Change only the fields of a company that are sent',
+    tag: 'Companies',
+  },
+  {
+    operationId: 'listCompanyLinkedContacts',
+    method: 'GET',
+    path: '/companies/{company_id}/linked_contacts',
+    subject: CompanySubjects.CompaniesLinkedContactsList,
+    access: 'read',
+    request: ListLinkedContactsRequest,
+    successStatus: 200,
+    summary: 'Contacts of other companies linked to this company, by name, each with linked_with (the companies it is linked with)',
+    tag: 'Companies',
+  },
+  {
+    operationId: 'linkCompanyContact',
+    method: 'POST',
+    path: '/companies/{company_id}/linked_contacts',
+    subject: CompanySubjects.CompaniesLinkedContactsLink,
+    access: 'write',
+    request: LinkedContactRequest,
+    successStatus: 201,
+    summary: 'Link a contact of another company (or none) to this company ({ contact_id }; at most 100 per company)',
+    tag: 'Companies',
+  },
+  {
+    operationId: 'unlinkCompanyContact',
+    method: 'DELETE',
+    path: '/companies/{company_id}/linked_contacts/{contact_id}',
+    subject: CompanySubjects.CompaniesLinkedContactsUnlink,
+    access: 'write',
+    request: LinkedContactRequest,
+    successStatus: 200,
+    summary: 'Unlink a linked contact from the company',
+    tag: 'Companies',
+  },
+  {
+    operationId: 'setCompanySyncedStatus',
+    method: 'POST',
+    path: '/companies/{company_id}/synced_status',
+    subject: CompanySubjects.CompaniesSyncedStatusSet,
+    access: 'write',
+    request: SetSyncedStatusRequest,
+    successStatus: 201,
+    summary: "Sync the company's contacts to a status ({ status_id }): they take it now, and contacts joining later take it too",
+    tag: 'Companies',
+  },
+  {
+    operationId: 'removeCompanySyncedStatus',
+    method: 'DELETE',
+    path: '/companies/{company_id}/synced_status',
+    subject: CompanySubjects.CompaniesSyncedStatusRemove,
+    access: 'write',
+    request: CompanyIdRequest,
+    successStatus: 200,
+    summary: 'Stop syncing the status of the company (contacts keep their statuses)',
     tag: 'Companies',
   },
 ];
