@@ -11,6 +11,7 @@ import { CallsModule } from './calls/calls.module';
 import { CompaniesModule } from './companies/companies.module';
 import { ContactRelationshipsModule } from './contact-relationships/contact-relationships.module';
 import { ContactsModule } from './contacts/contacts.module';
+import { CountriesModule } from './countries/countries.module';
 import type { CrmCoreConfig } from './config/crm-core.config';
 import { crmDataSource } from './database/crm-data-source';
 import { DealsModule } from './deals/deals.module';
@@ -23,6 +24,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { PipelinesModule } from './pipelines/pipelines.module';
 import { PredefinedActionsModule } from './predefined-actions/predefined-actions.module';
+import { PredefinedItemsModule } from './predefined-items/predefined-items.module';
 import { RelationshipTypesModule } from './relationship-types/relationship-types.module';
 import { StatusesModule } from './statuses/statuses.module';
 import { SummaryModule } from './summary/summary.module';
@@ -44,6 +46,8 @@ export class AppModule {
         FieldsModule,
         RelationshipTypesModule,
         PredefinedActionsModule,
+        PredefinedItemsModule,
+        CountriesModule,
         OutboxModule,
         SummaryModule,
         StatusesModule,

@@ -32,7 +32,11 @@ export interface paths {
      * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
      */
     get: operations['getUser'];
-    put?: never;
+    /**
+     * Update a user's first_name, last_name, company_name (one's own, or anyone's for an admin); bcc_email=true: a new BCC address (one's own only)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['updateUser'];
     post?: never;
     delete?: never;
     options?: never;
@@ -318,7 +322,11 @@ export interface paths {
      * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
      */
     get: operations['getPredefinedAction'];
-    put?: never;
+    /**
+     * Replace a predefined action (admin only; partial=true: only the fields sent); its group stays
+     * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
+     */
+    put: operations['updatePredefinedAction'];
     post?: never;
     /**
      * Delete a predefined action (admin only); actions made from it are unchanged; a group left with fewer than two members is dissolved
@@ -366,13 +374,137 @@ export interface paths {
      * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
      */
     get: operations['getPredefinedActionGroup'];
-    put?: never;
+    /**
+     * Rename a group and replace its ordered members (admin only); templates left out become ungrouped
+     * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
+     */
+    put: operations['updatePredefinedActionGroup'];
     post?: never;
     /**
      * Delete a group (admin only); its predefined actions stay, ungrouped
      * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
      */
     delete: operations['deletePredefinedActionGroup'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/predefined_items': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the account's predefined items by position (search: name contains)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listPredefinedItems'];
+    put?: never;
+    /**
+     * Create a predefined item (admin only; name unique; at most 1000 per account)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
+     */
+    post: operations['createPredefinedItem'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/predefined_items/{predefined_item_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a predefined item
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['getPredefinedItem'];
+    /**
+     * Replace a predefined item (admin only; partial=true: only the fields sent)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
+     */
+    put: operations['updatePredefinedItem'];
+    post?: never;
+    /**
+     * Delete a predefined item (admin only); deals' line items keep their own copy
+     * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
+     */
+    delete: operations['deletePredefinedItem'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/predefined_item_groups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the account's predefined item groups (include_items=true embeds the items)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listPredefinedItemGroups'];
+    put?: never;
+    /**
+     * Bundle ungrouped predefined items under a name, in the order given (admin only; at most 200)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
+     */
+    post: operations['createPredefinedItemGroup'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/predefined_item_groups/{predefined_item_group_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a predefined item group with its items
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['getPredefinedItemGroup'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a predefined item group (admin only); its items stay, ungrouped
+     * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
+     */
+    delete: operations['deletePredefinedItemGroup'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/countries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List every ISO 3166-1 country (249) by code, with its name and phone prefix (complete, not paged)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listCountries'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -602,6 +734,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/contacts/filters/{filter_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's contacts a saved filter matches, in the caller's action stream order, with the filter itself
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listContactsByFilter'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/action_stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Contacts in the caller's action stream, most urgent next action first (filters of GET /contacts; team defaults to true)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['getActionStream'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/team_stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Contacts in anyone's action stream (user_id: that user's), most urgent next action first
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['getTeamStream'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/contacts/{contact_id}': {
     parameters: {
       query?: never;
@@ -720,6 +912,146 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/contacts/{contact_id}/force_close_sales_cycle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Delete the caller's open actions on the contact, then close the caller's sales cycle ({ comment })
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['forceCloseContactSalesCycle'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/contacts/{contact_id}/reopen_sales_cycle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Reopen the caller's closed sales cycle with the contact
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['reopenContactSalesCycle'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/contacts/{contact_id}/change_owner/{owner_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Make a user of the account the owner of the contact
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['changeContactOwner'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/contacts/{contact_id}/star': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Star the contact
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['starContact'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/contacts/{contact_id}/unstar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Remove the star from the contact
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['unstarContact'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/contacts/{contact_id}/split': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * The contact leaves its company and, with company_name, joins that company (matched in any letter case, or created)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['splitContact'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/contacts/{contact_id}/google_contacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Save the contact to the caller's Google Contacts: 400 while the caller has not connected Google Contacts (there is no Google integration yet)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    post: operations['saveContactToGoogleContacts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/companies': {
     parameters: {
       query?: never;
@@ -766,6 +1098,74 @@ export interface paths {
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     patch: operations['patchCompany'];
+    trace?: never;
+  };
+  '/companies/{company_id}/linked_contacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Contacts of other companies linked to this company, by name, each with linked_with (the companies it is linked with)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listCompanyLinkedContacts'];
+    put?: never;
+    /**
+     * Link a contact of another company (or none) to this company ({ contact_id }; at most 100 per company)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    post: operations['linkCompanyContact'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/companies/{company_id}/linked_contacts/{contact_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Unlink a linked contact from the company
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    delete: operations['unlinkCompanyContact'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/companies/{company_id}/synced_status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sync the company's contacts to a status ({ status_id }): they take it now, and contacts joining later take it too
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    post: operations['setCompanySyncedStatus'];
+    /**
+     * Stop syncing the status of the company (contacts keep their statuses)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    delete: operations['removeCompanySyncedStatus'];
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/statuses': {
@@ -1007,8 +1407,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
-    put?: never;
+    /**
+     * Get a relationship of the contact, as seen from it
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['getContactRelationship'];
+    /**
+     * Replace a relationship of the contact (type, related contact, variant_id as on create); the path's contact stays one end
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['updateContactRelationship'];
     post?: never;
     /**
      * Delete a relationship (from either of its contacts)
@@ -1156,6 +1564,26 @@ export interface paths {
     patch: operations['patchDeal'];
     trace?: never;
   };
+  '/companies/{company_id}/deals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The deals of the company (the filters and paging of GET /deals)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listCompanyDeals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/contacts/{contact_id}/deals': {
     parameters: {
       query?: never;
@@ -1227,6 +1655,26 @@ export interface paths {
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     delete: operations['deleteNote'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/companies/{company_id}/notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The notes of the company's contacts (the filters and paging of GET /notes)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listCompanyNotes'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1396,6 +1844,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/companies/{company_id}/calls': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The calls of the company's contacts (the filters and paging of GET /calls)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listCompanyCalls'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/contacts/{contact_id}/calls': {
     parameters: {
       query?: never;
@@ -1467,6 +1935,26 @@ export interface paths {
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     delete: operations['deleteMeeting'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/companies/{company_id}/meetings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The meetings of the company's contacts (the filters and paging of GET /meetings)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listCompanyMeetings'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1641,6 +2129,86 @@ export interface paths {
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     put: operations['unlinkAction'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/actions/{action_id}/unassign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Take an action from its assignee: it becomes the caller's, placed as PUT with the caller as assignee places it
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['unassignAction'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/actions/{action_id}/promote': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Make the caller's queued action the next action when the caller has none on the contact (else 409: swap)
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['promoteAction'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/actions/{action_id}/revert_promotion': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Kept for OnePageCRM clients: changes nothing and answers the action, as OnePageCRM documents
+     * @description **Authorization:** API key, or a bearer token with scope `crm`.
+     */
+    put: operations['revertActionPromotion'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/companies/{company_id}/actions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The actions of the company's contacts (the filters and paging of GET /actions)
+     * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     */
+    get: operations['listCompanyActions'];
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;
@@ -2163,6 +2731,21 @@ export interface components {
       company_field: components['schemas']['FieldIdInput'];
       value: unknown;
     };
+    /** @description A contact linked to a company it does not belong to: its wrapper and the companies it is linked with. */
+    CompanyLinkedContactDto: {
+      linked_with: string[];
+      contact: components['schemas']['ContactDto'];
+      /** @description Every assignee's next action, most urgent first. */
+      next_actions: components['schemas']['ActionDto'][];
+      /** @description The caller's next action; null when none. */
+      next_action: components['schemas']['ActionDto'] | null;
+      /** @description The caller's queued actions by position. */
+      queued_actions: components['schemas']['ActionDto'][];
+      /** @description The caller's queued actions dated before the caller's next action. */
+      next_action_conflicts: components['schemas']['ActionDto'][];
+      /** @description The contact's company (without its contacts); null when none. */
+      company: components['schemas']['CompanyDto'] | null;
+    };
     CompanyReply: {
       company: components['schemas']['CompanyDto'];
     };
@@ -2267,6 +2850,21 @@ export interface components {
       next_action_conflicts: components['schemas']['ActionDto'][];
       /** @description The contact's company (without its contacts); null when none. */
       company: components['schemas']['CompanyDto'] | null;
+    };
+    /** @description GET /contacts/filters/{id}: the contacts the filter matches, with the filter. */
+    ContactsByFilterReply: {
+      contacts: components['schemas']['ContactListEntryDto'][];
+      total_count: number;
+      page: number;
+      per_page: number;
+      max_page: number;
+      filter: components['schemas']['FilterDto'];
+    };
+    /** @description OnePageCRM's Country: an ISO 3166-1 alpha-2 code, its English name and calling prefix (`+353`). */
+    CountryDto: {
+      name: string;
+      code: string;
+      phone_prefix: string;
     };
     CustomFieldReply: {
       custom_field: components['schemas']['FieldDto'];
@@ -2583,6 +3181,9 @@ export interface components {
       company: string;
       photo_url: string;
     };
+    LinkedContactReply: {
+      linked_contact: components['schemas']['CompanyLinkedContactDto'];
+    };
     ListActionsReply: {
       actions: components['schemas']['ActionReply'][];
       total_count: number;
@@ -2634,6 +3235,12 @@ export interface components {
       per_page: number;
       max_page: number;
     };
+    /** @description GET /countries: every country (249, a fixed list), by code, not paged. */
+    ListCountriesReply: {
+      countries: {
+        country: components['schemas']['CountryDto'];
+      }[];
+    };
     ListCustomFieldsReply: {
       custom_fields: {
         custom_field: components['schemas']['FieldDto'];
@@ -2673,6 +3280,13 @@ export interface components {
       max_page: number;
       lead_sources: components['schemas']['LeadSourceReply'][];
     };
+    ListLinkedContactsReply: {
+      linked_contacts: components['schemas']['LinkedContactReply'][];
+      total_count: number;
+      page: number;
+      per_page: number;
+      max_page: number;
+    };
     ListMeetingsReply: {
       meetings: components['schemas']['MeetingReply'][];
       total_count: number;
@@ -2710,6 +3324,20 @@ export interface components {
     };
     ListPredefinedActionsReply: {
       predefined_actions: components['schemas']['PredefinedActionReply'][];
+      total_count: number;
+      page: number;
+      per_page: number;
+      max_page: number;
+    };
+    ListPredefinedItemGroupsReply: {
+      predefined_item_groups: components['schemas']['PredefinedItemGroupReply'][];
+      total_count: number;
+      page: number;
+      per_page: number;
+      max_page: number;
+    };
+    ListPredefinedItemsReply: {
+      predefined_items: components['schemas']['PredefinedItemReply'][];
       total_count: number;
       page: number;
       per_page: number;
@@ -2880,6 +3508,43 @@ export interface components {
     };
     PredefinedActionReply: {
       predefined_action: components['schemas']['PredefinedActionDto'];
+    };
+    /** @description A product or service dropped onto deals as a line item (decisions.md's fields). */
+    PredefinedItemDto: {
+      id: string;
+      name: string;
+      description: string;
+      cost: number;
+      price: number;
+      /** @description Order in the account's list (new items go last). */
+      position: number;
+      /** @description The group bundling the item, or null. */
+      item_group_id: string | null;
+      created_at: string;
+      modified_at: string;
+    };
+    PredefinedItemGroupDto: {
+      id: string;
+      name: string;
+      position: number;
+      /** @description How many items the group bundles. */
+      count: number;
+      item_ids: string[];
+      /** @description Sums of its items' cost and price. */
+      cost: number;
+      price: number;
+      created_at: string;
+      modified_at: string;
+      /** @description The items themselves, in group order: only with `include_items=true`. */
+      predefined_items?: {
+        predefined_item: components['schemas']['PredefinedItemDto'];
+      }[];
+    };
+    PredefinedItemGroupReply: {
+      predefined_item_group: components['schemas']['PredefinedItemGroupDto'];
+    };
+    PredefinedItemReply: {
+      predefined_item: components['schemas']['PredefinedItemDto'];
     };
     /** @description The spec's Relationship type record. */
     RelationshipTypeDto: {
@@ -3505,6 +4170,63 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updateUser: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no user of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          first_name?: string;
+          last_name?: string;
+          company_name?: string;
+          bcc_email?: boolean;
+          partial?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['GetUserReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -5226,6 +5948,64 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  updatePredefinedAction: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no template of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        predefined_action_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          text?: string;
+          /** @enum {string} */
+          status?: 'date' | 'date_time' | 'waiting';
+          days_after?: number;
+          time?: string;
+          partial?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['PredefinedActionReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   deletePredefinedAction: {
     parameters: {
       query?: never;
@@ -5475,6 +6255,61 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  updatePredefinedActionGroup: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The predefined action group's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        predefined_action_group_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          name?: string;
+          predefined_action_ids?: string[];
+          partial?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['PredefinedActionGroupReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   deletePredefinedActionGroup: {
     parameters: {
       query?: never;
@@ -5510,6 +6345,627 @@ export interface operations {
             data: components['schemas']['EmptyReply'];
           };
         };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listPredefinedItems: {
+    parameters: {
+      query?: {
+        /**
+         * @description Items whose name contains this text, in any letter case.
+         * @example smith
+         */
+        search?: string;
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+        /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at';
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListPredefinedItemsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createPredefinedItem: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          description?: string;
+          cost?: number;
+          price?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['PredefinedItemReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getPredefinedItem: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no item of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        predefined_item_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['PredefinedItemReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updatePredefinedItem: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no item of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        predefined_item_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          name?: string;
+          description?: string;
+          cost?: number;
+          price?: number;
+          partial?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['PredefinedItemReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deletePredefinedItem: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no item of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        predefined_item_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['EmptyReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listPredefinedItemGroups: {
+    parameters: {
+      query?: {
+        /**
+         * @description Embed each group's items (`predefined_items`).
+         * @example true
+         */
+        include_items?: boolean;
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+        /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at';
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListPredefinedItemGroupsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createPredefinedItemGroup: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          item_ids?: string[];
+          deal_items?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['PredefinedItemGroupReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getPredefinedItemGroup: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description The predefined item group's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        predefined_item_group_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['PredefinedItemGroupReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deletePredefinedItemGroup: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The predefined item group's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        predefined_item_group_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['EmptyReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listCountries: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListCountriesReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
@@ -6801,6 +8257,519 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  listContactsByFilter: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description The filter's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        filter_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactsByFilterReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getActionStream: {
+    parameters: {
+      query?: {
+        /**
+         * @description `deals(all),notes(all),calls(all),meetings(all),pinned_attachments(all)`, any subset.
+         * @example deals(all)
+         */
+        fields?: string;
+        /**
+         * @description The sort key.
+         * @example created_at
+         */
+        sort_by?: 'created_at' | 'modified_at' | 'first_name' | 'last_name' | 'company_name' | 'name';
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description Default 1 (an absent value takes the default; null is refused like any non-integer).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Default 10; above 100 clamped to 100.
+         * @example 10
+         */
+        per_page?: number;
+        /**
+         * @description Include contacts owned by other users (default: only the caller's).
+         * @example true
+         */
+        team?: boolean;
+        /**
+         * @description Contact name, company name or phone.
+         * @example smith
+         */
+        search?: string;
+        /**
+         * @description Only contacts with a phone number containing these digits.
+         * @example 5550100
+         */
+        phone?: string;
+        /**
+         * @description Only contacts with a URL containing this text.
+         * @example example.com
+         */
+        url?: string;
+        /**
+         * @description Only contacts with an email address containing this text.
+         * @example ada@example.com
+         */
+        email?: string;
+        /**
+         * @description Only contacts the caller has in the action stream (a next action assigned to the caller).
+         * @example true
+         */
+        action_stream?: boolean;
+        /**
+         * @description Owned by the caller and having open actions for any user.
+         * @example true
+         */
+        has_actions?: boolean;
+        /**
+         * @description Owned by the caller and having open actions for the caller.
+         * @example true
+         */
+        has_actions_for_me?: boolean;
+        /**
+         * @description Owned by the caller and having open actions dated today (UTC) for the caller.
+         * @example true
+         */
+        has_actions_today?: boolean;
+        /**
+         * @description `true`: only contacts that are the primary contact of a pending deal.
+         * @example true
+         */
+        pending_deal?: boolean;
+        /**
+         * @description `true`: only starred contacts.
+         * @example true
+         */
+        starred?: boolean;
+        /**
+         * @description The caller has a next action of status waiting.
+         * @example false
+         */
+        waiting?: boolean;
+        /**
+         * @description a-z (any case), or 1 for names that do not start with a letter.
+         * @example a
+         */
+        letter?: string;
+        /**
+         * @description Used together with custom_field_value: either one alone is 400 naming the missing one.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        custom_field_id?: string;
+        /**
+         * @description With `custom_field_id`: only contacts whose value of that field is this.
+         * @example Gold
+         */
+        custom_field_value?: string;
+        /**
+         * @description Lead source text (any letter case).
+         * @example Website
+         */
+        lead_source?: string;
+        /**
+         * @description Only records of the lead source with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        lead_source_id?: string;
+        /**
+         * @description Only records of the status with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        status_id?: string;
+        /**
+         * @description Only records of the owner with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        owner_id?: string;
+        /**
+         * @description Contacts not linked with this company.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        not_linked_with?: string;
+        /**
+         * @description Only records of the company with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id?: string;
+        /**
+         * @description Only records of contacts with this tag (any letter case).
+         * @example vip
+         */
+        tag?: string;
+        /**
+         * @description Only records of the filter with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        filter_id?: string;
+        /**
+         * @description Field of since/until: created_at (default) or modified_at.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at';
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListContactsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getTeamStream: {
+    parameters: {
+      query?: {
+        /**
+         * @description Only records of the user with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        user_id?: string;
+        /**
+         * @description Include contacts owned by other users (default: only the caller's).
+         * @example true
+         */
+        team?: boolean;
+        /**
+         * @description Contact name, company name or phone.
+         * @example smith
+         */
+        search?: string;
+        /**
+         * @description Only contacts with a phone number containing these digits.
+         * @example 5550100
+         */
+        phone?: string;
+        /**
+         * @description Only contacts with a URL containing this text.
+         * @example example.com
+         */
+        url?: string;
+        /**
+         * @description Only contacts with an email address containing this text.
+         * @example ada@example.com
+         */
+        email?: string;
+        /**
+         * @description Only contacts the caller has in the action stream (a next action assigned to the caller).
+         * @example true
+         */
+        action_stream?: boolean;
+        /**
+         * @description Owned by the caller and having open actions for any user.
+         * @example true
+         */
+        has_actions?: boolean;
+        /**
+         * @description Owned by the caller and having open actions for the caller.
+         * @example true
+         */
+        has_actions_for_me?: boolean;
+        /**
+         * @description Owned by the caller and having open actions dated today (UTC) for the caller.
+         * @example true
+         */
+        has_actions_today?: boolean;
+        /**
+         * @description `true`: only contacts that are the primary contact of a pending deal.
+         * @example true
+         */
+        pending_deal?: boolean;
+        /**
+         * @description `true`: only starred contacts.
+         * @example true
+         */
+        starred?: boolean;
+        /**
+         * @description The caller has a next action of status waiting.
+         * @example false
+         */
+        waiting?: boolean;
+        /**
+         * @description a-z (any case), or 1 for names that do not start with a letter.
+         * @example a
+         */
+        letter?: string;
+        /**
+         * @description Used together with custom_field_value: either one alone is 400 naming the missing one.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        custom_field_id?: string;
+        /**
+         * @description With `custom_field_id`: only contacts whose value of that field is this.
+         * @example Gold
+         */
+        custom_field_value?: string;
+        /**
+         * @description Lead source text (any letter case).
+         * @example Website
+         */
+        lead_source?: string;
+        /**
+         * @description Only records of the lead source with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        lead_source_id?: string;
+        /**
+         * @description Only records of the status with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        status_id?: string;
+        /**
+         * @description Only records of the owner with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        owner_id?: string;
+        /**
+         * @description Contacts not linked with this company.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        not_linked_with?: string;
+        /**
+         * @description Only records of the company with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id?: string;
+        /**
+         * @description Only records of contacts with this tag (any letter case).
+         * @example vip
+         */
+        tag?: string;
+        /**
+         * @description Only records of the filter with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        filter_id?: string;
+        /**
+         * @description Field of since/until: created_at (default) or modified_at.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at';
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
+        /**
+         * @description `deals(all),notes(all),calls(all),meetings(all),pinned_attachments(all)`, any subset.
+         * @example deals(all)
+         */
+        fields?: string;
+        /**
+         * @description The sort key.
+         * @example created_at
+         */
+        sort_by?: 'created_at' | 'modified_at' | 'first_name' | 'last_name' | 'company_name' | 'name';
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description Default 1 (an absent value takes the default; null is refused like any non-integer).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Default 10; above 100 clamped to 100.
+         * @example 10
+         */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListContactsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   getContact: {
     parameters: {
       query?: never;
@@ -7278,6 +9247,379 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  forceCloseContactSalesCycle: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no contact of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          comment?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  reopenContactSalesCycle: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no contact of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  changeContactOwner: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no contact of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+        /**
+         * @description The owner's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        owner_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  starContact: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no contact of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  unstarContact: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no contact of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  splitContact: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no contact of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          company_name?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  saveContactToGoogleContacts: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no contact of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['EmptyReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   listCompanies: {
     parameters: {
       query?: {
@@ -7573,6 +9915,295 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listCompanyLinkedContacts: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description The company's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListLinkedContactsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  linkCompanyContact: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /**
+         * @description The company's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A contact of the account (else 404) that is not one of the company's own (400). */
+          contact_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['LinkedContactReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  unlinkCompanyContact: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The company's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+        /**
+         * @description A contact of the account (else 404) that is not one of the company's own (400).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['EmptyReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  setCompanySyncedStatus: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description Makes a POST safe to retry: a repeat with the same key and body returns the first answer (with `Idempotent-Replayed: true`) and writes nothing; the same key with another body is 409. Kept 24 hours per user and credential.
+         * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /**
+         * @description The company's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A status of the account (else 404). */
+          status_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['CompanyReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  removeCompanySyncedStatus: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no company of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['CompanyReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -8923,6 +11554,131 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  getContactRelationship: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description The contact's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+        /**
+         * @description The relationship's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        relationship_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactRelationshipReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updateContactRelationship: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description The contact's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id: string;
+        /**
+         * @description The relationship's id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        relationship_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          relationship_type_id: string;
+          related_contact_id: string;
+          /** @description The label of the related contact: required for a directional type (one of its two variants), optional for a symmetrical one (its only variant). */
+          variant_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ContactRelationshipReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   deleteContactRelationship: {
     parameters: {
       query?: never;
@@ -9770,6 +12526,171 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  listCompanyDeals: {
+    parameters: {
+      query?: {
+        /**
+         * @description Only records whose name contains this text (any letter case).
+         * @example Renewal
+         */
+        name?: string;
+        /**
+         * @description Free text matched against the names and contact details.
+         * @example smith
+         */
+        search?: string;
+        /**
+         * @description Only records with this status.
+         * @example pending
+         */
+        status?: 'pending' | 'won' | 'lost' | 'closed';
+        /**
+         * @description Only deals at this stage (1 to 99).
+         * @example 50
+         */
+        stage?: number;
+        /**
+         * @description Only records of the pipeline with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        pipeline_id?: string;
+        /**
+         * @description Only records of the sales pipeline with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        sales_pipeline_id?: string;
+        /**
+         * @description Only records of the owner with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        owner_id?: string;
+        /**
+         * @description Only records of contacts with this tag (any letter case).
+         * @example vip
+         */
+        tag?: string;
+        /**
+         * @description Only records of the filter with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        filter_id?: string;
+        /**
+         * @description `contacts(all)`: every entry also gets `contacts` (primary, then linked).
+         * @example deals(all)
+         */
+        fields?: string;
+        /**
+         * @description `true`: each deal also carries `previous_pipeline_stages`.
+         * @example true
+         */
+        include_history?: boolean;
+        /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'date' | 'expected_close_date' | 'close_date';
+        /**
+         * @description The sort key.
+         * @example created_at
+         */
+        sort_by?: 'date' | 'amount' | 'stage' | 'name' | 'expected_close_date' | 'close_date' | 'created_at' | 'modified_at';
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
+        /**
+         * @description Records of one contact (also the path parameter of /contacts/{contact_id}/...).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id?: string;
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description Records of the company's contacts (deals: the deals of the company).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListDealsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   listContactDeals: {
     parameters: {
       query?: {
@@ -10361,6 +13282,116 @@ export interface operations {
             data: components['schemas']['EmptyReply'];
           };
         };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listCompanyNotes: {
+    parameters: {
+      query?: {
+        /**
+         * @description Default: date, newest first.
+         * @example created_at
+         */
+        sort_by?: 'date' | 'created_at' | 'modified_at';
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+        /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at';
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
+        /**
+         * @description Records of one contact (also the path parameter of /contacts/{contact_id}/...).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id?: string;
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description Records of the company's contacts (deals: the deals of the company).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListNotesReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
@@ -11231,6 +14262,116 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  listCompanyCalls: {
+    parameters: {
+      query?: {
+        /**
+         * @description Default: call_time_int, newest first.
+         * @example created_at
+         */
+        sort_by?: 'call_time_int' | 'created_at' | 'modified_at';
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+        /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at';
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
+        /**
+         * @description Records of one contact (also the path parameter of /contacts/{contact_id}/...).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id?: string;
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description Records of the company's contacts (deals: the deals of the company).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListCallsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   listContactCalls: {
     parameters: {
       query?: {
@@ -11738,6 +14879,116 @@ export interface operations {
             data: components['schemas']['EmptyReply'];
           };
         };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listCompanyMeetings: {
+    parameters: {
+      query?: {
+        /**
+         * @description Default: meeting_time_int, newest first.
+         * @example created_at
+         */
+        sort_by?: 'meeting_time_int' | 'created_at' | 'modified_at';
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+        /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at';
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
+        /**
+         * @description Records of one contact (also the path parameter of /contacts/{contact_id}/...).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id?: string;
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description Records of the company's contacts (deals: the deals of the company).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListMeetingsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
@@ -12561,6 +15812,284 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  unassignAction: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no action of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        action_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ActionReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  promoteAction: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no action of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        action_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ActionReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  revertActionPromotion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Any string: an id that names no action of the caller's account is 404, not 400.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        action_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ActionReply'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listCompanyActions: {
+    parameters: {
+      query?: {
+        /**
+         * @description Only records of the assignee with this id.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        assignee_id?: string;
+        /**
+         * @description Only records with this status.
+         * @example date
+         */
+        status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        /**
+         * @description `true`: only completed actions; `false`: only open ones.
+         * @example false
+         */
+        done?: boolean;
+        /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'date';
+        /**
+         * @description Default: open actions first, by date (undated last), exact_time, position.
+         * @example created_at
+         */
+        sort_by?: 'date' | 'position' | 'created_at' | 'modified_at';
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
+        /**
+         * @description Records of one contact (also the path parameter of /contacts/{contact_id}/...).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        contact_id?: string;
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+      };
+      header?: {
+        /**
+         * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
+         * @example req-4f2c9a7d1b
+         */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
+         * @example W/"2d7-7f9c1a"
+         */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /**
+         * @description Records of the company's contacts (deals: the deals of the company).
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        company_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuccessEnvelope'] & {
+            data: components['schemas']['ListActionsReply'];
+          };
+        };
+      };
+      /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentRequired'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];

@@ -33,6 +33,8 @@ export class ApiService {
 
   async handle(caller: Caller, { route, params }: ResolvedRoute, input: ApiInput): Promise<{ status: number; body: SuccessEnvelope }> {
     authorizeRoute(caller, route);
+    if (route.adminUnlessOwn && params[route.adminUnlessOwn]?.toLowerCase() !== caller.user_id)
+      assertAdmin(caller, 'Only account administrators can change another user');
     if (input.body !== undefined && (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body))) {
       throw ApiError.invalid({ body: 'must be a JSON object' });
     }

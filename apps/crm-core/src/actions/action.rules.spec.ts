@@ -1,6 +1,7 @@
 import { ApiError, ErrorName } from '@crm/contracts';
 import {
   assertExternalUnchanged,
+  assertPromotable,
   assertReplaceable,
   assertSwappable,
   currentSchedule,
@@ -201,5 +202,27 @@ describe('action rules', () => {
       expect(failure(() => externalKey(' ', 'e1')).fields).toEqual(['provider']);
       expect(failure(() => externalKey('cal', '')).fields).toEqual(['external_id']);
     });
+  });
+});
+
+describe('assertPromotable', () => {
+  const queued = { id: 'q', status: 'queued_with_date' as const, assignee_id: 'me' };
+
+  it("promotes the caller's queued action when the caller has no next action", () => {
+    expect(() => assertPromotable(queued, undefined, 'me')).not.toThrow();
+  });
+
+  it('is a no-op for the next action itself', () => {
+    expect(() => assertPromotable({ ...queued, status: 'date' }, { id: 'q' }, 'me')).not.toThrow();
+  });
+
+  it("refuses another user's action (403), a next action already there or a completed one (409)", () => {
+    expect(() => assertPromotable(queued, undefined, 'you')).toThrow(
+      expect.objectContaining({ errorName: 'no_permission_to_complete_action' }),
+    );
+    expect(() => assertPromotable(queued, { id: 'n' }, 'me')).toThrow(expect.objectContaining({ errorName: 'conflict' }));
+    expect(() => assertPromotable({ ...queued, status: 'done' }, undefined, 'me')).toThrow(
+      expect.objectContaining({ errorName: 'conflict' }),
+    );
   });
 });

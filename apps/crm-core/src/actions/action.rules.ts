@@ -175,6 +175,21 @@ export function assertSwappable(
     throw conflict('An externally controlled action cannot be swapped; unlink it first');
 }
 
+/**
+ * Promote: only the caller's own action (403), a queued one or already the next action (409 for a
+ * completed one), and only while the caller has no other next action on the contact (409: swap).
+ */
+export function assertPromotable(
+  action: Pick<ActionState, 'id' | 'status' | 'assignee_id'>,
+  next: Pick<ActionState, 'id'> | undefined,
+  userId: string,
+): void {
+  if (action.assignee_id !== userId) throw new ApiError(ErrorName.NoPermission, 'Only your own actions can be promoted');
+  if (next?.id === action.id) return;
+  if (action.status !== 'queued_with_date') throw conflict('Only a queued action can be promoted to the next action');
+  if (next) throw conflict('There is a next action already; swap the queued action with it instead');
+}
+
 /** A queued action dated before the next action is a date conflict (`next_action_conflicts`). */
 export function isDateConflict(queued: Pick<ActionState, 'date'>, next: Pick<ActionState, 'date'>): boolean {
   const queuedDate = plainDateOf(queued.date);

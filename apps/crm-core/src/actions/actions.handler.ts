@@ -57,6 +57,21 @@ export class ActionsHandler {
     return this.actions.swap(caller, request);
   }
 
+  @MessagePattern(Subjects.ActionsUnassign)
+  unassign(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
+    return this.actions.unassign(caller, request);
+  }
+
+  @MessagePattern(Subjects.ActionsPromote)
+  promote(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
+    return this.actions.promoteAction(caller, request);
+  }
+
+  @MessagePattern(Subjects.ActionsRevertPromotion)
+  revertPromotion(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
+    return this.actions.revertPromotion(caller, request);
+  }
+
   @MessagePattern(Subjects.ActionsUnlink)
   unlink(@RpcCaller() caller: Caller, @ValidRequest() request: ActionIdRequest) {
     return this.actions.unlink(caller, request);

@@ -21,6 +21,7 @@ import { normalizeId, plainDateOf, todayUtc } from '../records/record-common';
 import { findContact, findUser, type ContactRef } from '../records/record-references.repository';
 import {
   assertExternalUnchanged,
+  assertPromotable,
   assertReplaceable,
   assertSwappable,
   conflict,
@@ -205,6 +206,51 @@ export class ActionsService {
       ]);
       return { action: await this.finish(tx, caller, contact, queued.id, touched) };
     });
+  }
+
+  /**
+   * PUT /actions/{id}/unassign: the action leaves its assignee and becomes the caller's (OnePageCRM:
+   * a blank assignee is the calling user), placed as PUT with the caller as assignee would place
+   * it. Already the caller's: unchanged.
+   */
+  async unassign(caller: Caller, request: ActionIdRequest): Promise<ActionReply> {
+    return this.dataSource.transaction(async (tx) => {
+      const { contact, action } = await this.lockAction(tx, caller.account_id, request.action_id);
+      if (action.assignee_id === caller.user_id) return { action: toActionDto(action) };
+      const touched: Touched = new Map([[action.id, 'updated']]);
+      await this.actions.setAssignee(tx, action.id, caller.user_id);
+      if (action.status !== 'done')
+        await this.place(
+          tx,
+          { id: action.id, contact_id: action.contact_id, assignee_id: caller.user_id },
+          currentSchedule(action),
+          null,
+          action,
+          touched,
+        );
+      return { action: await this.finish(tx, caller, contact, action.id, touched) };
+    });
+  }
+
+  /**
+   * PUT /actions/{id}/promote: the caller's queued action becomes the next action when the caller
+   * has none on the contact (with one, swap is the way: 409). The next action already: unchanged.
+   */
+  async promoteAction(caller: Caller, request: ActionIdRequest): Promise<ActionReply> {
+    return this.dataSource.transaction(async (tx) => {
+      const { contact, action } = await this.lockAction(tx, caller.account_id, request.action_id);
+      const next = await this.actions.nextAction(tx, action.contact_id, action.assignee_id);
+      assertPromotable(action, next, caller.user_id);
+      if (next?.id === action.id) return { action: toActionDto(action) };
+      await this.actions.promote(tx, action.id, promotedStatus(action));
+      await this.actions.renumber(tx, action.contact_id, action.assignee_id);
+      return { action: await this.finish(tx, caller, contact, action.id, new Map([[action.id, 'updated']])) };
+    });
+  }
+
+  /** PUT /actions/{id}/revert_promotion: kept for OnePageCRM's clients; as OnePageCRM documents, it changes nothing. */
+  async revertPromotion(caller: Caller, request: ActionIdRequest): Promise<ActionReply> {
+    return this.get(caller, request);
   }
 
   /** Cuts the link to the external provider: the action becomes ordinary (nothing is sent to the provider). */

@@ -5,8 +5,11 @@ import {
   Subjects,
   type Caller,
   type CompanyIdRequest,
+  type LinkedContactRequest,
   type ListCompaniesRequest,
+  type ListLinkedContactsRequest,
   type PatchCompanyRequest,
+  type SetSyncedStatusRequest,
   type UpdateCompanyRequest,
 } from '@crm/contracts';
 import { CompaniesService } from './companies.service';
@@ -34,5 +37,30 @@ export class CompaniesHandler {
   @MessagePattern(Subjects.CompaniesPatch)
   patch(@RpcCaller() caller: Caller, @ValidRequest() request: PatchCompanyRequest) {
     return this.companies.patch(caller, request);
+  }
+
+  @MessagePattern(Subjects.CompaniesLinkedContactsList)
+  linkedContacts(@RpcCaller() caller: Caller, @ValidRequest() request: ListLinkedContactsRequest) {
+    return this.companies.linkedContacts(caller, request);
+  }
+
+  @MessagePattern(Subjects.CompaniesLinkedContactsLink)
+  link(@RpcCaller() caller: Caller, @ValidRequest() request: LinkedContactRequest) {
+    return this.companies.link(caller, request);
+  }
+
+  @MessagePattern(Subjects.CompaniesLinkedContactsUnlink)
+  unlink(@RpcCaller() caller: Caller, @ValidRequest() request: LinkedContactRequest) {
+    return this.companies.unlink(caller, request);
+  }
+
+  @MessagePattern(Subjects.CompaniesSyncedStatusSet)
+  setSyncedStatus(@RpcCaller() caller: Caller, @ValidRequest() request: SetSyncedStatusRequest) {
+    return this.companies.setSyncedStatus(caller, request);
+  }
+
+  @MessagePattern(Subjects.CompaniesSyncedStatusRemove)
+  removeSyncedStatus(@RpcCaller() caller: Caller, @ValidRequest() request: CompanyIdRequest) {
+    return this.companies.removeSyncedStatus(caller, request);
   }
 }

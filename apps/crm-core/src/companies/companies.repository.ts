@@ -78,4 +78,62 @@ export class CompaniesRepository {
   async statusExists(db: Db, accountId: string, id: string): Promise<boolean> {
     return (await maybeOne(db, sql`SELECT 1 FROM crm.statuses WHERE id = ${id} AND account_id = ${accountId}`)) !== undefined;
   }
+
+  /** The id of a company of the account (locked with `forUpdate`), or undefined. */
+  async findId(db: Db, accountId: string, id: string, forUpdate = false): Promise<string | undefined> {
+    const row = await maybeOne<{ id: string }>(
+      db,
+      sql`SELECT id FROM crm.companies WHERE id = ${id} AND account_id = ${accountId}${forUpdate ? sql` FOR UPDATE` : sql.empty}`,
+    );
+    return row?.id;
+  }
+
+  /** One page of the company's linked contacts (live ones), by name, on the link's primary key. */
+  async linkedPage(db: Db, accountId: string, companyId: string, page: number, perPage: number): Promise<{ total: number; ids: string[] }> {
+    const from = sql`crm.company_linked_contacts l JOIN crm.contacts c ON c.id = l.contact_id AND c.deleted_at IS NULL`;
+    const where = sql`l.company_id = ${companyId} AND l.account_id = ${accountId}`;
+    const { total } = await one<{ total: number }>(db, sql`SELECT count(*)::int AS total FROM ${from} WHERE ${where}`);
+    const rows = await many<{ id: string }>(
+      db,
+      sql`SELECT c.id FROM ${from} WHERE ${where} ORDER BY c.sort_name, c.id ${pageLimit(page, perPage)}`,
+    );
+    return { total, ids: rows.map((r) => r.id) };
+  }
+
+  /** The companies each of `contactIds` is linked with (by company name), on the contact index. */
+  async linkedWith(db: Db, contactIds: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (contactIds.length === 0) return out;
+    const rows = await many<{ contact_id: string; company_ids: string[] }>(
+      db,
+      sql`SELECT l.contact_id, array_agg(l.company_id ORDER BY co.name, l.company_id) AS company_ids
+          FROM crm.company_linked_contacts l JOIN crm.companies co ON co.id = l.company_id
+          WHERE l.contact_id = ANY(${contactIds}::varchar[]) GROUP BY l.contact_id`,
+    );
+    for (const row of rows) out.set(row.contact_id, row.company_ids);
+    return out;
+  }
+
+  /** Links the contact to the company (a link that exists stays); true when it is new. */
+  async link(db: Db, accountId: string, companyId: string, contactId: string): Promise<boolean> {
+    return (
+      (await execute(
+        db,
+        sql`INSERT INTO crm.company_linked_contacts (account_id, company_id, contact_id) VALUES (${accountId}, ${companyId}, ${contactId})
+            ON CONFLICT DO NOTHING`,
+      )) > 0
+    );
+  }
+
+  async unlink(db: Db, companyId: string, contactId: string): Promise<boolean> {
+    return (
+      (await execute(db, sql`DELETE FROM crm.company_linked_contacts WHERE company_id = ${companyId} AND contact_id = ${contactId}`)) > 0
+    );
+  }
+
+  /** How many contacts are linked to the company (its link rows, by the primary key). */
+  async linkCount(db: Db, companyId: string): Promise<number> {
+    return (await one<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM crm.company_linked_contacts WHERE company_id = ${companyId}`))
+      .n;
+  }
 }

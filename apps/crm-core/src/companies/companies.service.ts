@@ -9,19 +9,25 @@ import {
   type CompanyReply,
   type CustomFieldValueInput,
   type ListCompaniesReply,
+  type LinkedContactReply,
+  type LinkedContactRequest,
   type ListCompaniesRequest,
+  type ListLinkedContactsReply,
+  type ListLinkedContactsRequest,
   type PatchCompanyRequest,
+  type SetSyncedStatusRequest,
   type UpdateCompanyRequest,
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { isUniqueViolation } from '../common/unique-violation';
-import { COMPANY_LIST_CONTACTS_CAP, fieldDefinitions, loadCompanyDtos } from '../read-models';
+import { COMPANY_LIST_CONTACTS_CAP, fieldDefinitions, loadCompanyDtos, loadContactWrappers } from '../read-models';
 import { customFieldValues, listOrder, pathId, rangedColumn } from '../contacts/contact.rules';
 import { ContactsService } from '../contacts/contacts.service';
 import { writeEvent } from '../outbox/outbox';
+import { findContact } from '../records/record-references.repository';
 import { CompaniesRepository, COMPANY_NAME_INDEX } from './companies.repository';
-import { duplicatedName, planCompanyWrite, sameCompany, type CompanyState } from './company.rules';
+import { assertLinkable, assertLinkRoom, duplicatedName, planCompanyWrite, sameCompany, type CompanyState } from './company.rules';
 
 /**
  * Companies: created and matched through contacts' company_name (the contacts module), read as
@@ -63,6 +69,65 @@ export class CompaniesService {
 
   async patch(caller: Caller, request: PatchCompanyRequest): Promise<CompanyReply> {
     return this.write(caller, request.company_id, request, false);
+  }
+
+  /** POST /companies/{id}/synced_status: syncing_status on with that status, applied to the company's contacts now. */
+  async setSyncedStatus(caller: Caller, request: SetSyncedStatusRequest): Promise<CompanyReply> {
+    return this.write(caller, request.company_id, { syncing_status: true, synced_status_id: request.status_id.trim() }, false);
+  }
+
+  /** DELETE /companies/{id}/synced_status: syncing off; the contacts keep their statuses. */
+  async removeSyncedStatus(caller: Caller, request: CompanyIdRequest): Promise<CompanyReply> {
+    return this.write(caller, request.company_id, { syncing_status: false, synced_status_id: null }, false);
+  }
+
+  /** Contacts of other companies (or none) linked to this one, by name; each with the companies it is linked with. */
+  async linkedContacts(caller: Caller, request: ListLinkedContactsRequest): Promise<ListLinkedContactsReply> {
+    const db = this.dataSource.manager;
+    const companyId = await this.companyId(db, caller.account_id, request.company_id);
+    const { total, ids } = await this.companies.linkedPage(db, caller.account_id, companyId, request.page, request.per_page);
+    return { linked_contacts: await this.linkedEntries(db, caller, ids), ...pageInfo(total, request.page, request.per_page) };
+  }
+
+  /**
+   * Links a contact of the account to the company: not one of its own contacts (400), at most
+   * MAX_LINKED_CONTACTS per company (400, nothing linked); a link that exists is answered as it is.
+   */
+  async link(caller: Caller, request: LinkedContactRequest): Promise<LinkedContactReply> {
+    return this.dataSource.transaction(async (tx) => {
+      const companyId = await this.companyId(tx, caller.account_id, request.company_id, true);
+      const contact = await findContact(tx, caller.account_id, request.contact_id, { field: 'contact_id' });
+      assertLinkable(companyId, contact.company_id);
+      if (await this.companies.link(tx, caller.account_id, companyId, contact.id))
+        assertLinkRoom(await this.companies.linkCount(tx, companyId));
+      const [entry] = await this.linkedEntries(tx, caller, [contact.id]);
+      return entry;
+    });
+  }
+
+  /** Unlinks a linked contact (a contact that is not linked: 404). */
+  async unlink(caller: Caller, request: LinkedContactRequest): Promise<Record<string, never>> {
+    return this.dataSource.transaction(async (tx) => {
+      const companyId = await this.companyId(tx, caller.account_id, request.company_id);
+      const contactId = pathId(request.contact_id);
+      if (!(await this.companies.unlink(tx, companyId, contactId))) throw ApiError.notFound('The contact is not linked to this company');
+      return {};
+    });
+  }
+
+  private async linkedEntries(db: Db, caller: Caller, ids: string[]): Promise<LinkedContactReply[]> {
+    const [wrappers, linkedWith] = await Promise.all([
+      loadContactWrappers(db, caller.account_id, ids, caller.user_id),
+      this.companies.linkedWith(db, ids),
+    ]);
+    return wrappers.map((wrapper) => ({ linked_contact: { ...wrapper, linked_with: linkedWith.get(wrapper.contact.id) ?? [] } }));
+  }
+
+  /** The id of a company of the account (locked with `forUpdate`, so its links change one writer at a time), else 404. */
+  private async companyId(db: Db, accountId: string, rawId: string, forUpdate = false): Promise<string> {
+    const id = await this.companies.findId(db, accountId, pathId(rawId, 'Company'), forUpdate);
+    if (!id) throw ApiError.notFound('Company not found');
+    return id;
   }
 
   private async write(caller: Caller, companyId: string, input: CompanyFieldsInput, replace: boolean): Promise<CompanyReply> {

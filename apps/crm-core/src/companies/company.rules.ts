@@ -103,3 +103,18 @@ export function duplicatedName(): ApiError {
     name: 'a company of the account already has this name (letter case aside)',
   });
 }
+
+/** Most contacts linked to one company (OnePageCRM's cap). */
+export const MAX_LINKED_CONTACTS = 100;
+
+/** Only a contact that does not belong to the company can be linked to it. */
+export function assertLinkable(companyId: string, contactCompanyId: string | null): void {
+  if (contactCompanyId === companyId)
+    throw ApiError.invalid({ contact_id: 'the contact already belongs to this company; only contacts of other companies can be linked' });
+}
+
+/** A new link may not take the company past MAX_LINKED_CONTACTS (counted after it, in the linking transaction). */
+export function assertLinkRoom(linksAfter: number): void {
+  if (linksAfter > MAX_LINKED_CONTACTS)
+    throw ApiError.invalid({ contact_id: `a company can have at most ${MAX_LINKED_CONTACTS} linked contacts` });
+}

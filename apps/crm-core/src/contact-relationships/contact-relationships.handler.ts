@@ -7,6 +7,7 @@ import {
   type ContactRelationshipIdRequest,
   type CreateContactRelationshipRequest,
   type ListContactRelationshipsRequest,
+  type UpdateContactRelationshipRequest,
 } from '@crm/contracts';
 import { ContactRelationshipsService } from './contact-relationships.service';
 
@@ -28,5 +29,15 @@ export class ContactRelationshipsHandler {
   @MessagePattern(Subjects.ContactRelationshipsDelete)
   delete(@RpcCaller() caller: Caller, @ValidRequest() request: ContactRelationshipIdRequest) {
     return this.relationships.delete(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactRelationshipsGet)
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: ContactRelationshipIdRequest) {
+    return this.relationships.get(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactRelationshipsUpdate)
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateContactRelationshipRequest) {
+    return this.relationships.update(caller, request);
   }
 }

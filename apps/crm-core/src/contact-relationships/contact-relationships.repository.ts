@@ -78,12 +78,21 @@ export class ContactRelationshipsRepository {
    * Whether the two contacts have a live relationship of the type, either way round, after taking
    * the pair's transaction lock (`pairKey`): creators of the same pair run one after the other.
    */
-  async lockPairAndCheck(db: Db, accountId: string, typeId: string, a: string, b: string, pairKey: string): Promise<boolean> {
+  async lockPairAndCheck(
+    db: Db,
+    accountId: string,
+    typeId: string,
+    a: string,
+    b: string,
+    pairKey: string,
+    exceptId: string | null = null,
+  ): Promise<boolean> {
     await execute(db, sql`SELECT pg_advisory_xact_lock(hashtextextended(${pairKey}, 0))`);
+    const except = exceptId ? sql` AND id <> ${exceptId}` : sql.empty;
     const row = await maybeOne(
       db,
       sql`SELECT 1 FROM crm.contact_relationships
-          WHERE account_id = ${accountId} AND relationship_type_id = ${typeId} AND deleted_at IS NULL
+          WHERE account_id = ${accountId} AND relationship_type_id = ${typeId} AND deleted_at IS NULL${except}
             AND ((contact_id = ${a} AND related_contact_id = ${b}) OR (contact_id = ${b} AND related_contact_id = ${a}))`,
     );
     return row !== undefined;
@@ -98,6 +107,18 @@ export class ContactRelationshipsRepository {
       db,
       sql`INSERT INTO crm.contact_relationships (id, account_id, relationship_type_id, contact_id, related_contact_id, variant_id)
           VALUES (${row.id}, ${accountId}, ${row.relationship_type_id}, ${row.contact_id}, ${row.related_contact_id}, ${row.variant_id})`,
+    );
+  }
+
+  /** Replaces a relationship's ends, type and variant (the row keeps its id and creation time). */
+  async replace(
+    db: Db,
+    row: { id: string; relationship_type_id: string; contact_id: string; related_contact_id: string; variant_id: string },
+  ): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE crm.contact_relationships SET relationship_type_id = ${row.relationship_type_id}, contact_id = ${row.contact_id},
+          related_contact_id = ${row.related_contact_id}, variant_id = ${row.variant_id} WHERE id = ${row.id}`,
     );
   }
 

@@ -10,6 +10,7 @@ import {
   type CreateContactRelationshipRequest,
   type ListContactRelationshipsReply,
   type ListContactRelationshipsRequest,
+  type UpdateContactRelationshipRequest,
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
@@ -41,33 +42,69 @@ export class ContactRelationshipsService {
 
   async create(caller: Caller, request: CreateContactRelationshipRequest): Promise<ContactRelationshipReply> {
     return this.dataSource.transaction(async (tx) => {
-      const accountId = caller.account_id;
-      const contactId = await this.contact(tx, accountId, request.contact_id, 'contact_id');
-      const relatedId = await this.contact(tx, accountId, request.related_contact_id, 'related_contact_id');
-      const typeId = request.relationship_type_id.toLowerCase();
-      const variants = isId(typeId) ? await this.relationships.typeVariants(tx, accountId, typeId) : [];
-      if (variants.length === 0)
-        throw new ApiError(ErrorName.ResourceNotFound, 'Relationship type not found', {
-          relationship_type_id: 'names no relationship type of this account',
-        });
-      checkDistinctContacts(contactId, relatedId);
-      const variantId = await this.variantFor(tx, accountId, variants, request.variant_id);
-      // One relationship of a type per pair of contacts, whichever way round; the lock serializes creators of the same pair.
-      if (await this.relationships.lockPairAndCheck(tx, accountId, typeId, contactId, relatedId, pairKey(contactId, relatedId)))
-        throw new ApiError(ErrorName.DuplicatedEntity, 'These contacts already have a relationship of this type', {
-          relationship_type_id: 'the two contacts already have a relationship of this type',
-        });
+      const contactId = await this.contact(tx, caller.account_id, request.contact_id, 'contact_id');
       const id = newId();
-      await this.relationships.insert(tx, accountId, {
-        id,
-        relationship_type_id: typeId,
-        contact_id: contactId,
-        related_contact_id: relatedId,
-        variant_id: variantId,
-      });
-      const row = await this.relationships.find(tx, accountId, contactId, id);
+      await this.relationships.insert(tx, caller.account_id, await this.planned(tx, caller.account_id, contactId, id, request, null));
+      const row = await this.relationships.find(tx, caller.account_id, contactId, id);
       return { relationship: toContactRelationshipDto(row!, contactId) };
     });
+  }
+
+  async get(caller: Caller, request: ContactRelationshipIdRequest): Promise<ContactRelationshipReply> {
+    const db = this.dataSource.manager;
+    const contactId = await this.contact(db, caller.account_id, request.contact_id, 'contact_id');
+    return {
+      relationship: toContactRelationshipDto(await this.found(db, caller.account_id, contactId, request.relationship_id), contactId),
+    };
+  }
+
+  /**
+   * PUT: the relationship is replaced as seen from the path's contact, which stays one of its ends:
+   * the same checks as on create (the relationship itself aside when looking for a duplicate).
+   */
+  async update(caller: Caller, request: UpdateContactRelationshipRequest): Promise<ContactRelationshipReply> {
+    return this.dataSource.transaction(async (tx) => {
+      const contactId = await this.contact(tx, caller.account_id, request.contact_id, 'contact_id');
+      const current = await this.found(tx, caller.account_id, contactId, request.relationship_id);
+      await this.relationships.replace(tx, await this.planned(tx, caller.account_id, contactId, current.id, request, current.id));
+      return {
+        relationship: toContactRelationshipDto((await this.relationships.find(tx, caller.account_id, contactId, current.id))!, contactId),
+      };
+    });
+  }
+
+  /** The row a create or replace writes: the related contact, type and variant checked; one relationship of a type per pair. */
+  private async planned(
+    tx: Db,
+    accountId: string,
+    contactId: string,
+    id: string,
+    request: Pick<CreateContactRelationshipRequest, 'relationship_type_id' | 'related_contact_id' | 'variant_id'>,
+    exceptId: string | null,
+  ) {
+    const relatedId = await this.contact(tx, accountId, request.related_contact_id, 'related_contact_id');
+    const typeId = request.relationship_type_id.toLowerCase();
+    const variants = isId(typeId) ? await this.relationships.typeVariants(tx, accountId, typeId) : [];
+    if (variants.length === 0)
+      throw new ApiError(ErrorName.ResourceNotFound, 'Relationship type not found', {
+        relationship_type_id: 'names no relationship type of this account',
+      });
+    checkDistinctContacts(contactId, relatedId);
+    const variantId = await this.variantFor(tx, accountId, variants, request.variant_id);
+    // One relationship of a type per pair of contacts, whichever way round; the lock serializes writers of the same pair.
+    if (await this.relationships.lockPairAndCheck(tx, accountId, typeId, contactId, relatedId, pairKey(contactId, relatedId), exceptId))
+      throw new ApiError(ErrorName.DuplicatedEntity, 'These contacts already have a relationship of this type', {
+        relationship_type_id: 'the two contacts already have a relationship of this type',
+      });
+    return { id, relationship_type_id: typeId, contact_id: contactId, related_contact_id: relatedId, variant_id: variantId };
+  }
+
+  /** A live relationship touching the contact, else 404. */
+  private async found(db: Db, accountId: string, contactId: string, rawId: string) {
+    const id = rawId.toLowerCase();
+    const row = isId(id) ? await this.relationships.find(db, accountId, contactId, id) : undefined;
+    if (!row) throw ApiError.notFound('Relationship not found');
+    return row;
   }
 
   /** Deletes a relationship (from either of its contacts), permanently. */

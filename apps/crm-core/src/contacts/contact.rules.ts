@@ -240,6 +240,11 @@ export function closeSalesCycle(
   return [...closed.filter((s) => s.user_id !== userId), sale];
 }
 
+/** Reopens the user's sales cycle: their closing entry goes (none: nothing changes). */
+export function reopenSalesCycle(closed: readonly ClosedSaleDto[], userId: string): ClosedSaleDto[] {
+  return closed.filter((s) => s.user_id !== userId);
+}
+
 /** Deleting (and undeleting) contacts needs the `delete_contacts` permission; the role alone is not enough. */
 export function assertCanDelete(permissions: readonly string[] | undefined): void {
   if (!permissions?.includes('delete_contacts'))

@@ -4,16 +4,21 @@ import { RpcCaller, RpcOrigin, RpcReplyInterceptor, ValidRequest, reply } from '
 import {
   Subjects,
   type Caller,
+  type ActionStreamRequest,
   type CascadeContactsRequest,
+  type ChangeOwnerRequest,
   type ChangeStatusRequest,
   type CloseSalesCycleRequest,
   type ContactIdRequest,
   type ContactIdsRequest,
+  type ContactsByFilterRequest,
   type ContactTagRequest,
   type CreateContactRequest,
   type HttpOrigin,
   type ListContactsRequest,
   type PatchContactRequest,
+  type SplitContactRequest,
+  type TeamStreamRequest,
   type UpdateContactRequest,
 } from '@crm/contracts';
 import { ContactsService, type WithSummary } from './contacts.service';
@@ -88,5 +93,55 @@ export class ContactsHandler {
   @MessagePattern(Subjects.ContactsCloseSalesCycle)
   closeSalesCycle(@RpcCaller() caller: Caller, @ValidRequest() request: CloseSalesCycleRequest) {
     return this.contacts.closeSalesCycle(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactsForceCloseSalesCycle)
+  forceCloseSalesCycle(@RpcCaller() caller: Caller, @ValidRequest() request: CloseSalesCycleRequest) {
+    return this.contacts.forceCloseSalesCycle(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactsReopenSalesCycle)
+  reopenSalesCycle(@RpcCaller() caller: Caller, @ValidRequest() request: ContactIdRequest) {
+    return this.contacts.reopenSalesCycle(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactsChangeOwner)
+  changeOwner(@RpcCaller() caller: Caller, @ValidRequest() request: ChangeOwnerRequest) {
+    return this.contacts.changeOwner(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactsStar)
+  star(@RpcCaller() caller: Caller, @ValidRequest() request: ContactIdRequest) {
+    return this.contacts.setStarred(caller, request, true);
+  }
+
+  @MessagePattern(Subjects.ContactsUnstar)
+  unstar(@RpcCaller() caller: Caller, @ValidRequest() request: ContactIdRequest) {
+    return this.contacts.setStarred(caller, request, false);
+  }
+
+  @MessagePattern(Subjects.ContactsSplit)
+  split(@RpcCaller() caller: Caller, @ValidRequest() request: SplitContactRequest) {
+    return this.contacts.split(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactsSaveToGoogle)
+  saveToGoogleContacts(@RpcCaller() caller: Caller, @ValidRequest() request: ContactIdRequest) {
+    return this.contacts.saveToGoogleContacts(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactsByFilter)
+  byFilter(@RpcCaller() caller: Caller, @ValidRequest() request: ContactsByFilterRequest) {
+    return this.contacts.byFilter(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactsActionStream)
+  actionStream(@RpcCaller() caller: Caller, @ValidRequest() request: ActionStreamRequest) {
+    return this.contacts.actionStream(caller, request);
+  }
+
+  @MessagePattern(Subjects.ContactsTeamStream)
+  teamStream(@RpcCaller() caller: Caller, @ValidRequest() request: TeamStreamRequest) {
+    return this.contacts.teamStream(caller, request);
   }
 }

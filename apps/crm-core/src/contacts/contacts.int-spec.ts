@@ -19,6 +19,8 @@ import { AccountsRepository } from '../accounts/accounts.repository';
 import { AccountsService } from '../accounts/accounts.service';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { CompaniesService } from '../companies/companies.service';
+import { FiltersRepository } from '../filters/filters.repository';
+import { FiltersService } from '../filters/filters.service';
 import { CrmCoreConfig } from '../config/crm-core.config';
 import { crmDataSource } from '../database/crm-data-source';
 import { SummaryService } from '../summary/summary.service';
@@ -76,6 +78,7 @@ describe('contacts (real PostgreSQL)', () => {
       new ContactsRepository(),
       new ContactTagsRepository(),
       new SummaryService(new SummaryRepository()),
+      new FiltersService(dataSource, new FiltersRepository()),
     );
     companies = new CompaniesService(dataSource, new CompaniesRepository(), contacts);
   });

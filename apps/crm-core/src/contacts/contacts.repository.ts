@@ -187,6 +187,42 @@ export class ContactsRepository {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * `q` with the action stream of `assigneeId` (every assignee's when null) as the CTE `stream`:
+   * each contact's most urgent next action (dated before waiting, then by date and exact time),
+   * on the (account, assignee, status, date) index. `only`: just the contacts in that stream.
+   */
+  streamed(q: ContactQuery, accountId: string, assigneeId: string | null, only: boolean): ContactQuery {
+    const assignee = assigneeId ? sql` AND a.assignee_id = ${assigneeId}` : sql.empty;
+    const stream = sql`stream AS (SELECT DISTINCT ON (a.contact_id) a.contact_id, a.status = 'waiting' AS waiting, a.date, a.exact_time
+      FROM crm.actions a WHERE a.account_id = ${accountId} AND a.status IN ${NEXT_STATUSES}${assignee}
+      ORDER BY a.contact_id, a.status = 'waiting', a.date, a.exact_time NULLS LAST)`;
+    return { ctes: [...q.ctes, stream], where: only ? sql.and([q.where, sql`c.id IN (SELECT contact_id FROM stream)`]) : q.where };
+  }
+
+  /**
+   * One page of ids of a {@link streamed} query: in the stream's order (contacts outside it last,
+   * by name), or in `order` when a sort was asked for.
+   */
+  async streamPageIds(
+    db: Db,
+    q: ContactQuery,
+    order: { key: ContactSortKey; direction: SortOrder } | null,
+    page: number,
+    perPage: number,
+  ): Promise<string[]> {
+    let orderBy = sql`s.contact_id IS NULL, s.waiting, s.date, s.exact_time NULLS LAST, c.sort_name, c.id`;
+    if (order) {
+      const dir = orderDirection(order.direction, 'asc');
+      orderBy = sql`${SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
+    }
+    const rows = await many<{ id: string }>(
+      db,
+      sql`${withClause(q)}SELECT c.id FROM crm.contacts c LEFT JOIN stream s ON s.contact_id = c.id WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** The name-order key of a contact of the account, deleted or not (a deleted one still marks the cascade's place). */
   nameKey(db: Db, accountId: string, id: string): Promise<NameKey | undefined> {
     return maybeOne<NameKey>(db, sql`SELECT sort_name, id FROM crm.contacts WHERE id = ${id} AND account_id = ${accountId}`);
@@ -264,6 +300,36 @@ export class ContactsRepository {
       db,
       sql`UPDATE crm.contacts SET closed_sales = ${JSON.stringify(closedSales)}::jsonb, modified_at = now() WHERE id = ${id}`,
     );
+  }
+
+  async setStarred(db: Db, id: string, starred: boolean): Promise<boolean> {
+    return (
+      (await execute(
+        db,
+        sql`UPDATE crm.contacts SET starred = ${starred}, modified_at = now() WHERE id = ${id} AND starred <> ${starred}`,
+      )) > 0
+    );
+  }
+
+  async setOwner(db: Db, id: string, ownerId: string): Promise<boolean> {
+    return (
+      (await execute(
+        db,
+        sql`UPDATE crm.contacts SET owner_id = ${ownerId}, modified_at = now() WHERE id = ${id} AND owner_id <> ${ownerId}`,
+      )) > 0
+    );
+  }
+
+  /**
+   * Force-closing a sales cycle: deletes the user's open actions (next and queued) on the contact,
+   * on the (contact, assignee, status) index; returns their ids. No queue is left to renumber.
+   */
+  async deleteOpenActions(db: Db, contactId: string, assigneeId: string): Promise<string[]> {
+    const rows = await many<{ id: string }>(
+      db,
+      sql`DELETE FROM crm.actions WHERE contact_id = ${contactId} AND assignee_id = ${assigneeId} AND status <> 'done' RETURNING id`,
+    );
+    return rows.map((r) => r.id);
   }
 
   /** modified_at = now() on the contacts. */

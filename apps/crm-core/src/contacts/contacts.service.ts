@@ -3,8 +3,10 @@ import { newId } from '@crm/common';
 import {
   ApiError,
   pageInfo,
+  type ActionStreamRequest,
   type CascadeContactsRequest,
   type Caller,
+  type ChangeOwnerRequest,
   type CascadeReply,
   type ChangeStatusRequest,
   type CloseSalesCycleRequest,
@@ -12,6 +14,7 @@ import {
   type ContactFilterRequest,
   type ContactIdRequest,
   type ContactIdsRequest,
+  type ContactsByFilterRequest,
   type ContactListEntryDto,
   type ContactTagRequest,
   type ContactWrapperDto,
@@ -19,13 +22,18 @@ import {
   type HttpOrigin,
   type ListContactsReply,
   type ListContactsRequest,
+  type FilterDto,
   type PatchContactRequest,
+  type SplitContactRequest,
+  type TeamStreamRequest,
   type UpdateContactRequest,
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { contactEventData, contactResourceArrays, fieldDefinitions, loadCompanyDtos, loadContactWrappers } from '../read-models';
+import { FiltersService } from '../filters/filters.service';
 import { writeEvent } from '../outbox/outbox';
+import { findUser } from '../records/record-references.repository';
 import { SummaryService, type SummaryBlocks } from '../summary/summary.service';
 import { ContactTagsRepository } from './contact-tags.repository';
 import {
@@ -45,6 +53,7 @@ import {
   pathId,
   planContactWrite,
   rangedColumn,
+  reopenSalesCycle,
   requestedResources,
   sameState,
   UNDELETE_DAYS,
@@ -71,6 +80,7 @@ export class ContactsService {
     private readonly contacts: ContactsRepository,
     private readonly tags: ContactTagsRepository,
     private readonly summary: SummaryService,
+    private readonly filters: FiltersService,
   ) {}
 
   async list(caller: Caller, request: ListContactsRequest): Promise<ListContactsReply> {
@@ -81,17 +91,42 @@ export class ContactsService {
       this.contacts.count(db, q),
       this.contacts.pageIds(db, q, order, request.page, request.per_page),
     ]);
-    const resources = requestedResources(request.fields);
-    const [wrappers, arrays] = await Promise.all([
-      loadContactWrappers(db, caller.account_id, ids, caller.user_id),
-      contactResourceArrays(db, caller.account_id, ids, resources),
+    return { contacts: await this.entries(db, caller, ids, request.fields), ...pageInfo(total, request.page, request.per_page) };
+  }
+
+  /**
+   * GET /action_stream: the contacts with a next action of the caller's, most urgent first
+   * (decisions.md "Action stream"), with the filters of GET /contacts; `team` defaults to true.
+   */
+  async actionStream(caller: Caller, request: ActionStreamRequest): Promise<ListContactsReply> {
+    return this.stream(caller, request, caller.user_id);
+  }
+
+  /** GET /team_stream: every user's action stream in one list, or `user_id`'s (a user of the account, else 404). */
+  async teamStream(caller: Caller, request: TeamStreamRequest): Promise<ListContactsReply> {
+    const assignee = request.user_id ? (await findUser(this.dataSource.manager, caller.account_id, request.user_id, 'user_id')).id : null;
+    return this.stream(caller, request, assignee);
+  }
+
+  /**
+   * GET /contacts/filters/{id}: the account's contacts the saved filter matches (every owner), the
+   * caller's action stream first in its order, then by name; with the filter.
+   */
+  async byFilter(caller: Caller, request: ContactsByFilterRequest): Promise<ListContactsReply & { filter: FilterDto }> {
+    const db = this.dataSource.manager;
+    const { filter } = await this.filters.get(caller, { filter_id: request.filter_id });
+    const saved = await this.contacts.savedFilter(db, caller.account_id, filter.id);
+    const q = this.contacts.streamed(
+      this.contacts.filter(caller.account_id, caller.user_id, { team: true }, saved),
+      caller.account_id,
+      caller.user_id,
+      false,
+    );
+    const [total, ids] = await Promise.all([
+      this.contacts.count(db, q),
+      this.contacts.streamPageIds(db, q, null, request.page, request.per_page),
     ]);
-    const contacts: ContactListEntryDto[] = wrappers.map((wrapper) => {
-      const entry: ContactListEntryDto = { ...wrapper };
-      for (const resource of resources) entry[resource] = arrays.get(resource)?.get(wrapper.contact.id) ?? [];
-      return entry;
-    });
-    return { contacts, ...pageInfo(total, request.page, request.per_page) };
+    return { filter, contacts: await this.entries(db, caller, ids, undefined), ...pageInfo(total, request.page, request.per_page) };
   }
 
   /**
@@ -226,6 +261,86 @@ export class ContactsService {
   }
 
   /**
+   * Force-closes the caller's sales cycle: the caller's open actions on the contact are deleted
+   * (each emits `deleted`), then the cycle closes as close_sales_cycle closes it.
+   */
+  async forceCloseSalesCycle(caller: Caller, request: CloseSalesCycleRequest): Promise<ContactWrapperDto> {
+    return this.dataSource.transaction(async (tx) => {
+      const contact = await this.lock(tx, caller, request.contact_id);
+      for (const id of await this.contacts.deleteOpenActions(tx, contact.id, caller.user_id))
+        await writeEvent(tx, {
+          account_id: caller.account_id,
+          type: 'action',
+          reason: 'deleted',
+          record_id: id,
+          contact_status_id: contact.status_id,
+          data: { id },
+        });
+      await this.contacts.setClosedSales(
+        tx,
+        contact.id,
+        closeSalesCycle(contact.closed_sales, caller.user_id, request.comment, new Date()),
+      );
+      await this.writeContactEvent(tx, caller.account_id, contact.id, 'updated');
+      return this.wrapper(tx, caller, contact.id);
+    });
+  }
+
+  /** Reopens the caller's sales cycle with the contact; one that is not closed stays as it is. */
+  async reopenSalesCycle(caller: Caller, request: ContactIdRequest): Promise<ContactWrapperDto> {
+    return this.dataSource.transaction(async (tx) => {
+      const contact = await this.lock(tx, caller, request.contact_id);
+      const reopened = reopenSalesCycle(contact.closed_sales, caller.user_id);
+      if (reopened.length !== contact.closed_sales.length) {
+        await this.contacts.setClosedSales(tx, contact.id, reopened);
+        await this.writeContactEvent(tx, caller.account_id, contact.id, 'updated');
+      }
+      return this.wrapper(tx, caller, contact.id);
+    });
+  }
+
+  /** The contact's owner becomes a user of the account (else 404). */
+  async changeOwner(caller: Caller, request: ChangeOwnerRequest): Promise<ContactWrapperDto> {
+    return this.dataSource.transaction(async (tx) => {
+      const contact = await this.lock(tx, caller, request.contact_id);
+      const owner = await findUser(tx, caller.account_id, request.owner_id, 'owner_id');
+      if (await this.contacts.setOwner(tx, contact.id, owner.id))
+        await this.writeContactEvent(tx, caller.account_id, contact.id, 'updated');
+      return this.wrapper(tx, caller, contact.id);
+    });
+  }
+
+  /** star (true) and unstar (false): the contact's `starred` flag. */
+  async setStarred(caller: Caller, request: ContactIdRequest, starred: boolean): Promise<ContactWrapperDto> {
+    return this.dataSource.transaction(async (tx) => {
+      const contact = await this.lock(tx, caller, request.contact_id);
+      if (await this.contacts.setStarred(tx, contact.id, starred))
+        await this.writeContactEvent(tx, caller.account_id, contact.id, 'updated');
+      return this.wrapper(tx, caller, contact.id);
+    });
+  }
+
+  /**
+   * The contact leaves its company; with `company_name` it joins the account's company of that
+   * name (any letter case) or a new one, as a contact write with that company_name does.
+   */
+  async split(caller: Caller, request: SplitContactRequest): Promise<ContactWrapperDto> {
+    return this.write(caller, request.contact_id, { company_name: request.company_name || null, company_id: null }, 'merge');
+  }
+
+  /**
+   * POST /contacts/{id}/google_contacts: there is no Google integration, so no user has
+   * authorized saving to Google Contacts: 400 for a contact of the account, 404 otherwise.
+   */
+  async saveToGoogleContacts(caller: Caller, request: ContactIdRequest): Promise<never> {
+    await this.wrapper(this.dataSource.manager, caller, pathId(request.contact_id));
+    throw ApiError.invalid(
+      { contact_id: 'Google Contacts is not connected for this user' },
+      'Saving contacts to Google Contacts needs the Google Contacts integration, which is not connected for this user',
+    );
+  }
+
+  /**
    * What a company's change does to its contacts, in the company's transaction: a new name
    * (`renamedTo`) is renamed on every contact of the company (deleted ones too) with their derived
    * columns; its syncing applies to them; each non-deleted contact that changed gets its `updated` event.
@@ -303,6 +418,36 @@ export class ContactsService {
     }
     assertNamed(state);
     return { state, createdCompany };
+  }
+
+  private async stream(caller: Caller, request: ListContactsRequest, assigneeId: string | null): Promise<ListContactsReply> {
+    const db = this.dataSource.manager;
+    const q = this.contacts.streamed(
+      await this.filterOf(db, caller, { ...request, team: request.team ?? true }),
+      caller.account_id,
+      assigneeId,
+      true,
+    );
+    const order = request.sort_by ? listOrder(request.sort_by, request.order, null, 'name') : null;
+    const [total, ids] = await Promise.all([
+      this.contacts.count(db, q),
+      this.contacts.streamPageIds(db, q, order, request.page, request.per_page),
+    ]);
+    return { contacts: await this.entries(db, caller, ids, request.fields), ...pageInfo(total, request.page, request.per_page) };
+  }
+
+  /** List entries: the contact wrappers of `ids` in that order, with the arrays `fields` asks for. */
+  private async entries(db: Db, caller: Caller, ids: string[], fields: string | undefined): Promise<ContactListEntryDto[]> {
+    const resources = requestedResources(fields);
+    const [wrappers, arrays] = await Promise.all([
+      loadContactWrappers(db, caller.account_id, ids, caller.user_id),
+      contactResourceArrays(db, caller.account_id, ids, resources),
+    ]);
+    return wrappers.map((wrapper) => {
+      const entry: ContactListEntryDto = { ...wrapper };
+      for (const resource of resources) entry[resource] = arrays.get(resource)?.get(wrapper.contact.id) ?? [];
+      return entry;
+    });
   }
 
   private async filterOf(db: Db, caller: Caller, request: ContactFilterRequest): Promise<ContactQuery> {

@@ -18,6 +18,7 @@ import { OutboxParking1764300000000 } from '../migrations/1764300000000-outbox-p
 import { OutboxStatistics1764300100000 } from '../migrations/1764300100000-outbox-statistics';
 import { CompanyCountersAccount1764400000000 } from '../migrations/1764400000000-company-counters-account';
 import { StoredFiles1764500300000 } from '../migrations/1764500300000-stored-files';
+import { RemainingOperations1764500700000 } from '../migrations/1764500700000-remaining-operations';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -52,6 +53,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       CompanyCountersAccount1764400000000,
       // issue 13: attachments' bytes in storage (decisions.md "Attachments")
       StoredFiles1764500300000,
+      // issue 13: the rest of OnePageCRM's operations
+      RemainingOperations1764500700000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

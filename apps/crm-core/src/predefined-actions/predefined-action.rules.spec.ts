@@ -1,5 +1,12 @@
 import { ErrorName } from '@crm/contracts';
-import { checkGroupable, checkPredefinedAction, groupDissolves, groupMemberIds } from './predefined-action.rules';
+import {
+  checkGroupable,
+  checkPredefinedAction,
+  groupDissolves,
+  groupMemberIds,
+  regroupable,
+  updatedTemplate,
+} from './predefined-action.rules';
 
 const A = 'a'.repeat(24);
 const B = 'b'.repeat(24);
@@ -58,5 +65,37 @@ describe('predefined action rules', () => {
     expect(groupDissolves(1)).toBe(true);
     expect(groupDissolves(0)).toBe(true);
     expect(groupDissolves(2)).toBe(false);
+  });
+});
+
+describe('updatedTemplate', () => {
+  const current = { text: 'Call', status: 'date_time' as const, days_after: 2, time: '09:30' };
+
+  it('a PUT replaces: absent status, days_after and time take their create defaults', () => {
+    expect(updatedTemplate(current, { text: 'Email' })).toEqual({ text: 'Email', status: 'date', days_after: 0, time: null });
+  });
+
+  it('partial=true keeps what is not sent, but drops a time the new status cannot have', () => {
+    expect(updatedTemplate(current, { partial: true, text: 'Call back' })).toEqual({ ...current, text: 'Call back' });
+    expect(updatedTemplate(current, { partial: true, status: 'waiting', days_after: 0 })).toEqual({
+      text: 'Call',
+      status: 'waiting',
+      days_after: 0,
+      time: null,
+    });
+  });
+
+  it('members of the group being changed count as ungrouped', () => {
+    expect(
+      regroupable('g', [
+        { id: 'a', group_id: 'g' },
+        { id: 'b', group_id: 'h' },
+        { id: 'c', group_id: null },
+      ]),
+    ).toEqual([
+      { id: 'a', group_id: null },
+      { id: 'b', group_id: 'h' },
+      { id: 'c', group_id: null },
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { ApiError, type PredefinedActionDto } from '@crm/contracts';
+import { ApiError, type PredefinedActionDto, type UpdatePredefinedActionRequest } from '@crm/contracts';
 
 /**
  * A template's date rule (decisions.md "Predefined actions"): `date_time` needs a time and only it
@@ -29,4 +29,28 @@ export function checkGroupable(ids: readonly string[], found: ReadonlyArray<{ id
 /** A group left with fewer than two members is dissolved. */
 export function groupDissolves(remainingMembers: number): boolean {
   return remainingMembers < 2;
+}
+
+type Template = Pick<PredefinedActionDto, 'text' | 'status' | 'days_after' | 'time'>;
+
+/**
+ * The template a PUT leads to: absent fields take their create defaults (`date`, 0 days, no
+ * time); with `partial=true` they stay, except a time that the new status cannot have.
+ */
+export function updatedTemplate(current: Template, request: Omit<UpdatePredefinedActionRequest, 'predefined_action_id'>): Template {
+  if (request.partial !== true)
+    return {
+      text: request.text ?? current.text,
+      status: request.status ?? 'date',
+      days_after: request.days_after ?? 0,
+      time: request.time ?? null,
+    };
+  const status = request.status ?? current.status;
+  const time = request.time !== undefined ? request.time : status === 'date_time' ? current.time : null;
+  return { text: request.text ?? current.text, status, days_after: request.days_after ?? current.days_after, time };
+}
+
+/** Members of the group being changed count as ungrouped: they may stay. */
+export function regroupable<T extends { group_id: string | null }>(groupId: string, found: readonly T[]): T[] {
+  return found.map((row) => (row.group_id === groupId ? { ...row, group_id: null } : row));
 }

@@ -10,6 +10,8 @@ import {
   type ListPredefinedActionsRequest,
   type PredefinedActionGroupIdRequest,
   type PredefinedActionIdRequest,
+  type UpdatePredefinedActionGroupRequest,
+  type UpdatePredefinedActionRequest,
 } from '@crm/contracts';
 import { PredefinedActionsService } from './predefined-actions.service';
 
@@ -56,5 +58,15 @@ export class PredefinedActionsHandler {
   @MessagePattern(Subjects.PredefinedActionGroupsDelete)
   deleteGroup(@RpcCaller() caller: Caller, @ValidRequest() request: PredefinedActionGroupIdRequest) {
     return this.service.deleteGroup(caller, request);
+  }
+
+  @MessagePattern(Subjects.PredefinedActionsUpdate)
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdatePredefinedActionRequest) {
+    return this.service.update(caller, request);
+  }
+
+  @MessagePattern(Subjects.PredefinedActionGroupsUpdate)
+  updateGroup(@RpcCaller() caller: Caller, @ValidRequest() request: UpdatePredefinedActionGroupRequest) {
+    return this.service.updateGroup(caller, request);
   }
 }

@@ -91,11 +91,37 @@ export class PredefinedActionsRepository {
     return accountPage<PredefinedActionGroupRow>(db, GROUP_LIST, accountId, time, page, perPage);
   }
 
-  findGroup(db: Db, accountId: string, id: string): Promise<PredefinedActionGroupRow | undefined> {
+  findGroup(db: Db, accountId: string, id: string, lock = false): Promise<PredefinedActionGroupRow | undefined> {
     return maybeOne(
       db,
-      sql`SELECT ${GROUP_COLUMNS} FROM crm.predefined_action_groups g WHERE g.id = ${id} AND g.account_id = ${accountId}`,
+      sql`SELECT ${GROUP_COLUMNS} FROM crm.predefined_action_groups g WHERE g.id = ${id} AND g.account_id = ${accountId} ${lock ? sql`FOR UPDATE OF g` : sql.empty}`,
     );
+  }
+
+  async update(db: Db, id: string, template: { text: string; status: string; days_after: number; time: string | null }): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE crm.predefined_actions SET text = ${template.text}, status = ${template.status}, days_after = ${template.days_after},
+          time = ${template.time}, modified_at = now() WHERE id = ${id}`,
+    );
+  }
+
+  /** The group's members become exactly `memberIds`, in that order; the others leave it. */
+  async setGroupMembers(db: Db, groupId: string, memberIds: readonly string[]): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE crm.predefined_actions SET group_id = NULL, group_position = NULL, modified_at = now()
+          WHERE group_id = ${groupId} AND NOT (id = ANY(${memberIds}::varchar[]))`,
+    );
+    await execute(
+      db,
+      sql`UPDATE crm.predefined_actions a SET group_id = ${groupId}, group_position = m.position - 1, modified_at = now()
+          FROM unnest(${memberIds}::varchar[]) WITH ORDINALITY AS m(id, position) WHERE a.id = m.id`,
+    );
+  }
+
+  async renameGroup(db: Db, groupId: string, name: string): Promise<void> {
+    await execute(db, sql`UPDATE crm.predefined_action_groups SET name = ${name}, modified_at = now() WHERE id = ${groupId}`);
   }
 
   /** A new group of `memberIds`, in that order. */

@@ -15,12 +15,21 @@ import {
   type PredefinedActionGroupReply,
   type PredefinedActionIdRequest,
   type PredefinedActionReply,
+  type UpdatePredefinedActionGroupRequest,
+  type UpdatePredefinedActionRequest,
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import { assertAdmin } from '../common/assert-admin';
 import type { Db } from '../common/sql';
 import { foundOr404, isUniqueViolation } from '../common/unique-violation';
-import { checkGroupable, checkPredefinedAction, groupDissolves, groupMemberIds } from './predefined-action.rules';
+import {
+  checkGroupable,
+  checkPredefinedAction,
+  groupDissolves,
+  groupMemberIds,
+  regroupable,
+  updatedTemplate,
+} from './predefined-action.rules';
 import { toPredefinedActionDto, toPredefinedActionGroupDto } from './predefined-action.view';
 import { PredefinedActionsRepository, type PredefinedActionGroupRow, type PredefinedActionRow } from './predefined-actions.repository';
 
@@ -57,6 +66,18 @@ export class PredefinedActionsService {
     const db = this.dataSource.manager;
     await this.actions.insert(db, caller.account_id, id, { ...request, time: request.time ?? null });
     return { predefined_action: toPredefinedActionDto(await this.findAction(db, caller.account_id, id)) };
+  }
+
+  /** PUT: replaces the template (partial=true: merges); its group membership stays. */
+  async update(caller: Caller, request: UpdatePredefinedActionRequest): Promise<PredefinedActionReply> {
+    assertAdmin(caller);
+    return this.dataSource.transaction(async (tx) => {
+      const current = await this.findAction(tx, caller.account_id, request.predefined_action_id, true);
+      const next = updatedTemplate(current, request);
+      checkPredefinedAction(next);
+      await this.actions.update(tx, current.id, next);
+      return { predefined_action: toPredefinedActionDto(await this.findAction(tx, caller.account_id, current.id)) };
+    });
   }
 
   /** Deletes a template; a group left with fewer than two members is dissolved, in one transaction. */
@@ -110,6 +131,32 @@ export class PredefinedActionsService {
     };
   }
 
+  /**
+   * PUT: a new name and the complete, ordered membership; members left out become ungrouped, new
+   * ones must be ungrouped templates of the account (as on create).
+   */
+  async updateGroup(caller: Caller, request: UpdatePredefinedActionGroupRequest): Promise<PredefinedActionGroupReply> {
+    assertAdmin(caller);
+    try {
+      return await this.dataSource.transaction(async (tx) => {
+        const group = await this.findGroup(tx, caller.account_id, request.predefined_action_group_id, true);
+        if (request.predefined_action_ids !== undefined) {
+          const ids = groupMemberIds(request.predefined_action_ids);
+          checkGroupable(ids, regroupable(group.id, await this.actions.lockForGrouping(tx, caller.account_id, ids.filter(isId))));
+          await this.actions.setGroupMembers(tx, group.id, ids);
+        }
+        await this.actions.renameGroup(tx, group.id, request.name ?? group.name);
+        return { predefined_action_group: toPredefinedActionGroupDto(await this.findGroup(tx, caller.account_id, group.id)) };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, GROUP_NAME_INDEX))
+        throw new ApiError(ErrorName.DuplicatedEntity, 'A predefined action group with this name already exists', {
+          name: 'already exists',
+        });
+      throw error;
+    }
+  }
+
   /** Deletes a group; its templates stay, ungrouped. */
   async deleteGroup(caller: Caller, { predefined_action_group_id }: PredefinedActionGroupIdRequest): Promise<Record<string, never>> {
     assertAdmin(caller);
@@ -124,7 +171,7 @@ export class PredefinedActionsService {
     return foundOr404(rawId, (id) => this.actions.find(db, accountId, id, lock), 'Predefined action not found');
   }
 
-  private findGroup(db: Db, accountId: string, rawId: string): Promise<PredefinedActionGroupRow> {
-    return foundOr404(rawId, (id) => this.actions.findGroup(db, accountId, id), 'Predefined action group not found');
+  private findGroup(db: Db, accountId: string, rawId: string, lock = false): Promise<PredefinedActionGroupRow> {
+    return foundOr404(rawId, (id) => this.actions.findGroup(db, accountId, id, lock), 'Predefined action group not found');
   }
 }

@@ -1,7 +1,15 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
-import { Subjects, type Caller, type GetUserReply, type GetUserRequest, type ListUsersReply, type ListUsersRequest } from '@crm/contracts';
+import {
+  Subjects,
+  type Caller,
+  type GetUserReply,
+  type GetUserRequest,
+  type ListUsersReply,
+  type ListUsersRequest,
+  type UpdateUserRequest,
+} from '@crm/contracts';
 import { UsersService } from './users.service';
 
 @Controller()
@@ -17,5 +25,10 @@ export class UsersHandler {
   @MessagePattern(Subjects.UsersList)
   list(@RpcCaller() caller: Caller, @ValidRequest() request: ListUsersRequest): Promise<ListUsersReply> {
     return this.users.list(caller, request);
+  }
+
+  @MessagePattern(Subjects.UsersUpdate)
+  update(@RpcCaller() caller: Caller, @ValidRequest() request: UpdateUserRequest): Promise<GetUserReply> {
+    return this.users.update(caller, request);
   }
 }

@@ -49,7 +49,7 @@ describe('crm-core users and account provisioning (real PostgreSQL)', () => {
     dataSource = crmDataSource(config);
     await runMigrations(dataSource);
     accounts = new AccountsService(dataSource, new AccountsRepository(), config);
-    users = parsedUsers(new UsersService(dataSource, new UsersRepository()));
+    users = parsedUsers(new UsersService(dataSource, new UsersRepository(), config));
   });
 
   afterAll(async () => {

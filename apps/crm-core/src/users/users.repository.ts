@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { accountPage, maybeOne, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
+import { accountPage, execute, maybeOne, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
 
 /** crm.users: the CRM user profile (credentials live in the auth schema). */
 export interface UserRow {
@@ -34,8 +34,22 @@ const LIST: AccountList = {
 
 @Injectable()
 export class UsersRepository {
-  find(db: Db, accountId: string, userId: string): Promise<UserRow | undefined> {
+  find(db: Db, accountId: string, userId: string, lock = false): Promise<UserRow | undefined> {
+    if (lock)
+      return maybeOne(db, sql`SELECT ${COLUMNS} FROM crm.users u WHERE u.account_id = ${accountId} AND u.id = ${userId} FOR UPDATE`);
     return maybeOne(db, sql`SELECT ${COLUMNS} FROM crm.users u WHERE u.account_id = ${accountId} AND u.id = ${userId}`, { prepare: true });
+  }
+
+  async updateProfile(
+    db: Db,
+    userId: string,
+    p: { first_name: string; last_name: string; company_name: string; bcc_email: string },
+  ): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE crm.users SET first_name = ${p.first_name}, last_name = ${p.last_name}, company_name = ${p.company_name},
+          bcc_email = ${p.bcc_email}, modified_at = now() WHERE id = ${userId}`,
+    );
   }
 
   /** One page by name; `time`: the common time filters (decisions.md "Paging and lists"). */

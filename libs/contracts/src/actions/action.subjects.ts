@@ -10,4 +10,7 @@ export const ActionSubjects = {
   ActionsSwap: 'crm.actions.swap.v1',
   ActionsUnlink: 'crm.actions.unlink.v1',
   ActionsExternalUpsert: 'crm.actions.external-upsert.v1',
+  ActionsUnassign: 'crm.actions.unassign.v1',
+  ActionsPromote: 'crm.actions.promote.v1',
+  ActionsRevertPromotion: 'crm.actions.revert-promotion.v1',
 } as const;

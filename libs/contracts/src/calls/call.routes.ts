@@ -66,6 +66,18 @@ export const CALL_ROUTES: readonly RouteDeclaration[] = [
     tag: 'Calls',
   },
   {
+    operationId: 'listCompanyCalls',
+    method: 'GET',
+    path: '/companies/{company_id}/calls',
+    subject: CallSubjects.CallsList,
+    access: 'read',
+    request: ListCallsRequest,
+    reply: 'ListCallsReply',
+    successStatus: 200,
+    summary: "The calls of the company's contacts (the filters and paging of GET /calls)",
+    tag: 'Calls',
+  },
+  {
     operationId: 'listContactCalls',
     method: 'GET',
     path: '/contacts/{contact_id}/calls',

@@ -49,3 +49,16 @@ export interface CompanyReply {
 export interface ListCompaniesReply extends PageInfo {
   companies: CompanyReply[];
 }
+
+/** A contact linked to a company it does not belong to: its wrapper and the companies it is linked with. */
+export interface CompanyLinkedContactDto extends ContactWrapperDto {
+  linked_with: string[];
+}
+
+export interface LinkedContactReply {
+  linked_contact: CompanyLinkedContactDto;
+}
+
+export interface ListLinkedContactsReply extends PageInfo {
+  linked_contacts: LinkedContactReply[];
+}

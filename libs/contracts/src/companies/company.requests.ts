@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { CompanyAddressInput } from '../addresses/address.requests';
 import { CONTACT_LIMITS, DateFilter, FieldIdInput, SortOrder } from '../contacts/contact.requests';
+import { PagingRequest } from '../paging/paging.request';
 import { TimeFilterRequest } from '../paging/time-filter.request';
 import { FieldReference, OptionalFlag, OptionalId, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
 import { lower, toBoolean, trim, trimEach } from '../validation/transforms';
@@ -142,4 +143,32 @@ export class UpdateCompanyRequest extends CompanyFieldsInput {
 export class PatchCompanyRequest extends CompanyFieldsInput {
   @IsString({ message: 'company_id must be a string' })
   company_id: string;
+}
+
+/** GET /companies/{id}/linked_contacts: the contacts of other companies linked to this one, by name. */
+export class ListLinkedContactsRequest extends PagingRequest {
+  @IsString({ message: 'company_id must be a string' })
+  company_id: string;
+}
+
+/** POST /companies/{id}/linked_contacts `{ contact_id }` and DELETE /companies/{id}/linked_contacts/{contact_id}. */
+export class LinkedContactRequest {
+  @IsString({ message: 'company_id must be a string' })
+  company_id: string;
+
+  /** A contact of the account (else 404) that is not one of the company's own (400). */
+  @IsString({ message: 'contact_id is required' })
+  @Length(1, 64, { message: 'contact_id must be a contact id' })
+  contact_id: string;
+}
+
+/** POST /companies/{id}/synced_status `{ status_id }`: every contact of the company takes that status, now and on joining. */
+export class SetSyncedStatusRequest {
+  @IsString({ message: 'company_id must be a string' })
+  company_id: string;
+
+  /** A status of the account (else 404). */
+  @IsString({ message: 'status_id is required' })
+  @Length(1, 64, { message: 'status_id must be a status id' })
+  status_id: string;
 }

@@ -4,4 +4,9 @@ export const CompanySubjects = {
   CompaniesGet: 'crm.companies.get.v1',
   CompaniesUpdate: 'crm.companies.update.v1',
   CompaniesPatch: 'crm.companies.patch.v1',
+  CompaniesLinkedContactsList: 'crm.companies.linked-contacts.list.v1',
+  CompaniesLinkedContactsLink: 'crm.companies.linked-contacts.link.v1',
+  CompaniesLinkedContactsUnlink: 'crm.companies.linked-contacts.unlink.v1',
+  CompaniesSyncedStatusSet: 'crm.companies.synced-status.set.v1',
+  CompaniesSyncedStatusRemove: 'crm.companies.synced-status.remove.v1',
 } as const;

@@ -33,3 +33,12 @@ export class ContactRelationshipIdRequest {
   @IsString()
   relationship_id: string;
 }
+
+/**
+ * PUT /contacts/{contact_id}/relationships/{relationship_id}: replaces the relationship, as seen
+ * from the path's contact (which stays one end), with the fields of the create body.
+ */
+export class UpdateContactRelationshipRequest extends CreateContactRelationshipRequest {
+  @IsString()
+  relationship_id: string;
+}

@@ -3,6 +3,7 @@ import {
   ContactRelationshipIdRequest,
   CreateContactRelationshipRequest,
   ListContactRelationshipsRequest,
+  UpdateContactRelationshipRequest,
 } from './contact-relationship.requests';
 import { ContactRelationshipSubjects } from './contact-relationship.subjects';
 
@@ -31,6 +32,30 @@ export const CONTACT_RELATIONSHIP_ROUTES: readonly RouteDeclaration[] = [
     successStatus: 201,
     summary:
       'Relate two contacts: a symmetrical type gives both the same label; a directional one needs variant_id, the label of the related contact (the contact gets the other)',
+    tag: 'Contact relationships',
+  },
+  {
+    operationId: 'getContactRelationship',
+    method: 'GET',
+    path: '/contacts/{contact_id}/relationships/{relationship_id}',
+    subject: ContactRelationshipSubjects.ContactRelationshipsGet,
+    access: 'read',
+    request: ContactRelationshipIdRequest,
+    reply: 'ContactRelationshipReply',
+    successStatus: 200,
+    summary: 'Get a relationship of the contact, as seen from it',
+    tag: 'Contact relationships',
+  },
+  {
+    operationId: 'updateContactRelationship',
+    method: 'PUT',
+    path: '/contacts/{contact_id}/relationships/{relationship_id}',
+    subject: ContactRelationshipSubjects.ContactRelationshipsUpdate,
+    access: 'write',
+    request: UpdateContactRelationshipRequest,
+    reply: 'ContactRelationshipReply',
+    successStatus: 200,
+    summary: "Replace a relationship of the contact (type, related contact, variant_id as on create); the path's contact stays one end",
     tag: 'Contact relationships',
   },
   {

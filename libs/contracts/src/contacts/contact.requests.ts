@@ -430,6 +430,54 @@ export class CloseSalesCycleRequest extends ContactIdRequest {
   comment?: string | null;
 }
 
+/** PUT /contacts/{id}/change_owner/{owner_id}: a user of the account (else 404). */
+export class ChangeOwnerRequest extends ContactIdRequest {
+  @IsString({ message: 'owner_id must be a string' })
+  owner_id: string;
+}
+
+/**
+ * PUT /contacts/{id}/split: the contact leaves its company and, with `company_name`, joins the
+ * account's company of that name (any letter case) or a new one.
+ */
+export class SplitContactRequest extends ContactIdRequest {
+  @OptionalTrimmedString(CONTACT_LIMITS.name)
+  company_name?: string | null;
+}
+
+/**
+ * GET /action_stream: the contacts in the caller's action stream, most urgent next action first,
+ * with the filters of GET /contacts (`team` defaults to true here: the stream is the caller's
+ * actions, whoever owns the contact).
+ */
+export class ActionStreamRequest extends ListContactsRequest {}
+
+/** GET /team_stream: the account's action stream (every assignee), or one user's with `user_id`. */
+export class TeamStreamRequest extends ListContactsRequest {
+  @OptionalId()
+  user_id?: string;
+}
+
+/** GET /contacts/filters/{filter_id}: the contacts a saved filter matches, in action stream order. */
+export class ContactsByFilterRequest {
+  @IsString()
+  filter_id: string;
+
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
+  @Transform(toInteger)
+  @IsInt({ message: 'page must be an integer of at least 1' })
+  @Min(1, { message: 'page must be an integer of at least 1' })
+  @Max(MAX_PAGE, { message: MAX_PAGE_MESSAGE })
+  page: number = 1;
+
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
+  @Transform(toInteger)
+  @Transform(({ value }) => (typeof value === 'number' && value > MAX_PER_PAGE ? MAX_PER_PAGE : value))
+  @IsInt({ message: 'per_page must be an integer of at least 1' })
+  @Min(1, { message: 'per_page must be an integer of at least 1' })
+  per_page: number = DEFAULT_PER_PAGE;
+}
+
 /** Splits the `ids` of a {@link ContactIdsRequest} into distinct lower-case ids. */
 export function splitIds(ids: string): string[] {
   return [...new Set(ids.split(',').map((id) => id.trim().toLowerCase()))];

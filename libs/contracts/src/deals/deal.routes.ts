@@ -79,6 +79,18 @@ export const DEAL_ROUTES: readonly RouteDeclaration[] = [
     tag: 'Deals',
   },
   {
+    operationId: 'listCompanyDeals',
+    method: 'GET',
+    path: '/companies/{company_id}/deals',
+    subject: DealSubjects.DealsList,
+    access: 'read',
+    request: ListDealsRequest,
+    reply: 'ListDealsReply',
+    successStatus: 200,
+    summary: 'The deals of the company (the filters and paging of GET /deals)',
+    tag: 'Deals',
+  },
+  {
     operationId: 'listContactDeals',
     method: 'GET',
     path: '/contacts/{contact_id}/deals',

@@ -65,6 +65,18 @@ export const MEETING_ROUTES: readonly RouteDeclaration[] = [
     tag: 'Meetings',
   },
   {
+    operationId: 'listCompanyMeetings',
+    method: 'GET',
+    path: '/companies/{company_id}/meetings',
+    subject: MeetingSubjects.MeetingsList,
+    access: 'read',
+    request: ListMeetingsRequest,
+    reply: 'ListMeetingsReply',
+    successStatus: 200,
+    summary: "The meetings of the company's contacts (the filters and paging of GET /meetings)",
+    tag: 'Meetings',
+  },
+  {
     operationId: 'listContactMeetings',
     method: 'GET',
     path: '/contacts/{contact_id}/meetings',

@@ -66,6 +66,18 @@ export const NOTE_ROUTES: readonly RouteDeclaration[] = [
     tag: 'Notes',
   },
   {
+    operationId: 'listCompanyNotes',
+    method: 'GET',
+    path: '/companies/{company_id}/notes',
+    subject: NoteSubjects.NotesList,
+    access: 'read',
+    request: ListNotesRequest,
+    reply: 'ListNotesReply',
+    successStatus: 200,
+    summary: "The notes of the company's contacts (the filters and paging of GET /notes)",
+    tag: 'Notes',
+  },
+  {
     operationId: 'listContactNotes',
     method: 'GET',
     path: '/contacts/{contact_id}/notes',

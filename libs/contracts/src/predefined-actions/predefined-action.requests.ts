@@ -1,6 +1,20 @@
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { TimeFilterRequest } from '../paging/time-filter.request';
+import { PartialFlag } from '../validation/field-rules';
 import { trim } from '../validation/transforms';
 
 /** Statuses a template may give the action it makes (the next-action kinds of the spec's Action). */
@@ -40,6 +54,36 @@ export class CreatePredefinedActionRequest {
   time?: string;
 }
 
+/**
+ * PUT /predefined_actions/{id}: replaces the template (absent status, days_after and time take
+ * their create defaults); `partial=true` changes only the fields sent. Group membership is not
+ * written here (the group's PUT does that).
+ */
+export class UpdatePredefinedActionRequest extends PredefinedActionIdRequest {
+  @ValidateIf((o: UpdatePredefinedActionRequest) => o.partial !== true || o.text !== undefined)
+  @Transform(trim)
+  @IsString({ message: 'text must be a string' })
+  @Length(1, 2000, { message: 'text must be 1 to 2000 characters' })
+  text?: string;
+
+  @IsOptional()
+  @IsIn(PREDEFINED_ACTION_STATUSES, { message: `status must be one of: ${PREDEFINED_ACTION_STATUSES.join(', ')}` })
+  status?: PredefinedActionStatus;
+
+  @IsOptional()
+  @IsInt({ message: 'days_after must be an integer from 0 to 3650' })
+  @Min(0, { message: 'days_after must be an integer from 0 to 3650' })
+  @Max(3650, { message: 'days_after must be an integer from 0 to 3650' })
+  days_after?: number;
+
+  @ValidateIf((o: UpdatePredefinedActionRequest) => o.time !== undefined && o.time !== null)
+  @Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'time must be HH:MM (00:00 to 23:59)' })
+  time?: string | null;
+
+  @PartialFlag()
+  partial?: boolean;
+}
+
 export class ListPredefinedActionGroupsRequest extends TimeFilterRequest {}
 
 export class PredefinedActionGroupIdRequest {
@@ -59,4 +103,27 @@ export class CreatePredefinedActionGroupRequest {
   @ArrayMaxSize(100, { message: 'a group holds at most 100 predefined actions' })
   @IsString({ each: true, message: 'predefined_action_ids must hold id strings' })
   predefined_action_ids: string[];
+}
+
+/**
+ * PUT /predefined_action_groups/{id}: a new name and the complete, ordered membership (at least
+ * two templates, each ungrouped or already this group's; those left out become ungrouped).
+ * `partial=true` changes only the fields sent.
+ */
+export class UpdatePredefinedActionGroupRequest extends PredefinedActionGroupIdRequest {
+  @ValidateIf((o: UpdatePredefinedActionGroupRequest) => o.partial !== true || o.name !== undefined)
+  @Transform(trim)
+  @IsString({ message: 'name must be a string' })
+  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  name?: string;
+
+  @ValidateIf((o: UpdatePredefinedActionGroupRequest) => o.partial !== true || o.predefined_action_ids !== undefined)
+  @IsArray({ message: 'predefined_action_ids must be an array of ids' })
+  @ArrayMinSize(2, { message: 'a group needs at least two predefined actions' })
+  @ArrayMaxSize(100, { message: 'a group holds at most 100 predefined actions' })
+  @IsString({ each: true, message: 'predefined_action_ids must hold id strings' })
+  predefined_action_ids?: string[];
+
+  @PartialFlag()
+  partial?: boolean;
 }

@@ -6,6 +6,8 @@ import {
   ListPredefinedActionsRequest,
   PredefinedActionGroupIdRequest,
   PredefinedActionIdRequest,
+  UpdatePredefinedActionGroupRequest,
+  UpdatePredefinedActionRequest,
 } from './predefined-action.requests';
 import { PredefinedActionSubjects } from './predefined-action.subjects';
 
@@ -52,6 +54,19 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     reply: 'PredefinedActionReply',
     successStatus: 200,
     summary: 'Get a predefined action',
+    tag,
+  },
+  {
+    operationId: 'updatePredefinedAction',
+    method: 'PUT',
+    path: action,
+    subject: PredefinedActionSubjects.PredefinedActionsUpdate,
+    access: 'write',
+    adminOnly: true,
+    request: UpdatePredefinedActionRequest,
+    reply: 'PredefinedActionReply',
+    successStatus: 200,
+    summary: 'Replace a predefined action (admin only; partial=true: only the fields sent); its group stays',
     tag,
   },
   {
@@ -103,6 +118,19 @@ export const PREDEFINED_ACTION_ROUTES: readonly RouteDeclaration[] = [
     reply: 'PredefinedActionGroupReply',
     successStatus: 200,
     summary: 'Get a predefined action group',
+    tag,
+  },
+  {
+    operationId: 'updatePredefinedActionGroup',
+    method: 'PUT',
+    path: group,
+    subject: PredefinedActionSubjects.PredefinedActionGroupsUpdate,
+    access: 'write',
+    adminOnly: true,
+    request: UpdatePredefinedActionGroupRequest,
+    reply: 'PredefinedActionGroupReply',
+    successStatus: 200,
+    summary: 'Rename a group and replace its ordered members (admin only); templates left out become ungrouped',
     tag,
   },
   {

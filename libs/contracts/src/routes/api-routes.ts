@@ -6,6 +6,7 @@ import { CALL_ROUTES } from '../calls/call.routes';
 import { COMPANY_ROUTES } from '../companies/company.routes';
 import { CONTACT_RELATIONSHIP_ROUTES } from '../contact-relationships/contact-relationship.routes';
 import { CONTACT_ROUTES } from '../contacts/contact.routes';
+import { COUNTRY_ROUTES } from '../countries/country.routes';
 import { CREDENTIAL_ROUTES } from '../credentials/credential.routes';
 import { DEAL_ROUTES } from '../deals/deal.routes';
 import { FIELD_ROUTES } from '../fields/field.routes';
@@ -16,6 +17,7 @@ import { NOTE_ROUTES } from '../notes/note.routes';
 import { NOTIFICATION_ROUTES } from '../notifications/notification.routes';
 import { PIPELINE_ROUTES } from '../pipelines/pipeline.routes';
 import { PREDEFINED_ACTION_ROUTES } from '../predefined-actions/predefined-action.routes';
+import { PREDEFINED_ITEM_ROUTES } from '../predefined-items/predefined-item.routes';
 import { RELATIONSHIP_TYPE_ROUTES } from '../relationship-types/relationship-type.routes';
 import { STATUS_ROUTES } from '../statuses/status.routes';
 import { TAG_ROUTES } from '../tags/tag.routes';
@@ -34,6 +36,8 @@ export const API_ROUTES: readonly RouteDeclaration[] = [
   ...FIELD_ROUTES,
   ...RELATIONSHIP_TYPE_ROUTES,
   ...PREDEFINED_ACTION_ROUTES,
+  ...PREDEFINED_ITEM_ROUTES,
+  ...COUNTRY_ROUTES,
   ...WEBHOOK_ROUTES,
   ...CONTACT_ROUTES,
   ...COMPANY_ROUTES,

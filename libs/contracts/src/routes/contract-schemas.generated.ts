@@ -287,6 +287,38 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     properties: { company_field: { $ref: '#/components/schemas/FieldRefDto' }, value: {} },
     required: ['company_field', 'value'],
   },
+  CompanyLinkedContactDto: {
+    description: 'A contact linked to a company it does not belong to: its wrapper and the companies it is linked with.',
+    type: 'object',
+    properties: {
+      linked_with: { type: 'array', items: { type: 'string' } },
+      contact: { $ref: '#/components/schemas/ContactDto' },
+      next_actions: {
+        description: "Every assignee's next action, most urgent first.",
+        type: 'array',
+        items: { $ref: '#/components/schemas/ActionDto' },
+      },
+      next_action: {
+        description: "The caller's next action; null when none.",
+        anyOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }],
+      },
+      queued_actions: {
+        description: "The caller's queued actions by position.",
+        type: 'array',
+        items: { $ref: '#/components/schemas/ActionDto' },
+      },
+      next_action_conflicts: {
+        description: "The caller's queued actions dated before the caller's next action.",
+        type: 'array',
+        items: { $ref: '#/components/schemas/ActionDto' },
+      },
+      company: {
+        description: "The contact's company (without its contacts); null when none.",
+        anyOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
+      },
+    },
+    required: ['linked_with', 'contact', 'next_actions', 'next_action', 'queued_actions', 'next_action_conflicts', 'company'],
+  },
   CompanyReply: { type: 'object', properties: { company: { $ref: '#/components/schemas/CompanyDto' } }, required: ['company'] },
   ContactAddressDto: {
     description: "An entry of a contact's `address_list`.",
@@ -471,6 +503,25 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       },
     },
     required: ['contact', 'next_actions', 'next_action', 'queued_actions', 'next_action_conflicts', 'company'],
+  },
+  ContactsByFilterReply: {
+    description: 'GET /contacts/filters/{id}: the contacts the filter matches, with the filter.',
+    type: 'object',
+    properties: {
+      contacts: { type: 'array', items: { $ref: '#/components/schemas/ContactListEntryDto' } },
+      total_count: { type: 'number' },
+      page: { type: 'number' },
+      per_page: { type: 'number' },
+      max_page: { type: 'number' },
+      filter: { $ref: '#/components/schemas/FilterDto' },
+    },
+    required: ['contacts', 'total_count', 'page', 'per_page', 'max_page', 'filter'],
+  },
+  CountryDto: {
+    description: "OnePageCRM's Country: an ISO 3166-1 alpha-2 code, its English name and calling prefix (`+353`).",
+    type: 'object',
+    properties: { name: { type: 'string' }, code: { type: 'string' }, phone_prefix: { type: 'string' } },
+    required: ['name', 'code', 'phone_prefix'],
   },
   CustomFieldReply: { type: 'object', properties: { custom_field: { $ref: '#/components/schemas/FieldDto' } }, required: ['custom_field'] },
   CustomFieldValueDto: {
@@ -825,6 +876,11 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     properties: { id: { type: 'string' }, contact_name: { type: 'string' }, company: { type: 'string' }, photo_url: { type: 'string' } },
     required: ['id', 'contact_name', 'company', 'photo_url'],
   },
+  LinkedContactReply: {
+    type: 'object',
+    properties: { linked_contact: { $ref: '#/components/schemas/CompanyLinkedContactDto' } },
+    required: ['linked_contact'],
+  },
   ListActionsReply: {
     type: 'object',
     properties: {
@@ -905,6 +961,17 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     },
     required: ['contacts', 'total_count', 'page', 'per_page', 'max_page'],
   },
+  ListCountriesReply: {
+    description: 'GET /countries: every country (249, a fixed list), by code, not paged.',
+    type: 'object',
+    properties: {
+      countries: {
+        type: 'array',
+        items: { type: 'object', properties: { country: { $ref: '#/components/schemas/CountryDto' } }, required: ['country'] },
+      },
+    },
+    required: ['countries'],
+  },
   ListCustomFieldsReply: {
     type: 'object',
     properties: {
@@ -965,6 +1032,17 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       lead_sources: { type: 'array', items: { $ref: '#/components/schemas/LeadSourceReply' } },
     },
     required: ['total_count', 'page', 'per_page', 'max_page', 'lead_sources'],
+  },
+  ListLinkedContactsReply: {
+    type: 'object',
+    properties: {
+      linked_contacts: { type: 'array', items: { $ref: '#/components/schemas/LinkedContactReply' } },
+      total_count: { type: 'number' },
+      page: { type: 'number' },
+      per_page: { type: 'number' },
+      max_page: { type: 'number' },
+    },
+    required: ['linked_contacts', 'total_count', 'page', 'per_page', 'max_page'],
   },
   ListMeetingsReply: {
     type: 'object',
@@ -1031,6 +1109,28 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       max_page: { type: 'number' },
     },
     required: ['predefined_actions', 'total_count', 'page', 'per_page', 'max_page'],
+  },
+  ListPredefinedItemGroupsReply: {
+    type: 'object',
+    properties: {
+      predefined_item_groups: { type: 'array', items: { $ref: '#/components/schemas/PredefinedItemGroupReply' } },
+      total_count: { type: 'number' },
+      page: { type: 'number' },
+      per_page: { type: 'number' },
+      max_page: { type: 'number' },
+    },
+    required: ['predefined_item_groups', 'total_count', 'page', 'per_page', 'max_page'],
+  },
+  ListPredefinedItemsReply: {
+    type: 'object',
+    properties: {
+      predefined_items: { type: 'array', items: { $ref: '#/components/schemas/PredefinedItemReply' } },
+      total_count: { type: 'number' },
+      page: { type: 'number' },
+      per_page: { type: 'number' },
+      max_page: { type: 'number' },
+    },
+    required: ['predefined_items', 'total_count', 'page', 'per_page', 'max_page'],
   },
   ListRelationshipTypesReply: {
     type: 'object',
@@ -1254,6 +1354,56 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     type: 'object',
     properties: { predefined_action: { $ref: '#/components/schemas/PredefinedActionDto' } },
     required: ['predefined_action'],
+  },
+  PredefinedItemDto: {
+    description: "A product or service dropped onto deals as a line item (decisions.md's fields).",
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      cost: { type: 'number' },
+      price: { type: 'number' },
+      position: { description: "Order in the account's list (new items go last).", type: 'number' },
+      item_group_id: { description: 'The group bundling the item, or null.', type: ['string', 'null'] },
+      created_at: { type: 'string' },
+      modified_at: { type: 'string' },
+    },
+    required: ['id', 'name', 'description', 'cost', 'price', 'position', 'item_group_id', 'created_at', 'modified_at'],
+  },
+  PredefinedItemGroupDto: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      position: { type: 'number' },
+      count: { description: 'How many items the group bundles.', type: 'number' },
+      item_ids: { type: 'array', items: { type: 'string' } },
+      cost: { description: "Sums of its items' cost and price.", type: 'number' },
+      price: { type: 'number' },
+      created_at: { type: 'string' },
+      modified_at: { type: 'string' },
+      predefined_items: {
+        description: 'The items themselves, in group order: only with `include_items=true`.',
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { predefined_item: { $ref: '#/components/schemas/PredefinedItemDto' } },
+          required: ['predefined_item'],
+        },
+      },
+    },
+    required: ['id', 'name', 'position', 'count', 'item_ids', 'cost', 'price', 'created_at', 'modified_at'],
+  },
+  PredefinedItemGroupReply: {
+    type: 'object',
+    properties: { predefined_item_group: { $ref: '#/components/schemas/PredefinedItemGroupDto' } },
+    required: ['predefined_item_group'],
+  },
+  PredefinedItemReply: {
+    type: 'object',
+    properties: { predefined_item: { $ref: '#/components/schemas/PredefinedItemDto' } },
+    required: ['predefined_item'],
   },
   RelationshipTypeDto: {
     description: "The spec's Relationship type record.",
@@ -1630,6 +1780,7 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
   FilterIdRequest: { filter_id: "Any string: an id that names no filter of the caller's account is 404, not 400." },
   GetUserRequest: { user_id: "Any string: an id that names no user of the caller's account is 404, not 400." },
   LeadSourceIdRequest: { lead_source_id: "Any string: an id that names no lead source of the caller's account is 404, not 400." },
+  LinkedContactRequest: { contact_id: "A contact of the account (else 404) that is not one of the company's own (400)." },
   ListActionsRequest: { sort_by: 'Default: open actions first, by date (undated last), exact_time, position.' },
   ListCallsRequest: { sort_by: 'Default: call_time_int, newest first.' },
   ListCompaniesRequest: { search: 'Part of the company name (any letter case).' },
@@ -1642,6 +1793,8 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
   ListFieldsRequest: { sort_by: 'Default: position (then created_at, id).', order: 'Default: asc.', type: 'Only fields of this type.' },
   ListMeetingsRequest: { sort_by: 'Default: meeting_time_int, newest first.' },
   ListNotesRequest: { sort_by: 'Default: date, newest first.' },
+  ListPredefinedItemGroupsRequest: { include_items: "Embed each group's items (`predefined_items`)." },
+  ListPredefinedItemsRequest: { search: 'Items whose name contains this text, in any letter case.' },
   MeetingFields: { meeting_time_int: 'Unix seconds; default: now.' },
   NoteFields: {
     text: 'Markup `[b]..[/b]`, `[i]..[/i]` is stored exactly as sent.',
@@ -1651,11 +1804,13 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
   NotifyUsersField: { user_ids_to_notify: 'Users of the account to notify of the record (the author is never notified).' },
   PatchDealRequest: { contact_id: 'Moves the deal to another primary contact of the account.' },
   PredefinedActionIdRequest: { predefined_action_id: "Any string: an id that names no template of the caller's account is 404, not 400." },
+  PredefinedItemIdRequest: { predefined_item_id: "Any string: an id that names no item of the caller's account is 404, not 400." },
   RecordListRequest: {
     contact_id: 'Records of one contact (also the path parameter of /contacts/{contact_id}/...).',
     company_id: "Records of the company's contacts (deals: the deals of the company).",
   },
   RelationshipTypeIdRequest: { relationship_type_id: "Any string: an id that names no type of the caller's account is 404, not 400." },
+  SetSyncedStatusRequest: { status_id: 'A status of the account (else 404).' },
   StatusIdRequest: { status_id: "Any string: an id that names no status of the caller's account is 404, not 400." },
   TagNameRequest: { tag_name: 'A tag name in any letter case (URL-encoded in the path).' },
   TypedValueInput: { type: 'e.g. work, mobile, home, other (free text, lower-cased); default other.' },

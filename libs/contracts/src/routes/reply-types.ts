@@ -5,18 +5,25 @@ import type { BootstrapReply } from '../bootstrap/bootstrap.dto';
 import type { SummaryBlocksDto } from '../bootstrap/summary.dto';
 import type { ListCallResultsReply } from '../call-results/call-result.dto';
 import type { CallReply, ListCallsReply } from '../calls/call.dto';
-import type { CompanyReply, ListCompaniesReply } from '../companies/company.dto';
+import type { CompanyReply, LinkedContactReply, ListCompaniesReply, ListLinkedContactsReply } from '../companies/company.dto';
 import type { ContactRelationshipReply, ListContactRelationshipsReply } from '../contact-relationships/contact-relationship.dto';
 import type { CascadeReply, ContactWrapperDto, ListContactsReply } from '../contacts/contact.dto';
 import type { ChangeAuthKeyReply } from '../credentials/credential-record';
+import type { ListCountriesReply } from '../countries/country.dto';
 import type { DealReply, ListDealsReply } from '../deals/deal.dto';
 import type { FieldReply, ListFieldsReply } from '../fields/field.dto';
-import type { FilterReply, ListFiltersReply } from '../filters/filter.dto';
+import type { FilterDto, FilterReply, ListFiltersReply } from '../filters/filter.dto';
 import type { LeadSourceReply, ListLeadSourcesReply } from '../lead-sources/lead-source.dto';
 import type { ListMeetingsReply, MeetingReply } from '../meetings/meeting.dto';
 import type { ListNotesReply, NoteReply } from '../notes/note.dto';
 import type { ListNotificationsReply, MarkAllNotificationsReadReply, NotificationReply } from '../notifications/notification.dto';
 import type { ListPipelinesReply, PipelineReply } from '../pipelines/pipeline.dto';
+import type {
+  ListPredefinedItemGroupsReply,
+  ListPredefinedItemsReply,
+  PredefinedItemGroupReply,
+  PredefinedItemReply,
+} from '../predefined-items/predefined-item.dto';
 import type {
   ListPredefinedActionGroupsReply,
   ListPredefinedActionsReply,
@@ -56,6 +63,11 @@ export interface ReplyTypes {
   PredefinedActionReply: PredefinedActionReply;
   ListPredefinedActionGroupsReply: ListPredefinedActionGroupsReply;
   PredefinedActionGroupReply: PredefinedActionGroupReply;
+  ListPredefinedItemsReply: ListPredefinedItemsReply;
+  PredefinedItemReply: PredefinedItemReply;
+  ListPredefinedItemGroupsReply: ListPredefinedItemGroupsReply;
+  PredefinedItemGroupReply: PredefinedItemGroupReply;
+  ListCountriesReply: ListCountriesReply;
   ListWebhooksReply: ListWebhooksReply;
   WebhookReply: WebhookReply;
   ListWebhookDeliveriesReply: ListWebhookDeliveriesReply;
@@ -63,8 +75,12 @@ export interface ReplyTypes {
   ListContactsReply: ListContactsReply;
   ContactReply: ContactWrapperDto;
   CascadeReply: CascadeReply;
+  /** GET /contacts/filters/{id}: the contacts the filter matches, with the filter. */
+  ContactsByFilterReply: ListContactsReply & { filter: FilterDto };
   ListCompaniesReply: ListCompaniesReply;
   CompanyReply: CompanyReply;
+  ListLinkedContactsReply: ListLinkedContactsReply;
+  LinkedContactReply: LinkedContactReply;
   ListStatusesReply: ListStatusesReply;
   StatusReply: StatusReply;
   ListLeadSourcesReply: ListLeadSourcesReply;

@@ -25,6 +25,11 @@ export interface RouteDeclaration {
    */
   readonly adminOnly?: true | string;
   /**
+   * Administrators only, unless this path parameter names the caller's own user (PUT
+   * /users/{user_id}): checked by the gateway before validation, and again by the service.
+   */
+  readonly adminUnlessOwn?: string;
+  /**
    * The success reply carries a secret (an API key, a signing secret): it is never stored, so a
    * repeated Idempotency-Key cannot replay it (409 instead).
    */

@@ -7,6 +7,7 @@ import { CallSubjects } from '../calls/call.subjects';
 import { CompanySubjects } from '../companies/company.subjects';
 import { ContactRelationshipSubjects } from '../contact-relationships/contact-relationship.subjects';
 import { ContactSubjects } from '../contacts/contact.subjects';
+import { CountrySubjects } from '../countries/country.subjects';
 import { CredentialSubjects } from '../credentials/credential.subjects';
 import { DealSubjects } from '../deals/deal.subjects';
 import { FieldSubjects } from '../fields/field.subjects';
@@ -17,6 +18,7 @@ import { NoteSubjects } from '../notes/note.subjects';
 import { NotificationSubjects } from '../notifications/notification.subjects';
 import { PipelineSubjects } from '../pipelines/pipeline.subjects';
 import { PredefinedActionSubjects } from '../predefined-actions/predefined-action.subjects';
+import { PredefinedItemSubjects } from '../predefined-items/predefined-item.subjects';
 import { RelationshipTypeSubjects } from '../relationship-types/relationship-type.subjects';
 import { StatusSubjects } from '../statuses/status.subjects';
 import { TagSubjects } from '../tags/tag.subjects';
@@ -35,6 +37,8 @@ export const Subjects = {
   ...FieldSubjects,
   ...RelationshipTypeSubjects,
   ...PredefinedActionSubjects,
+  ...PredefinedItemSubjects,
+  ...CountrySubjects,
   ...ContactSubjects,
   ...CompanySubjects,
   ...StatusSubjects,

@@ -4,4 +4,6 @@ export const UserSubjects = {
   UsersGet: 'crm.users.get.v1',
   /** gateway -> crm-core: GET /users. */
   UsersList: 'crm.users.list.v1',
+  /** gateway -> crm-core: PUT /users/{user_id}. */
+  UsersUpdate: 'crm.users.update.v1',
 } as const;

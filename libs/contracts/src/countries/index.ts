@@ -1,0 +1,3 @@
+export * from './country.dto';
+export * from './country.routes';
+export * from './country.subjects';
