@@ -143,7 +143,8 @@ function configVariables(): Set<string> {
   ];
   const names = new Set<string>();
   for (const file of files)
-    for (const m of readFileSync(file, 'utf8').matchAll(/^[ \t]+(?:(?:override|readonly)[ \t]+)*([A-Z][A-Z0-9_]*)\??[ \t]*[:=]/gm)) names.add(m[1]!);
+    for (const m of readFileSync(file, 'utf8').matchAll(/^[ \t]+(?:(?:override|readonly)[ \t]+)*([A-Z][A-Z0-9_]*)\??[ \t]*[:=]/gm))
+      names.add(m[1]!);
   return names;
 }
 

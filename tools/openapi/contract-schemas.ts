@@ -55,7 +55,12 @@ export function generateContractSchemas(): ContractSchemas {
 
   const describe = (symbol: ts.Symbol | undefined): string | undefined => {
     const text = symbol ? ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() : '';
-    return text ? text.split('\n').map((line) => line.trim()).join(' ') : undefined;
+    return text
+      ? text
+          .split('\n')
+          .map((line) => line.trim())
+          .join(' ')
+      : undefined;
   };
 
   /** The name a type is published under, if it is a named, non-generic contract type. */
