@@ -16,6 +16,7 @@ import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
 import { OutboxParking1764300000000 } from '../migrations/1764300000000-outbox-parking';
 import { OutboxStatistics1764300100000 } from '../migrations/1764300100000-outbox-statistics';
+import { OutboxTraceContext1764300200000 } from '../migrations/1764300200000-outbox-trace-context';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -46,6 +47,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       // issue 16: the outbox keeps order per record and parks what cannot be published
       OutboxParking1764300000000,
       OutboxStatistics1764300100000,
+      // issue 15: the request id and traceparent travel with the event
+      OutboxTraceContext1764300200000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',
