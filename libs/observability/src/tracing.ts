@@ -95,6 +95,9 @@ export function startSpan(name: string, kind: SpanKind, attributes?: Attributes,
   return tracer?.startSpan(name, { kind, attributes }, parent ?? context.active());
 }
 
+/** A W3C traceparent as stored and forwarded (version 00 layout); anything else is dropped. */
+export const TRACEPARENT_PATTERN = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
 /** The active context (or `parent`) with `span` as its span: what to inject into an outgoing message. */
 export function contextWithSpan(span: Span, parent?: Context): Context {
   return trace.setSpan(parent ?? context.active(), span);
@@ -103,6 +106,15 @@ export function contextWithSpan(span: Span, parent?: Context): Context {
 /** Runs `fn` with `span` as the active span (so its log lines, calls and events belong to it); just `fn()` without one. */
 export function runInSpan<T>(span: Span | undefined, fn: () => T): T {
   return span ? context.with(trace.setSpan(context.active(), span), fn) : fn();
+}
+
+/**
+ * Runs `fn` with `span` (or no span) as the only trace context: for work started from unrelated
+ * work's continuation (one delivery launched when another finished), which must not inherit it.
+ */
+export function runInOwnSpan<T>(span: Span | undefined, fn: () => T): T {
+  if (!tracer) return fn();
+  return context.with(span ? trace.setSpan(ROOT_CONTEXT, span) : ROOT_CONTEXT, fn);
 }
 
 /** Ends a span, marked as failed when `error` is given (a description, never a stack or personal data). */
