@@ -40,6 +40,7 @@ export interface NamespacedNatsServerOptions {
 /** A request from receipt until its final reply: what its metrics and span need. */
 interface InFlight {
   channel: string;
+  requestId: string;
   started: bigint;
   outcome: RpcOutcome;
   errorName?: string;
@@ -103,9 +104,9 @@ export class NamespacedNatsServer extends ServerNats {
     const refusal = this.settings.verifier.check(natsMsg.subject, natsMsg.data, natsMsg.headers?.get(RpcHeaders.signature) || undefined);
     if (refusal) return this.refuse(channel, natsMsg, refusal);
     this.inFlight += 1;
-    const request: InFlight = { channel, started: process.hrtime.bigint(), outcome: 'ok' };
-    this.pending.set(natsMsg, request);
     const requestId = acceptRequestId(natsMsg.headers?.get(RpcHeaders.requestId) || undefined);
+    const request: InFlight = { channel, requestId, started: process.hrtime.bigint(), outcome: 'ok' };
+    this.pending.set(natsMsg, request);
     // `channel` is a registered handler's subject (from the contracts), never input: a bounded span name.
     if (tracingEnabled())
       request.span = startSpan(
@@ -187,7 +188,18 @@ export class NamespacedNatsServer extends ServerNats {
     if (!request) return;
     this.pending.delete(natsMsg);
     this.inFlight -= 1;
-    this.settings.onHandled?.(request.channel, request.outcome, Number(process.hrtime.bigint() - request.started) / 1e9, request.errorName);
+    const seconds = Number(process.hrtime.bigint() - request.started) / 1e9;
+    this.settings.onHandled?.(request.channel, request.outcome, seconds, request.errorName);
+    this.settings.logger.debug(
+      {
+        request_id: request.requestId,
+        subject: request.channel,
+        outcome: request.outcome,
+        error_name: request.errorName,
+        duration_ms: Math.round(seconds * 10_000) / 10,
+      },
+      'NATS request handled',
+    );
     if (request.span) {
       if (request.errorName) request.span.setAttribute('crm.error_name', request.errorName);
       endSpan(request.span, request.outcome === 'server_error' ? request.errorName : undefined);
