@@ -28,23 +28,39 @@ export function registerPoolMetrics(registry: Registry, name: string, pool: Pool
     const registered = new Map<string, PoolLike>();
     known = registered;
     pools.set(registry, registered);
-    const gauge = (metric: string, help: string, read: (p: PoolLike) => number | undefined) =>
-      new Gauge({
-        name: metric,
-        help,
-        labelNames: ['pool'],
-        registers: [registry],
-        collect() {
-          for (const [label, p] of registered) {
-            const value = read(p);
-            if (value !== undefined) this.set({ pool: label }, value);
-          }
-        },
-      });
-    gauge('pg_pool_connections', 'PostgreSQL connections open in the pool (idle and in use)', (p) => p.totalCount);
-    gauge('pg_pool_idle_connections', 'PostgreSQL connections open and idle in the pool', (p) => p.idleCount);
-    gauge('pg_pool_waiting_clients', 'Callers waiting for a PostgreSQL connection from the pool', (p) => p.waitingCount);
-    gauge('pg_pool_max_connections', 'The pool size (DATABASE_POOL_SIZE)', (p) => p.options?.max);
+    // Each gauge reads every registered pool when scraped. Names are literals (deploy/observability checks them).
+    const each = (read: (p: PoolLike) => number | undefined) =>
+      function collect(this: Gauge<'pool'>): void {
+        for (const [label, p] of registered) {
+          const value = read(p);
+          if (value !== undefined) this.set({ pool: label }, value);
+        }
+      };
+    const common = { labelNames: ['pool'] as const, registers: [registry] };
+    new Gauge({
+      name: 'pg_pool_connections',
+      help: 'PostgreSQL connections open in the pool (idle and in use)',
+      ...common,
+      collect: each((p) => p.totalCount),
+    });
+    new Gauge({
+      name: 'pg_pool_idle_connections',
+      help: 'PostgreSQL connections open and idle in the pool',
+      ...common,
+      collect: each((p) => p.idleCount),
+    });
+    new Gauge({
+      name: 'pg_pool_waiting_clients',
+      help: 'Callers waiting for a PostgreSQL connection from the pool',
+      ...common,
+      collect: each((p) => p.waitingCount),
+    });
+    new Gauge({
+      name: 'pg_pool_max_connections',
+      help: 'The pool size (DATABASE_POOL_SIZE)',
+      ...common,
+      collect: each((p) => p.options?.max),
+    });
   }
   known.set(name, pool);
 }
