@@ -190,16 +190,17 @@ export class NamespacedNatsServer extends ServerNats {
     this.inFlight -= 1;
     const seconds = Number(process.hrtime.bigint() - request.started) / 1e9;
     this.settings.onHandled?.(request.channel, request.outcome, seconds, request.errorName);
-    this.settings.logger.debug(
-      {
-        request_id: request.requestId,
-        subject: request.channel,
-        outcome: request.outcome,
-        error_name: request.errorName,
-        duration_ms: Math.round(seconds * 10_000) / 10,
-      },
-      'NATS request handled',
-    );
+    if (this.settings.logger.isLevelEnabled('debug'))
+      this.settings.logger.debug(
+        {
+          request_id: request.requestId,
+          subject: request.channel,
+          outcome: request.outcome,
+          error_name: request.errorName,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+        },
+        'NATS request handled',
+      );
     if (request.span) {
       if (request.errorName) request.span.setAttribute('crm.error_name', request.errorName);
       endSpan(request.span, request.outcome === 'server_error' ? request.errorName : undefined);

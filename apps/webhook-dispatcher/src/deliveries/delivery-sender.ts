@@ -229,7 +229,7 @@ export class DeliverySender {
       if (result.responseCode !== null) span.setAttribute('http.response.status_code', result.responseCode);
       endSpan(span, decision.status === 'delivered' ? undefined : (result.error ?? outcome));
     }
-    if (decision.status === 'delivered')
+    if (decision.status === 'delivered' && this.logger.isLevelEnabled('debug'))
       this.logger.debug(
         { delivery_id: d.id, webhook_id: d.webhook_id, code: result.responseCode, duration_ms: result.durationMs },
         'webhook delivered',
