@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@crm/config';
-import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger } from '@crm/observability';
+import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger, startTracing } from '@crm/observability';
 import { listenOn, pathLengthLimit, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
 import { json } from 'express';
 import { AppModule } from './app.module';
@@ -19,6 +19,7 @@ const logger = createLogger(SERVICE, config.LOG_LEVEL);
 void runService({
   service: SERVICE,
   logger,
+  tracing: startTracing(config.tracingOptions(SERVICE)),
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   createApp: async () => {
     const registry = createMetricsRegistry(SERVICE);

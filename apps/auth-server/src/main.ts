@@ -4,7 +4,7 @@ import { loadConfig } from '@crm/config';
 import { QueueGroups } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { attachNatsServer } from '@crm/messaging';
-import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger } from '@crm/observability';
+import { createLogger, createMetricsRegistry, httpMetrics, PinoNestLogger, startTracing } from '@crm/observability';
 import { listenOn, pathLengthLimit, requestContextMiddleware, runService, startupConfig } from '@crm/service-kit';
 import { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
 import type { OidcProviderHolder } from './oauth/oidc-provider.holder';
@@ -27,6 +27,7 @@ if (config.ENABLE_TEST_CLOCK) installTestClock();
 void runService({
   service: SERVICE,
   logger,
+  tracing: startTracing(config.tracingOptions(SERVICE)),
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   migrate: () => runMigrations(authDataSource(config), (msg) => logger.info(msg)).then(() => undefined),
   createApp: async () => {

@@ -4,7 +4,7 @@ import { loadConfig } from '@crm/config';
 import { QueueGroups } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { attachNatsServer } from '@crm/messaging';
-import { createLogger, createMetricsRegistry, PinoNestLogger } from '@crm/observability';
+import { createLogger, createMetricsRegistry, PinoNestLogger, startTracing } from '@crm/observability';
 import { listenOn, runService, startupConfig } from '@crm/service-kit';
 import { AppModule } from './app.module';
 import { CrmCoreConfig } from './config/crm-core.config';
@@ -17,6 +17,7 @@ const logger = createLogger(SERVICE, config.LOG_LEVEL);
 void runService({
   service: SERVICE,
   logger,
+  tracing: startTracing(config.tracingOptions(SERVICE)),
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   migrate: () => runMigrations(crmDataSource(config), (msg) => logger.info(msg)).then(() => undefined),
   createApp: async () => {

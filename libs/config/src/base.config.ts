@@ -30,8 +30,37 @@ export class BaseConfig {
   @IsString()
   SERVICE_INSTANCE?: string;
 
+  /**
+   * OpenTelemetry traces are exported over OTLP/HTTP only when one of these is set (the standard
+   * variables: the traces endpoint as is, the base endpoint with /v1/traces appended by the
+   * exporter); with neither, no tracer is registered and tracing costs nothing.
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/.+/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL, e.g. http://otel-collector:4318' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/.+/, {
+    message: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http(s) URL, e.g. http://otel-collector:4318/v1/traces',
+  })
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+
+  /** service.name of this process's spans (default: the app's name). */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'OTEL_SERVICE_NAME must be 1-64 letters, digits, ., _ or -' })
+  OTEL_SERVICE_NAME?: string;
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
+  }
+
+  /** What libs/observability startTracing needs: on only when an OTLP endpoint is set. */
+  tracingOptions(service: string): { service: string; instance?: string; endpoint?: string } {
+    return {
+      service: this.OTEL_SERVICE_NAME ?? service,
+      instance: this.SERVICE_INSTANCE,
+      endpoint: this.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? this.OTEL_EXPORTER_OTLP_ENDPOINT,
+    };
   }
 }
 

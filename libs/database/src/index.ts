@@ -1,3 +1,4 @@
 export * from './database-options';
 export * from './migrate';
 export * from './database.module';
+export * from './pool-metrics';

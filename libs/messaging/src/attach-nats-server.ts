@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { METRICS_REGISTRY, ReadinessRegistry } from '@crm/service-kit';
 import type { Logger } from 'pino';
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import { NamespacedNatsServer } from './namespaced-nats.server';
 import { RpcVerifier } from './rpc-signature';
 
@@ -19,8 +19,45 @@ export interface AttachNatsServerOptions {
 const REFUSED_METRIC = 'nats_requests_refused_total';
 
 /**
+ * Per-subject RED of the requests this service handles. `subject` is a registered handler's
+ * subject (a contract constant: bounded), `outcome` ok, client_error (a 4xx reply) or server_error
+ * (5xx, or a handler that failed without a reply), `error_name` one of the contracts' ErrorName.
+ */
+function handledMetrics(registry: Registry) {
+  const existing = registry.getSingleMetric('nats_server_requests_total') as Counter<'subject' | 'outcome'> | undefined;
+  if (existing)
+    return {
+      requests: existing,
+      errors: registry.getSingleMetric('nats_server_request_errors_total') as Counter<'subject' | 'error_name'>,
+      duration: registry.getSingleMetric('nats_server_request_duration_seconds') as Histogram<'subject'>,
+    };
+  return {
+    requests: new Counter({
+      name: 'nats_server_requests_total',
+      help: 'NATS requests handled, by subject and outcome (ok, client_error: a 4xx reply, server_error: 5xx or no reply)',
+      labelNames: ['subject', 'outcome'],
+      registers: [registry],
+    }),
+    errors: new Counter({
+      name: 'nats_server_request_errors_total',
+      help: 'NATS requests answered with an error, by subject and error name',
+      labelNames: ['subject', 'error_name'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'nats_server_request_duration_seconds',
+      help: 'From receipt of a NATS request to its final reply, by subject',
+      labelNames: ['subject'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+  };
+}
+
+/**
  * Makes the app's @MessagePattern handlers answer on NATS in the service's queue group, for
- * requests signed by one of `verifyKeys` only; refusals are counted in nats_requests_refused_total.
+ * requests signed by one of `verifyKeys` only; refusals are counted in nats_requests_refused_total,
+ * handled requests in the nats_server_* RED metrics.
  */
 export async function attachNatsServer(app: INestApplication, options: AttachNatsServerOptions): Promise<NamespacedNatsServer> {
   const verifier = new RpcVerifier(options.verifyKeys);
@@ -33,11 +70,17 @@ export async function attachNatsServer(app: INestApplication, options: AttachNat
       labelNames: ['subject', 'reason'],
       registers: [registry],
     });
+  const handled = handledMetrics(registry);
   const server = new NamespacedNatsServer({
     ...options,
     name: `${options.service}-${process.pid}`,
     verifier,
     onRefused: (subject, reason) => refused.inc({ subject, reason }),
+    onHandled: (subject, outcome, seconds, errorName) => {
+      handled.requests.inc({ subject, outcome });
+      handled.duration.observe({ subject }, seconds);
+      if (errorName) handled.errors.inc({ subject, error_name: errorName });
+    },
   });
   options.logger.info({ verifyKeys: verifier.keyIds }, 'NATS requests are accepted when signed by these keys');
   app.connectMicroservice({ strategy: server });

@@ -9,3 +9,4 @@ export * from './rpc-params.decorators';
 export * from './rpc-signature';
 export * from './caller-keys.validators';
 export * from './nats-permissions';
+export * from './rpc-outcome';

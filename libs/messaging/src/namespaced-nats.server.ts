@@ -1,8 +1,20 @@
 import { ServerNats } from '@nestjs/microservices';
 import { ApiError, ErrorName, namespacedSubject, RpcHeaders } from '@crm/contracts';
-import { acceptRequestId, deadlineIn, runWithRequestId } from '@crm/observability';
+import {
+  acceptRequestId,
+  deadlineIn,
+  endSpan,
+  extractTraceContext,
+  runInSpan,
+  runWithRequestId,
+  SpanKind,
+  startSpan,
+  tracingEnabled,
+  type Span,
+} from '@crm/observability';
 import type { Logger } from 'pino';
 import { natsClientOptions } from './nats-connection';
+import { outcomeOfPacket, type RpcOutcome } from './rpc-outcome';
 import type { RefusalReason, RpcVerifier } from './rpc-signature';
 
 export interface NamespacedNatsServerOptions {
@@ -17,6 +29,22 @@ export interface NamespacedNatsServerOptions {
   verifier: RpcVerifier;
   /** Called for every request refused by the verifier, for metrics. */
   onRefused?: (channel: string, reason: RefusalReason) => void;
+  /**
+   * Called once per handled request when its final reply is published (or, without a reply
+   * expected, when the handler settled): the registered subject, the outcome, the error name of an
+   * error reply, and the seconds from receipt. For metrics.
+   */
+  onHandled?: (channel: string, outcome: RpcOutcome, seconds: number, errorName?: string) => void;
+}
+
+/** A request from receipt until its final reply: what its metrics and span need. */
+interface InFlight {
+  channel: string;
+  requestId: string;
+  started: bigint;
+  outcome: RpcOutcome;
+  errorName?: string;
+  span?: Span;
 }
 
 interface NatsMsgLike {
@@ -33,14 +61,15 @@ const decoder = new TextDecoder();
  * Nest's NATS transport with what production needs: subjects prefixed by the deployment
  * namespace, one queue group per service (replicas share the work), every request's signature
  * checked before any handler runs (an unsigned, forged, expired, replayed or re-targeted request
- * is answered with an error and never reaches a handler), the caller's request id restored from
- * headers, and a graceful close that stops taking messages, waits for in-flight handlers and
+ * is answered with an error and never reaches a handler), the caller's request id (and, while
+ * tracing, its W3C trace context, continued by a server span) restored from headers, every
+ * handled request reported with its outcome and duration (`onHandled`), and a graceful close that stops taking messages, waits for in-flight handlers and
  * drains the connection.
  */
 export class NamespacedNatsServer extends ServerNats {
   private readonly subs: Array<{ drain(): Promise<void> }> = [];
   private inFlight = 0;
-  private readonly pending = new WeakMap<object, true>();
+  private readonly pending = new WeakMap<object, InFlight>();
   private idle: (() => void) | null = null;
 
   constructor(private readonly settings: NamespacedNatsServerOptions) {
@@ -75,12 +104,23 @@ export class NamespacedNatsServer extends ServerNats {
     const refusal = this.settings.verifier.check(natsMsg.subject, natsMsg.data, natsMsg.headers?.get(RpcHeaders.signature) || undefined);
     if (refusal) return this.refuse(channel, natsMsg, refusal);
     this.inFlight += 1;
-    this.pending.set(natsMsg, true);
     const requestId = acceptRequestId(natsMsg.headers?.get(RpcHeaders.requestId) || undefined);
+    const request: InFlight = { channel, requestId, started: process.hrtime.bigint(), outcome: 'ok' };
+    this.pending.set(natsMsg, request);
+    // `channel` is a registered handler's subject (from the contracts), never input: a bounded span name.
+    if (tracingEnabled())
+      request.span = startSpan(
+        channel,
+        SpanKind.SERVER,
+        { 'messaging.system': 'nats', 'messaging.destination.name': channel, 'crm.request_id': requestId },
+        extractTraceContext((name) => natsMsg.headers?.get(name)),
+      );
     try {
       const deadline = deadlineIn(natsMsg.headers?.get(RpcHeaders.timeout) || undefined);
-      return await runWithRequestId(requestId, () => super.handleMessage(channel, natsMsg), deadline);
+      return await runWithRequestId(requestId, () => runInSpan(request.span, () => super.handleMessage(channel, natsMsg)), deadline);
     } catch (error) {
+      request.outcome = 'server_error';
+      request.errorName = 'internal_server_error';
       this.settle(natsMsg);
       throw error;
     } finally {
@@ -99,6 +139,12 @@ export class NamespacedNatsServer extends ServerNats {
         typeof packet === 'object' &&
         packet !== null &&
         ((packet as { isDisposed?: boolean }).isDisposed || (packet as { err?: unknown }).err !== undefined);
+      const request = this.pending.get(natsMsg);
+      if (request && typeof packet === 'object' && packet !== null && ('response' in packet || 'err' in packet)) {
+        const { outcome, errorName } = outcomeOfPacket(packet);
+        request.outcome = outcome;
+        request.errorName = errorName;
+      }
       try {
         try {
           return await publish(packet);
@@ -110,6 +156,7 @@ export class NamespacedNatsServer extends ServerNats {
             { subject: (natsMsg as { subject?: string }).subject },
             'reply over the NATS payload limit: answered 400',
           );
+          if (request) Object.assign(request, { outcome: 'client_error', errorName: replyTooLarge().errorName });
           return await publish({ ...(packet as object), response: { ok: false, error: replyTooLarge().toData() } });
         }
       } finally {
@@ -137,8 +184,27 @@ export class NamespacedNatsServer extends ServerNats {
   }
 
   private settle(natsMsg: object): void {
-    if (!this.pending.delete(natsMsg)) return;
+    const request = this.pending.get(natsMsg);
+    if (!request) return;
+    this.pending.delete(natsMsg);
     this.inFlight -= 1;
+    const seconds = Number(process.hrtime.bigint() - request.started) / 1e9;
+    this.settings.onHandled?.(request.channel, request.outcome, seconds, request.errorName);
+    if (this.settings.logger.isLevelEnabled('debug'))
+      this.settings.logger.debug(
+        {
+          request_id: request.requestId,
+          subject: request.channel,
+          outcome: request.outcome,
+          error_name: request.errorName,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+        },
+        'NATS request handled',
+      );
+    if (request.span) {
+      if (request.errorName) request.span.setAttribute('crm.error_name', request.errorName);
+      endSpan(request.span, request.outcome === 'server_error' ? request.errorName : undefined);
+    }
     if (this.inFlight === 0 && this.idle) this.idle();
   }
 

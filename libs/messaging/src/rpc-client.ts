@@ -1,8 +1,9 @@
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { ApiError, ErrorName, namespacedSubject, RpcHeaders, type RpcReply } from '@crm/contracts';
-import { currentRequestId } from '@crm/observability';
+import { contextWithSpan, currentRequestId, endSpan, injectTraceHeaders, SpanKind, startSpan } from '@crm/observability';
 import type { Logger } from 'pino';
 import { decodeResponse, encodeRequest } from './nats-wire';
+import { isServerError } from './rpc-outcome';
 import type { RpcSigner } from './rpc-signature';
 
 export interface RpcClientOptions {
@@ -21,7 +22,8 @@ export interface RpcClientOptions {
 /**
  * Request/reply over NATS to a Nest message handler. A missing responder (no replica running),
  * a timeout or a lost connection becomes 503 service_unavailable within `timeoutMs`; a reply
- * that carries an error comes back as data.
+ * that carries an error comes back as data. Every request carries the request id and, while
+ * tracing, a client span's W3C `traceparent` in its headers.
  */
 export class RpcClient {
   constructor(
@@ -37,6 +39,9 @@ export class RpcClient {
     if (requestId) headers.set(RpcHeaders.requestId, requestId);
     headers.set(RpcHeaders.timeout, String(timeoutMs));
     const fullSubject = namespacedSubject(this.options.namespace, subject);
+    // `subject` is a contract constant (never input): a bounded span name.
+    const span = startSpan(subject, SpanKind.CLIENT, { 'messaging.system': 'nats', 'messaging.destination.name': subject });
+    if (span) injectTraceHeaders((name, value) => headers.set(name, value), contextWithSpan(span));
     const data = encodeRequest(subject, body);
     if (this.options.signer) headers.set(RpcHeaders.signature, this.options.signer.sign(fullSubject, data, timeoutMs));
     let reply: RpcReply<D>;
@@ -54,10 +59,13 @@ export class RpcClient {
       }
     } catch (error) {
       this.options.observe?.(subject, 'unavailable', seconds());
+      endSpan(span, 'no reply');
       this.options.logger.warn({ subject, reason: (error as Error).name, detail: (error as Error).message }, 'RPC call failed: no reply');
       throw new ApiError(ErrorName.ServiceUnavailable, 'The service did not answer in time; retry shortly');
     }
     this.options.observe?.(subject, reply.ok ? 'ok' : 'error', seconds());
+    if (span && !reply.ok) span.setAttribute('crm.error_name', reply.error.error_name);
+    endSpan(span, reply.ok || !isServerError(reply.error.error_name) ? undefined : reply.error.error_name);
     return reply;
   }
 

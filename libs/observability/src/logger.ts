@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { currentRequestId } from './request-context';
+import { activeTraceIds } from './tracing';
 
 /** Fields that must never reach a log line, wherever they appear. */
 export const REDACTED_PATHS = [
@@ -52,7 +53,7 @@ export function serializeError(error: unknown): unknown {
   return withoutStatementValues(pino.stdSerializers.err(error as Error), 0);
 }
 
-/** JSON logs on stdout (or `destination`), one line each, carrying the current request id. */
+/** JSON logs on stdout (or `destination`), one line each, carrying the current request id and, when tracing, trace and span ids. */
 export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
@@ -64,6 +65,9 @@ export function createLogger(service: string, level: string, destination?: pino.
     serializers: { err: serializeError },
     mixin() {
       const requestId = currentRequestId();
+      // trace_id/span_id only while tracing is on and a span is active (activeTraceIds is a field read otherwise).
+      const ids = activeTraceIds();
+      if (ids) return requestId ? { request_id: requestId, ...ids } : ids;
       return requestId ? { request_id: requestId } : {};
     },
   };

@@ -31,6 +31,14 @@ export function deadlineIn(timeoutMs: unknown, now: number = Date.now()): number
   return now + Number(timeoutMs);
 }
 
+/**
+ * Runs `fn` with `requestId` as the request id, or with none (not inheriting the caller's): for
+ * work done on behalf of a request later and elsewhere (a webhook delivery).
+ */
+export function runInRequestContext<T>(requestId: string | null | undefined, fn: () => T): T {
+  return requestId ? storage.run({ requestId }, fn) : storage.exit(fn);
+}
+
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
 }
@@ -39,5 +47,10 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Accepts a caller's X-Request-Id when it is a safe token, else makes a new one. */
 export function acceptRequestId(candidate: unknown): string {
-  return typeof candidate === 'string' && SAFE_REQUEST_ID.test(candidate) ? candidate : randomUUID();
+  return safeRequestId(candidate) ?? randomUUID();
+}
+
+/** `candidate` when it is a safe request id (1-128 of A-Z a-z 0-9 . _ : -), else undefined. */
+export function safeRequestId(candidate: unknown): string | undefined {
+  return typeof candidate === 'string' && SAFE_REQUEST_ID.test(candidate) ? candidate : undefined;
 }

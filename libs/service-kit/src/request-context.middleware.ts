@@ -1,5 +1,15 @@
 import type { NextFunction, Request, Response } from 'express';
-import { acceptRequestId, runWithRequestId, type HttpMetrics } from '@crm/observability';
+import {
+  acceptRequestId,
+  endSpan,
+  extractTraceContext,
+  runInSpan,
+  runWithRequestId,
+  SpanKind,
+  startSpan,
+  tracingEnabled,
+  type HttpMetrics,
+} from '@crm/observability';
 import type { Logger } from 'pino';
 
 /** Liveness and readiness probes, asked every few seconds: counted in the metrics, not access-logged. */
@@ -25,12 +35,24 @@ export function matchedRoute(req: Request): string | undefined {
  * The `route` label is a template, never the raw path, so the number of series stays bounded:
  * `routeOf` (a service's own routing, e.g. the gateway's operation ids; it must answer from a
  * fixed set) first, then the matched Express route, else {@link UNMATCHED_ROUTE}.
+ *
+ * While tracing is on, each request (probes aside) is a server span that continues the caller's
+ * W3C `traceparent`, named by method and the same route label, with the request id as an attribute.
  */
 export function requestContextMiddleware(metrics: HttpMetrics, routeOf?: (req: Request) => string | undefined, accessLog?: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const requestId = acceptRequestId(req.header('x-request-id'));
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
+    const span =
+      tracingEnabled() && !PROBE_PATHS.has(req.path)
+        ? startSpan(
+            req.method,
+            SpanKind.SERVER,
+            { 'http.request.method': req.method, 'crm.request_id': requestId },
+            extractTraceContext((name) => req.header(name)),
+          )
+        : undefined;
     const done = (aborted: boolean) => {
       const route = routeOf?.(req) ?? matchedRoute(req) ?? UNMATCHED_ROUTE;
       const labels = { method: req.method, route, status: String(res.statusCode) };
@@ -38,6 +60,15 @@ export function requestContextMiddleware(metrics: HttpMetrics, routeOf?: (req: R
       if (!aborted) {
         metrics.requests.inc(labels);
         metrics.duration.observe(labels, seconds);
+      }
+      if (span) {
+        span.updateName(`${req.method} ${route}`);
+        span.setAttributes({
+          'http.route': route,
+          'http.response.status_code': res.statusCode,
+          ...(aborted ? { 'crm.aborted': true } : {}),
+        });
+        endSpan(span, res.statusCode >= 500 ? `HTTP ${res.statusCode}` : undefined);
       }
       if (accessLog && !PROBE_PATHS.has(req.path)) {
         const caller = (req as { user?: { account_id?: unknown; user_id?: unknown } }).user;
@@ -60,6 +91,6 @@ export function requestContextMiddleware(metrics: HttpMetrics, routeOf?: (req: R
     res.once('close', () => {
       if (!res.writableFinished) done(true);
     });
-    runWithRequestId(requestId, next);
+    runWithRequestId(requestId, span ? () => runInSpan(span, next) : next);
   };
 }

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { TracingHandle } from '@crm/observability';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { serveMetrics, type MetricsServer } from './metrics-server';
@@ -17,12 +18,14 @@ export interface RunServiceOptions {
   metricsPort: number;
   /** `main.js migrate`: run this service's migrations and exit. */
   migrate?: () => Promise<void>;
+  /** The process's tracing (startTracing): its buffered spans are exported last at shutdown. */
+  tracing?: TracingHandle;
 }
 
 /**
  * The life of a service process: `migrate` mode, start, and a graceful stop on SIGTERM/SIGINT —
  * readiness goes false first, then HTTP stops accepting and finishes in-flight requests, NATS
- * subscriptions drain, connections close, and the process exits 0 (1 if the stop overran
+ * subscriptions drain, connections close, buffered spans are exported, and the process exits 0 (1 if the stop overran
  * SHUTDOWN_TIMEOUT_MS or start-up failed).
  */
 export async function runService(options: RunServiceOptions): Promise<void> {
@@ -56,6 +59,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     logger.info({ port, metrics_port: metrics.port }, `${options.service} listening`);
   } catch (error) {
     logger.fatal({ err: error }, `${options.service} failed to start`);
+    await options.tracing?.shutdown();
     process.exit(1);
   }
 
@@ -73,6 +77,8 @@ export async function runService(options: RunServiceOptions): Promise<void> {
       app.get(ReadinessRegistry).startDraining();
       await app.close();
       await metrics.close();
+      // The spans of the last requests, relays and deliveries: exported before the process goes.
+      await options.tracing?.shutdown();
       logger.info('stopped');
       process.exit(0);
     } catch (error) {

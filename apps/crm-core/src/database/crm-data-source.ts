@@ -16,6 +16,7 @@ import { Outbox1764000400000 } from '../migrations/1764000400000-outbox';
 import { Fields1764000000000 } from '../migrations/1764000000000-fields';
 import { OutboxParking1764300000000 } from '../migrations/1764300000000-outbox-parking';
 import { OutboxStatistics1764300100000 } from '../migrations/1764300100000-outbox-statistics';
+import { OutboxTraceContext1764300200000 } from '../migrations/1764300200000-outbox-trace-context';
 import { CompanyCountersAccount1764400000000 } from '../migrations/1764400000000-company-counters-account';
 import { StoredFiles1764500300000 } from '../migrations/1764500300000-stored-files';
 import { RemainingOperations1764500700000 } from '../migrations/1764500700000-remaining-operations';
@@ -49,6 +50,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       // issue 16: the outbox keeps order per record and parks what cannot be published
       OutboxParking1764300000000,
       OutboxStatistics1764300100000,
+      // issue 15: the request id and traceparent travel with the event
+      OutboxTraceContext1764300200000,
       // issue 15: every table carries its account (docs/scaling.md)
       CompanyCountersAccount1764400000000,
       // issue 13: attachments' bytes in storage (decisions.md "Attachments")

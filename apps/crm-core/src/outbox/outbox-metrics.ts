@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { OutboxBacklog } from './outbox.repository';
 
 /** Why a row was parked: refused for good by NATS (too large, invalid), or failing on every try. */
 export type ParkReason = 'rejected' | 'retries_exhausted';
@@ -6,14 +7,18 @@ export type ParkReason = 'rejected' | 'retries_exhausted';
 /**
  * Prometheus metrics of the outbox relay (decisions.md "Event pipeline and fan-out bounds"):
  * events published, publishes that failed and wait for a retry, rows parked by reason, events
- * written in their reduced form, and the pending and parked rows read at scrape time.
+ * written in their reduced form, the relay lag (an event's write to JetStream's ack), and the
+ * pending rows, parked rows and the oldest pending row's age read at scrape time (one query per
+ * scrape for the three).
  */
 export class OutboxMetrics {
   readonly published: Counter<string>;
   readonly failed: Counter<string>;
   readonly parked: Counter<'reason'>;
   readonly truncated: Counter<'type'>;
-  private backlog: (() => Promise<{ pending: number; parked: number }>) | undefined;
+  readonly lag: Histogram<string>;
+  private backlog: (() => Promise<OutboxBacklog>) | undefined;
+  private lastRead: { at: number; counts: Promise<OutboxBacklog | undefined> } | undefined;
 
   constructor(registry: Registry) {
     this.published = new Counter({
@@ -38,8 +43,14 @@ export class OutboxMetrics {
       labelNames: ['type'],
       registers: [registry],
     });
-    const read = async (key: 'pending' | 'parked', gauge: Gauge<string>) => {
-      const counts = await this.backlog?.().catch(() => undefined);
+    this.lag = new Histogram({
+      name: 'crm_outbox_relay_lag_seconds',
+      help: "From an event's write (its transaction) to JetStream's acknowledgement of its publish",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+      registers: [registry],
+    });
+    const read = async (key: keyof OutboxBacklog, gauge: Gauge<string>) => {
+      const counts = await this.readBacklog();
       if (counts) gauge.set(counts[key]);
     };
     new Gauge({
@@ -58,10 +69,26 @@ export class OutboxMetrics {
         await read('parked', this);
       },
     });
+    new Gauge({
+      name: 'crm_outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest outbox row waiting to be published, 0 when none waits (read at scrape time)',
+      registers: [registry],
+      async collect() {
+        await read('oldest_pending_seconds', this);
+      },
+    });
   }
 
-  /** Where the gauges read the pending and parked rows from. */
-  readBacklogFrom(source: () => Promise<{ pending: number; parked: number }>): void {
+  /** Where the gauges read the backlog from. */
+  readBacklogFrom(source: () => Promise<OutboxBacklog>): void {
     this.backlog = source;
+  }
+
+  /** The backlog for this scrape: one query serves the three gauges (reused for a second). */
+  private readBacklog(): Promise<OutboxBacklog | undefined> {
+    const now = Date.now();
+    if (!this.lastRead || now - this.lastRead.at > 1000)
+      this.lastRead = { at: now, counts: this.backlog?.().catch(() => undefined) ?? Promise.resolve(undefined) };
+    return this.lastRead.counts;
   }
 }

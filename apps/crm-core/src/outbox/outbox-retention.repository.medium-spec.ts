@@ -29,6 +29,8 @@ describe('outbox retention (real PostgreSQL)', () => {
           contact_status_id: null,
           data_json: JSON.stringify({ i }),
           truncated_bytes: null,
+          request_id: null,
+          traceparent: null,
         });
       }
     });

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { newId } from '@crm/common';
 import { eventsStreamName, MAX_EVENT_DATA_BYTES, type DomainEvent } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
-import { createLogger } from '@crm/observability';
+import { createLogger, runInSpan, runWithRequestId, SpanKind, startSpan, startTracing } from '@crm/observability';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
 import { createTestDatabase, uniqueNamespace, type TestDatabase } from '@crm/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -86,6 +87,46 @@ describe('transactional outbox relayed to JetStream (real PostgreSQL and NATS)',
     const values = (metric?.values ?? []) as Array<{ value: number; labels: Record<string, string | number> }>;
     return values.filter((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want)).reduce((sum, v) => sum + v.value, 0);
   };
+
+  it("publishes the writing request's id and trace context as message headers, in a producer span of that trace, and records the relay lag", async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = startTracing({ service: 'crm-core-test', exporter });
+    try {
+      const registry = new Registry();
+      const metrics = new OutboxMetrics(registry);
+      const writer = startSpan('deals.update', SpanKind.SERVER)!;
+      const eventId = await runWithRequestId('req-outbox-trace', () => runInSpan(writer, () => write('traced', 1)));
+      writer.end();
+      // An event written outside any request carries no headers at all.
+      const plainId = await write('untraced', 1);
+      expect(await drain(relay({ metrics }))).toBe(2);
+
+      const jsm = await jetstreamManager(nc);
+      const { state } = await jsm.streams.info(eventsStreamName(namespace));
+      const messages = await Promise.all(
+        Array.from({ length: state.messages }, (_, i) => jsm.streams.getMessage(eventsStreamName(namespace), { seq: state.first_seq + i })),
+      );
+      const traced = messages.find((m) => m?.json<DomainEvent>().event_id === eventId)!;
+      const plain = messages.find((m) => m?.json<DomainEvent>().event_id === plainId)!;
+      expect(traced.header.get('X-Request-Id')).toBe('req-outbox-trace');
+      const [, traceId, parentId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(traced.header.get('traceparent'))!;
+      expect(traceId).toBe(writer.spanContext().traceId);
+      expect(plain.header?.get('X-Request-Id') ?? '').toBe('');
+      expect(plain.header?.get('traceparent') ?? '').toBe('');
+
+      await tracing.flush();
+      const publish = exporter.getFinishedSpans().find((span) => span.name === 'outbox publish deal.updated');
+      expect(publish?.spanContext()).toMatchObject({ traceId, spanId: parentId });
+      expect(publish?.parentSpanContext?.spanId).toBe(writer.spanContext().spanId);
+      const lag = (await registry.getMetricsAsJSON()).find((m) => m.name === 'crm_outbox_relay_lag_seconds');
+      expect(
+        (lag?.values as Array<{ metricName?: string; value: number }>).find((v) => v.metricName === 'crm_outbox_relay_lag_seconds_count')
+          ?.value,
+      ).toBe(2);
+    } finally {
+      await tracing.shutdown();
+    }
+  });
 
   it('refreshes the outbox statistics after a slow claim (a misjudged backlog), at most once a minute', async () => {
     const analyses = async () =>

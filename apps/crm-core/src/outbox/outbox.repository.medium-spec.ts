@@ -26,6 +26,8 @@ describe('outbox repository (real PostgreSQL)', () => {
     contact_status_id: null,
     data_json: JSON.stringify({ n }),
     truncated_bytes: null,
+    request_id: null,
+    traceparent: null,
   });
 
   /** Commits events of (record, n) in this order; returns their seqs by `${record}${n}`. */
@@ -140,5 +142,19 @@ describe('outbox repository (real PostgreSQL)', () => {
       [seq.x1],
     );
     expect(parked).toEqual({ parked: true, published_at: null, attempts: 1, last_error: expect.stringContaining('max_payload') });
+  });
+
+  it("keeps the request id and traceparent written with an event for the relay, and reports the oldest waiting row's age", async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await fx.dataSource.transaction((tx) => insertOutboxEvent(tx, { ...event('t', 1), request_id: 'req-trace-1', traceparent }));
+    await fx.dataSource.query(
+      `UPDATE crm.outbox SET occurred_at = now() - interval '90 seconds' WHERE account_id = $1 AND record_id = 't'`,
+      [acme.account_id],
+    );
+    const claimed = await fx.dataSource.transaction((tx) => claimOutboxBatch(tx, 100));
+    expect(claimed.find((r) => r.record_id === 't')).toMatchObject({ request_id: 'req-trace-1', traceparent });
+    expect((await outboxBacklog(fx.dataSource.manager)).oldest_pending_seconds).toBeGreaterThanOrEqual(90);
+    await fx.dataSource.query('UPDATE crm.outbox SET published_at = now() WHERE published_at IS NULL');
+    expect(await outboxBacklog(fx.dataSource.manager)).toMatchObject({ pending: 0, oldest_pending_seconds: 0 });
   });
 });

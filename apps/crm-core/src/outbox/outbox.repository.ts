@@ -20,6 +20,10 @@ export interface OutboxRow {
   attempts: number;
   /** Bytes of the original `data` when it was written in its reduced form; null when whole. */
   truncated_bytes: number | null;
+  /** The X-Request-Id of the request that wrote it, if any. */
+  request_id: string | null;
+  /** The W3C traceparent of the span that wrote it (while tracing), if any. */
+  traceparent: string | null;
 }
 
 /** An event as written: `data_json` is the serialized `data`, already bounded in size. */
@@ -32,6 +36,8 @@ export interface NewOutboxRow {
   contact_status_id: string | null;
   data_json: string;
   truncated_bytes: number | null;
+  request_id: string | null;
+  traceparent: string | null;
 }
 
 /** A row that could not be published, and why. */
@@ -48,9 +54,9 @@ export async function insertOutboxEvent(db: Db, event: NewOutboxRow): Promise<vo
   await execute(
     db,
     sql`WITH written AS (
-          INSERT INTO crm.outbox (event_id, account_id, type, reason, record_id, contact_status_id, data, truncated_bytes)
+          INSERT INTO crm.outbox (event_id, account_id, type, reason, record_id, contact_status_id, data, truncated_bytes, request_id, traceparent)
           VALUES (${event.event_id}, ${event.account_id}, ${event.type}, ${event.reason}, ${event.record_id}, ${event.contact_status_id},
-                  ${event.data_json}::jsonb, ${event.truncated_bytes})
+                  ${event.data_json}::jsonb, ${event.truncated_bytes}, ${event.request_id}, ${event.traceparent})
           RETURNING 1)
         SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM written`,
     { prepare: true },
@@ -91,7 +97,7 @@ export function claimOutboxBatch(db: Db, limit: number): Promise<OutboxRow[]> {
                   ORDER BY e.seq LIMIT 1) AS first_seq
           FROM (SELECT DISTINCT account_id, record_id FROM claimed) r)
         SELECT o.seq, o.event_id, o.account_id, o.type, o.reason, o.record_id, o.contact_status_id, o.occurred_at, o.data,
-               o.attempts, o.truncated_bytes
+               o.attempts, o.truncated_bytes, o.request_id, o.traceparent
         FROM claimed c
         JOIN crm.outbox o ON o.seq = c.seq
         LEFT JOIN held h ON h.account_id = c.account_id AND h.record_id = c.record_id
@@ -137,12 +143,22 @@ export async function retryOutboxRows(db: Db, failures: ReadonlyArray<OutboxFail
   );
 }
 
-/** Rows waiting to be published, and rows parked: what the relay's gauges show at scrape time. */
-export function outboxBacklog(db: Db): Promise<{ pending: number; parked: number }> {
+/** What the relay's gauges show at scrape time: rows waiting to be published, rows parked, and the oldest waiting row's age. */
+export interface OutboxBacklog {
+  pending: number;
+  parked: number;
+  /** Seconds since the oldest waiting row was written; 0 when none waits. */
+  oldest_pending_seconds: number;
+}
+
+/** Rows waiting to be published, rows parked, and the age of the oldest waiting one (its seq is the first of the pending index). */
+export function outboxBacklog(db: Db): Promise<OutboxBacklog> {
   return one(
     db,
     sql`SELECT (SELECT count(*)::int FROM crm.outbox WHERE published_at IS NULL AND parked_at IS NULL) AS pending,
-               (SELECT count(*)::int FROM crm.outbox WHERE parked_at IS NOT NULL) AS parked`,
+               (SELECT count(*)::int FROM crm.outbox WHERE parked_at IS NOT NULL) AS parked,
+               COALESCE((SELECT extract(epoch FROM clock_timestamp() - occurred_at)::float8 FROM crm.outbox
+                         WHERE published_at IS NULL AND parked_at IS NULL ORDER BY seq LIMIT 1), 0) AS oldest_pending_seconds`,
   );
 }
 

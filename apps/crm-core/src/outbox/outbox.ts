@@ -1,7 +1,18 @@
 import { newId } from '@crm/common';
-import { eventsStreamConfig, eventSubject, type DomainEvent, type DomainEventType } from '@crm/contracts';
+import { eventsStreamConfig, eventSubject, RpcHeaders, type DomainEvent, type DomainEventType } from '@crm/contracts';
+import {
+  contextOfTraceparent,
+  contextWithSpan,
+  currentRequestId,
+  currentTraceparent,
+  endSpan,
+  injectTraceHeaders,
+  SpanKind,
+  startSpan,
+  tracingEnabled,
+} from '@crm/observability';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
@@ -33,7 +44,8 @@ export interface NewEvent {
 /**
  * Writes an event in the caller's transaction: it is relayed if and only if the change commits,
  * and the relays are woken at commit (see OUTBOX_CHANNEL). `data` over MAX_EVENT_DATA_BYTES is
- * written in its reduced form (boundEventData).
+ * written in its reduced form (boundEventData). The current request id and, while tracing, the
+ * active span's traceparent go with it, for the relay to publish as message headers.
  */
 export async function writeEvent(db: Db, event: NewEvent): Promise<string> {
   const id = newId();
@@ -48,6 +60,8 @@ export async function writeEvent(db: Db, event: NewEvent): Promise<string> {
     contact_status_id: event.contact_status_id ?? null,
     data_json: json,
     truncated_bytes: truncatedFrom,
+    request_id: currentRequestId() ?? null,
+    traceparent: currentTraceparent() ?? null,
   });
   return id;
 }
@@ -109,7 +123,7 @@ export function isPermanentPublishError(error: unknown): boolean {
 
 /** What the relay publishes with: JetStream's publish, or a stand-in in tests. */
 export interface OutboxPublisher {
-  publish(subject: string, payload: string, options: { msgID: string }): Promise<unknown>;
+  publish(subject: string, payload: string, options: { msgID: string; headers?: MsgHdrs }): Promise<unknown>;
 }
 
 export interface OutboxRelayOptions {
@@ -139,6 +153,9 @@ const ANALYZE_INTERVAL_MS = 60_000;
  * (each after the previous ack), different records at the same time. A row is marked sent only
  * after JetStream acknowledged it, with its event id as message id: a crash between publish and
  * mark re-publishes, and JetStream drops the duplicate inside its window.
+ *
+ * Each message carries the writing request's id (X-Request-Id) and, while tracing, the traceparent
+ * of a producer span (a child of the span that wrote the row) in its headers.
  *
  * A row NATS refuses for good (too large, invalid) is parked: kept with the reason, counted and
  * logged, and no longer tried; it holds back neither other records nor later events of its own
@@ -181,12 +198,17 @@ export class OutboxRelay {
       await Promise.all(
         [...groupByRecord(rows).values()].map(async (chain) => {
           for (const row of chain) {
+            const subject = eventSubject(this.namespace, row.type, row.reason);
+            const span = tracingEnabled() && row.traceparent ? this.publishSpan(row) : undefined;
             try {
-              await this.publisher.publish(eventSubject(this.namespace, row.type, row.reason), JSON.stringify(toDomainEvent(row)), {
+              await this.publisher.publish(subject, JSON.stringify(toDomainEvent(row)), {
                 msgID: row.event_id,
+                headers: messageHeaders(row, span ? contextWithSpan(span, contextOfTraceparent(row.traceparent)) : undefined),
               });
+              endSpan(span);
               published.push(row);
             } catch (error) {
+              endSpan(span, (error as Error)?.name ?? 'publish failed');
               if (isPermanentPublishError(error)) {
                 // Parked rows hold nothing back: the record's later events go on (each carries the whole record).
                 parked.push({ seq: row.seq, error: describe(error), reason: 'rejected' });
@@ -218,6 +240,23 @@ export class OutboxRelay {
     });
   }
 
+  /** A producer span for one row's publish, in the trace of the request that wrote it. */
+  private publishSpan(row: OutboxRow) {
+    // Named by event type and reason (contract constants, never input): bounded.
+    return startSpan(
+      `outbox publish ${row.type}.${row.reason}`,
+      SpanKind.PRODUCER,
+      {
+        'messaging.system': 'nats',
+        'messaging.operation.type': 'send',
+        'messaging.message.id': row.event_id,
+        'crm.request_id': row.request_id ?? '',
+        'crm.record_id': row.record_id,
+      },
+      contextOfTraceparent(row.traceparent),
+    );
+  }
+
   /**
    * A slow claim means the planner misjudges the backlog (statistics missing or stale, e.g. a
    * fresh database, or autovacuum kept from running by restarts): ANALYZE the outbox, outside the
@@ -240,6 +279,10 @@ export class OutboxRelay {
     rows: OutboxRow[],
   ): void {
     this.metrics?.published.inc(published.length);
+    if (this.metrics) {
+      const now = Date.now();
+      for (const row of published) this.metrics.lag.observe(Math.max(0, now - new Date(row.occurred_at).getTime()) / 1000);
+    }
     for (const row of published) if (row.truncated_bytes !== null) this.metrics?.truncated.inc({ type: row.type });
     if (retries.length > 0) this.metrics?.failed.inc(retries.length);
     const bySeq = new Map(rows.map((r) => [r.seq, r]));
@@ -250,6 +293,7 @@ export class OutboxRelay {
         {
           seq: p.seq,
           event_id: row?.event_id,
+          request_id: row?.request_id ?? undefined,
           account_id: row?.account_id,
           type: row?.type,
           reason: row?.reason,
@@ -261,7 +305,14 @@ export class OutboxRelay {
     }
     for (const f of retries)
       this.logger.warn(
-        { seq: f.seq, event_id: f.row.event_id, record_id: f.row.record_id, attempts: f.row.attempts + 1, detail: f.error },
+        {
+          seq: f.seq,
+          event_id: f.row.event_id,
+          request_id: f.row.request_id ?? undefined,
+          record_id: f.row.record_id,
+          attempts: f.row.attempts + 1,
+          detail: f.error,
+        },
         'outbox relay: publish failed; the record waits for a retry',
       );
   }
@@ -334,6 +385,19 @@ function toDomainEvent(row: OutboxRow): DomainEvent {
     timestamp: Math.floor(new Date(row.occurred_at).getTime() / 1000),
     data: row.data,
   };
+}
+
+/**
+ * The headers of a row's message: the request id it was written under, and the W3C trace context
+ * of `traced` (its publish span) or else the stored traceparent as is. None when the row has neither.
+ */
+function messageHeaders(row: OutboxRow, traced: ReturnType<typeof contextWithSpan> | undefined): MsgHdrs | undefined {
+  if (!row.request_id && !row.traceparent) return undefined;
+  const headers = natsHeaders();
+  if (row.request_id) headers.set(RpcHeaders.requestId, row.request_id);
+  if (traced) injectTraceHeaders((name, value) => headers.set(name, value), traced);
+  else if (row.traceparent) headers.set('traceparent', row.traceparent);
+  return headers;
 }
 
 /** Rows by record (account and record id), each list in outbox order. */

@@ -8,6 +8,7 @@ import { DeliveryLastAttempt1764200100000 } from '../migrations/1764200100000-de
 import { WebhookChangeNotify1764200200000 } from '../migrations/1764200200000-webhook-change-notify';
 import { DeliveriesDueByWebhook1764200300000 } from '../migrations/1764200300000-deliveries-due-by-webhook';
 import { DeliveryErrorCategories1764300000000 } from '../migrations/1764300000000-delivery-error-categories';
+import { EventTraceContext1764300100000 } from '../migrations/1764300100000-event-trace-context';
 import { WebhookEntity } from '../webhooks/entities/webhook.entity';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
@@ -25,6 +26,7 @@ export function webhooksDataSource(config: DispatcherConfig): DataSource {
       WebhookChangeNotify1764200200000,
       DeliveriesDueByWebhook1764200300000,
       DeliveryErrorCategories1764300000000,
+      EventTraceContext1764300100000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'webhook-dispatcher',

@@ -29,6 +29,10 @@ export interface IngestedEvent {
   stream_seq: number;
   /** `data` serialized once, spliced into every body as is. */
   data_json: string;
+  /** X-Request-Id of the request that caused the event, sent with every delivery of it. */
+  request_id: string | null;
+  /** W3C traceparent its deliveries continue (the ingest span's, or the message's own). */
+  traceparent: string | null;
 }
 
 export interface NewDelivery {
@@ -60,6 +64,9 @@ export interface ClaimedDelivery {
   hook_url: string;
   secretkey: string;
   secrets: string[];
+  /** The event's request id and traceparent (see {@link IngestedEvent}). */
+  request_id: string | null;
+  traceparent: string | null;
   /** The replica key that claimed it: the result is written only while the claim is still ours. */
   claim_key: number;
 }
@@ -145,10 +152,10 @@ export class DeliveriesRepository {
     if (deliveries.length === 0) return [];
     const rows: Array<{ id: string; locked_by: number | null }> = await this.dataSource.query(
       `WITH ev AS (
-         INSERT INTO webhooks.events (event_id, account_id, type, reason, record_id, occurred_at, published_at, stream_seq, data)
-         SELECT t.event_id, t.account_id, t.type, t.reason, t.record_id, t.occurred_at, to_timestamp(t.published_ms / 1000.0), t.stream_seq, t.data
+         INSERT INTO webhooks.events (event_id, account_id, type, reason, record_id, occurred_at, published_at, stream_seq, data, request_id, traceparent)
+         SELECT t.event_id, t.account_id, t.type, t.reason, t.record_id, t.occurred_at, to_timestamp(t.published_ms / 1000.0), t.stream_seq, t.data, t.request_id, t.traceparent
          FROM json_to_recordset($1::json)
-           AS t(event_id varchar, account_id varchar, type varchar, reason varchar, record_id varchar, occurred_at bigint, published_ms float8, stream_seq bigint, data json)
+           AS t(event_id varchar, account_id varchar, type varchar, reason varchar, record_id varchar, occurred_at bigint, published_ms float8, stream_seq bigint, data json, request_id varchar, traceparent varchar)
          ON CONFLICT (event_id) DO NOTHING
        ),
        n AS (
@@ -161,7 +168,7 @@ export class DeliveriesRepository {
        RETURNING id, locked_by`,
       [
         // One JSON text (no per-character array escaping); each event's data spliced in as serialized.
-        `[${events.map((e) => `${JSON.stringify({ event_id: e.event_id, account_id: e.account_id, type: e.type, reason: e.reason, record_id: e.record_id, occurred_at: e.timestamp, published_ms: e.published_at_ms, stream_seq: e.stream_seq }).slice(0, -1)},"data":${e.data_json}}`).join(',')}]`,
+        `[${events.map((e) => `${JSON.stringify({ event_id: e.event_id, account_id: e.account_id, type: e.type, reason: e.reason, record_id: e.record_id, occurred_at: e.timestamp, published_ms: e.published_at_ms, stream_seq: e.stream_seq, request_id: e.request_id, traceparent: e.traceparent }).slice(0, -1)},"data":${e.data_json}}`).join(',')}]`,
         deliveries.map((d) => d.id),
         deliveries.map((d) => d.event_id),
         deliveries.map((d) => d.webhook_id),
@@ -215,7 +222,7 @@ export class DeliveriesRepository {
        UPDATE webhooks.deliveries d SET locked_by = $1
        FROM picked, webhooks.events e, webhooks.webhooks w
        WHERE d.id = picked.id AND e.event_id = d.event_id AND w.id = d.webhook_id
-       RETURNING d.id, d.webhook_id, d.event_id, d.record_id, d.event_seq, d.tries, d.attempt_count, e.type, e.reason, e.occurred_at AS timestamp, e.published_at, e.data::text AS data_json, w.hook_url, w.secretkey, ${SECRETS} AS secrets`,
+       RETURNING d.id, d.webhook_id, d.event_id, d.record_id, d.event_seq, d.tries, d.attempt_count, e.type, e.reason, e.occurred_at AS timestamp, e.published_at, e.data::text AS data_json, w.hook_url, w.secretkey, ${SECRETS} AS secrets, e.request_id, e.traceparent`,
       [claimKey, limit, perWebhook, skipWebhookIds],
     );
     return rows

@@ -1,3 +1,16 @@
+import { RpcHeaders } from '@crm/contracts';
+import {
+  contextOfTraceparent,
+  contextWithSpan,
+  endSpan,
+  injectTraceHeaders,
+  runInOwnSpan,
+  runInRequestContext,
+  SpanKind,
+  startSpan,
+  tracingEnabled,
+  type Span,
+} from '@crm/observability';
 import type { Logger } from 'pino';
 import { signDelivery } from './delivery-signature';
 import type { AttemptRecord, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
@@ -25,10 +38,33 @@ export function deliveryBody(d: Pick<ClaimedDelivery, 'type' | 'reason' | 'times
 }
 
 /**
+ * The headers of one attempt: the Standard Webhooks signature headers, the request id of the
+ * request that caused the event (`X-Request-Id`), and its W3C trace context: the attempt span's
+ * while tracing, else the event's traceparent as it came.
+ */
+export function attemptHeaders(
+  d: Pick<ClaimedDelivery, 'id' | 'secrets' | 'request_id' | 'traceparent'>,
+  timestamp: number,
+  body: string,
+  span?: Span,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    'webhook-id': d.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signDelivery(d.id, timestamp, body, d.secrets),
+  };
+  if (d.request_id) headers[RpcHeaders.requestId.toLowerCase()] = d.request_id;
+  if (span) injectTraceHeaders((name, value) => (headers[name] = value), contextWithSpan(span));
+  else if (d.traceparent) headers.traceparent = d.traceparent;
+  return headers;
+}
+
+/**
  * Sends the deliveries this replica claimed: one queue per webhook, at most `perWebhook` attempts
  * in flight per webhook (a hanging receiver ties up only its own slots, never the others'), each
  * queue in stream order. Outcomes are written to PostgreSQL in batches (one statement per batch)
- * with the next try of the retry schedule.
+ * with the next try of the retry schedule. Each attempt runs under its event's request id (its
+ * log lines carry it) and, while tracing, is a client span in its event's trace.
  */
 export class DeliverySender {
   private readonly queues = new Map<string, ClaimedDelivery[]>();
@@ -161,17 +197,43 @@ export class DeliverySender {
     if (active === 0) this.inFlight.delete(webhookId);
   }
 
-  private async attempt(d: ClaimedDelivery): Promise<void> {
+  private attempt(d: ClaimedDelivery): Promise<void> {
+    const span = tracingEnabled()
+      ? startSpan(
+          'webhook deliver',
+          SpanKind.CLIENT,
+          {
+            'http.request.method': 'POST',
+            'crm.webhook_id': d.webhook_id,
+            'crm.delivery_id': d.id,
+            'crm.event_id': d.event_id,
+            'crm.attempt': d.attempt_count + 1,
+            'crm.request_id': d.request_id ?? '',
+          },
+          contextOfTraceparent(d.traceparent),
+        )
+      : undefined;
+    // Not the context of whatever finished before this attempt started (pump runs from there).
+    return runInRequestContext(d.request_id, () => runInOwnSpan(span, () => this.send(d, span)));
+  }
+
+  private async send(d: ClaimedDelivery, span: Span | undefined): Promise<void> {
     const attemptedAt = new Date();
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const body = deliveryBody(d);
-    const result = await this.client.post(
-      d.hook_url,
-      { 'webhook-id': d.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(d.id, timestamp, body, d.secrets) },
-      body,
-    );
+    const result = await this.client.post(d.hook_url, attemptHeaders(d, timestamp, body, span), body);
     const decision = decideAttempt(result, d.tries + 1, this.options.retryScale);
     const outcome = decision.status === 'pending' ? 'retry' : decision.status;
+    if (span) {
+      span.setAttribute('crm.outcome', outcome);
+      if (result.responseCode !== null) span.setAttribute('http.response.status_code', result.responseCode);
+      endSpan(span, decision.status === 'delivered' ? undefined : (result.error ?? outcome));
+    }
+    if (decision.status === 'delivered' && this.logger.isLevelEnabled('debug'))
+      this.logger.debug(
+        { delivery_id: d.id, webhook_id: d.webhook_id, code: result.responseCode, duration_ms: result.durationMs },
+        'webhook delivered',
+      );
     this.metrics.attempts.inc({ outcome });
     this.metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
     if (result.failure) this.metrics.failures.inc({ kind: result.failure });
@@ -212,10 +274,15 @@ export class DeliverySender {
     this.held -= 1;
     this.inFlight.set(d.webhook_id, (this.inFlight.get(d.webhook_id) ?? 1) - 1);
     if (result.responseCode !== null) this.lastFinished.set(d.webhook_id, Date.now());
-    this.pump(d.webhook_id);
-    if (this.roomWaiters.length > 0) this.roomWaiters.splice(0).forEach((r) => r());
-    this.scheduleFlush();
-    if (this.held === 0) this.idleWaiters.splice(0).forEach((r) => r());
+    // What follows serves every delivery, not this one: outside its request id and span.
+    runInRequestContext(undefined, () =>
+      runInOwnSpan(undefined, () => {
+        this.pump(d.webhook_id);
+        if (this.roomWaiters.length > 0) this.roomWaiters.splice(0).forEach((r) => r());
+        this.scheduleFlush();
+        if (this.held === 0) this.idleWaiters.splice(0).forEach((r) => r());
+      }),
+    );
   }
 
   /** Writes outcomes as they come: one statement at a time, everything that piled up meanwhile in the next. */

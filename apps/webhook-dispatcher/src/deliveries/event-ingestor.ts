@@ -1,6 +1,7 @@
 import { newId } from '@crm/common';
 import {
   eventsStreamConfig,
+  RpcHeaders,
   STATUS_DELETED_EVENT,
   WEBHOOK_DISPATCHER_CONSUMER,
   WEBHOOK_EVENT_TYPES,
@@ -9,6 +10,18 @@ import {
 } from '@crm/contracts';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import {
+  currentTraceparent,
+  contextWithSpan,
+  endSpan,
+  extractTraceContext,
+  safeRequestId,
+  SpanKind,
+  startSpan,
+  TRACEPARENT_PATTERN,
+  tracingEnabled,
+  type Span,
+} from '@crm/observability';
 import type { Logger } from 'pino';
 import type { ClaimedDelivery, DeliveriesRepository, IngestedEvent, NewDelivery, WebhookTarget } from './deliveries.repository';
 import type { DeliveryMetrics } from './delivery-metrics';
@@ -92,6 +105,33 @@ function parseEvent(msg: JsMsg): DomainEvent | null {
 interface Taken {
   msg: JsMsg;
   event: DomainEvent;
+  /** The X-Request-Id the message carries (a safe token), if any. */
+  requestId: string | null;
+  /** The traceparent its deliveries continue: the ingest span's while tracing, else the message's own. */
+  traceparent: string | null;
+  /** While tracing, a consumer span in the event's trace, from taking to acknowledging. */
+  span?: Span;
+}
+
+/** The request id and trace context a message carries, and (while tracing) its consumer span. */
+function traceOf(msg: JsMsg, event: DomainEvent): Pick<Taken, 'requestId' | 'traceparent' | 'span'> {
+  const requestId = safeRequestId(msg.headers?.get(RpcHeaders.requestId)) ?? null;
+  const incoming = msg.headers?.get('traceparent');
+  const traceparent = incoming && TRACEPARENT_PATTERN.test(incoming) ? incoming : null;
+  if (!tracingEnabled() || !traceparent) return { requestId, traceparent };
+  const span = startSpan(
+    'webhook ingest',
+    SpanKind.CONSUMER,
+    {
+      'messaging.system': 'nats',
+      'messaging.operation.type': 'process',
+      'messaging.message.id': event.event_id,
+      'crm.event_type': `${event.type}.${event.reason}`,
+      'crm.request_id': requestId ?? '',
+    },
+    extractTraceContext((name) => msg.headers?.get(name)),
+  );
+  return { requestId, traceparent: (span && currentTraceparent(contextWithSpan(span))) ?? traceparent, span };
 }
 
 /**
@@ -100,7 +140,8 @@ interface Taken {
  * is never acknowledged before its deliveries are stored, so a crash at any point means a
  * redelivery, which the unique (event, webhook) key turns into nothing. What this replica has room
  * for is claimed in the same statement and sent at once; the rest waits in the schedule for any
- * replica.
+ * replica. Each delivery keeps the request id and trace context of its event's message, and,
+ * while tracing, each event taken is a consumer span in its trace.
  */
 export class EventIngestor {
   private active = false;
@@ -187,7 +228,7 @@ export class EventIngestor {
     const taken: Taken[] = [];
     for (const msg of msgs) {
       const event = parseEvent(msg);
-      if (event) taken.push({ msg, event });
+      if (event) taken.push({ msg, event, ...traceOf(msg, event) });
       else {
         this.logger.error(
           { stream_seq: msg.seq, subject: msg.subject },
@@ -203,7 +244,10 @@ export class EventIngestor {
         await this.store(taken);
         break;
       } catch (error) {
-        if (!this.active) return; // not acknowledged: the next replica to ingest gets them again
+        if (!this.active) {
+          for (const t of taken) endSpan(t.span, 'not stored: left for the next replica');
+          return; // not acknowledged: the next replica to ingest gets them again
+        }
         this.logger.warn(
           { detail: (error as Error).message, events: taken.length },
           'webhook dispatcher: could not store deliveries; retrying (events stay unacknowledged)',
@@ -216,8 +260,14 @@ export class EventIngestor {
         }
       }
     }
-    for (const t of taken) t.msg.ack();
+    for (const t of taken) {
+      t.msg.ack();
+      endSpan(t.span);
+    }
     this.metrics.ingested.inc(taken.length);
+    if (this.logger.isLevelEnabled('debug'))
+      for (const t of taken)
+        this.logger.debug({ request_id: t.requestId ?? undefined, event_id: t.event.event_id, stream_seq: t.msg.seq }, 'event ingested');
   }
 
   /** One statement for the whole batch; sends what was claimed. */
@@ -229,15 +279,17 @@ export class EventIngestor {
 
     const matched: Array<Taken & { targets: WebhookTarget[] }> = [];
     const needs = new Map<string, number>();
-    for (const { msg, event } of taken) {
+    for (const t of taken) {
+      const { event } = t;
       if (event.type === STATUS_DELETED_EVENT.type) {
         if (event.reason === STATUS_DELETED_EVENT.reason) await this.fallBack(event, byAccount.get(event.account_id) ?? []);
         continue;
       }
       if (!DELIVERABLE.has(event.type)) continue;
       const targets = (byAccount.get(event.account_id) ?? []).filter((w) => webhookWants(w, event));
+      t.span?.setAttribute('crm.webhook_deliveries', targets.length);
       if (targets.length === 0) continue;
-      matched.push({ msg, event, targets });
+      matched.push({ ...t, targets });
       for (const w of targets) needs.set(w.id, (needs.get(w.id) ?? 0) + 1);
     }
     // A busy receiver that answers: wait a moment for its room rather than detour through the schedule.
@@ -248,7 +300,7 @@ export class EventIngestor {
     const ready = new Map<string, Omit<ClaimedDelivery, 'claim_key'>>();
     const seenRecord = new Set<string>();
     const planned = new Map<string, number>();
-    for (const { msg, event, targets } of matched) {
+    for (const { msg, event, targets, requestId, traceparent } of matched) {
       const published = msg.time.getTime();
       const ingested: IngestedEvent = {
         event_id: event.event_id,
@@ -260,6 +312,8 @@ export class EventIngestor {
         published_at_ms: published,
         stream_seq: msg.seq,
         data_json: JSON.stringify(event.data ?? {}),
+        request_id: requestId,
+        traceparent,
       };
       events.push(ingested);
       for (const w of targets) {
@@ -286,6 +340,8 @@ export class EventIngestor {
           hook_url: w.hook_url,
           secretkey: w.secretkey,
           secrets: w.secrets,
+          request_id: requestId,
+          traceparent,
         });
       }
     }
