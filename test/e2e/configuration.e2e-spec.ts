@@ -476,7 +476,7 @@ describe('account configuration (e2e)', () => {
     expect(methods('/filters')).toEqual(['get', 'post']);
     expect(methods('/filters/{filter_id}')).toEqual(['delete', 'get', 'patch', 'put']);
     expect(methods('/contacts/{contact_id}/relationships')).toEqual(['get', 'post']);
-    expect(methods('/contacts/{contact_id}/relationships/{relationship_id}')).toEqual(['delete']);
+    expect(methods('/contacts/{contact_id}/relationships/{relationship_id}')).toEqual(['delete', 'get', 'put']);
     expect(methods('/pipelines')).toEqual(['get']);
     expect(methods('/pipelines/{pipeline_id}')).toEqual(['get']);
     expect(methods('/call_results')).toEqual(['get']);

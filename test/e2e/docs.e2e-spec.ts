@@ -88,7 +88,6 @@ describe('the interactive API reference (e2e)', () => {
     await page.goto(`${services.gatewayUrl}/api/v3/docs#/Contacts/listContacts`);
     const operation = page.locator('#operations-Contacts-listContacts');
     await operation.locator('.parameters').first().waitFor();
-    await page.locator('#operations-Deals-createDeal').waitFor();
     // Evaluated in the page (a string: the test's TypeScript has no DOM types).
     const widths = (await page.evaluate(
       '({ viewport: window.innerWidth, document: document.documentElement.scrollWidth, body: document.body.scrollWidth })',
@@ -98,7 +97,19 @@ describe('the interactive API reference (e2e)', () => {
     expect(widths.viewport).toBe(PHONE.width);
     expect(widths.document).toBeLessThanOrEqual(PHONE.width);
     expect(widths.body).toBeLessThanOrEqual(PHONE.width);
+
+    // An operation with a request body schema open (the widest part of the page).
+    const deals = await offlinePage(PHONE);
+    await deals.goto(`${services.gatewayUrl}/api/v3/docs#/Deals/createDeal`);
+    await deals.locator('#operations-Deals-createDeal .opblock-body').first().waitFor();
+    const bodyWidths = (await deals.evaluate('({ document: document.documentElement.scrollWidth, body: document.body.scrollWidth })')) as {
+      document: number;
+      body: number;
+    };
+    expect(bodyWidths.document).toBeLessThanOrEqual(PHONE.width);
+    expect(bodyWidths.body).toBeLessThanOrEqual(PHONE.width);
     expect(elsewhere).toEqual([]);
+    await deals.close();
     await page.close();
   });
 

@@ -23,7 +23,7 @@ describe('the OAuth client example of docs/oauth-clients.md (e2e)', () => {
   it('registers a client, signs in with PKCE, calls the API, refreshes and calls it again', async () => {
     // The operator registers a public client (docs/oauth-clients.md, "Registering a client").
     const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
-    const registered = await fetch(`${services.authUrl}/operator/clients`, {
+    const registered = await fetch(`${services.operatorUrl}/operator/clients`, {
       method: 'POST',
       headers: { authorization: `Bearer ${services.operatorToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({
