@@ -449,8 +449,8 @@ describe('Foundation (e2e)', () => {
 
     it('a known path with a wrong method is 405 method_not_allowed with an Allow header, even without credentials', async () => {
       const cases: Array<[string, string, string]> = [
-        ['DELETE', `/api/v3/users/${a.user.id}`, 'GET'],
-        ['PUT', `/api/v3/users/${a.user.id}.json`, 'GET'],
+        ['DELETE', `/api/v3/users/${a.user.id}`, 'GET, PUT'],
+        ['PATCH', `/api/v3/users/${a.user.id}.json`, 'GET, PUT'],
         ['POST', '/api/v3/users', 'GET'],
         ['GET', '/api/v3/change_auth_key', 'POST'],
       ];
