@@ -3882,7 +3882,7 @@ export interface components {
         };
       };
     };
-    /** @description The request conflicts with the current state (or reuses an `Idempotency-Key`). */
+    /** @description The request conflicts with the current state (a stale `If-Match`, or a reused `Idempotency-Key`). */
     Conflict: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
@@ -3999,10 +3999,15 @@ export interface components {
      */
     RequestId: string;
     /**
-     * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-     * @example W/"2d7-7f9c1a"
+     * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+     * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
      */
     IfNoneMatch: string;
+    /**
+     * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+     * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+     */
+    IfMatch: string;
   };
   requestBodies: never;
   headers: {
@@ -4016,7 +4021,7 @@ export interface components {
     RateLimitReset: number;
     /** @description Seconds to wait before trying again. */
     RetryAfter: number;
-    /** @description Validator of the body; send it in `If-None-Match` to get `304 Not Modified` while the answer is unchanged. */
+    /** @description Strong validator of `data` (not of the envelope: `timestamp` takes no part): `"<version>.<hash>"`, the version being the record's `modified_at` in milliseconds, base36 (`0` for lists). Send it in `If-None-Match` for `304 Not Modified` while `data` is unchanged, or in `If-Match` on a write to the record to make the write conditional. */
     ETag: string;
     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
     IdempotentReplayed: 'true';
@@ -4073,8 +4078,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4126,8 +4131,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4345,8 +4350,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4458,8 +4463,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4730,8 +4735,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4843,8 +4848,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5115,8 +5120,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5228,8 +5233,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5485,8 +5490,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5561,6 +5566,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -5592,8 +5598,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5675,6 +5681,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5786,8 +5793,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5868,6 +5875,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -5899,8 +5907,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5957,6 +5965,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -5987,6 +6000,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6000,6 +6014,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -6015,6 +6030,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -6047,6 +6067,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -6098,8 +6119,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6175,6 +6196,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -6206,8 +6228,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6264,6 +6286,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -6291,6 +6318,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6304,6 +6332,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -6319,6 +6348,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -6351,6 +6385,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -6407,8 +6442,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6486,6 +6521,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -6517,8 +6553,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6604,6 +6640,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6720,8 +6757,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6829,8 +6866,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6934,8 +6971,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6998,8 +7035,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -7081,6 +7118,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -7112,8 +7150,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -7202,6 +7240,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -7304,6 +7343,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -7351,8 +7391,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -7639,8 +7679,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -7737,6 +7777,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -7914,8 +7955,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8108,8 +8149,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8278,8 +8319,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8503,8 +8544,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8727,8 +8768,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8780,8 +8821,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8838,6 +8879,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -8886,6 +8932,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -8899,6 +8946,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -8914,6 +8962,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -8946,6 +8999,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -8960,6 +9014,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9007,6 +9066,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9020,6 +9080,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9035,6 +9096,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9063,6 +9129,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9076,6 +9143,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9091,6 +9159,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9132,6 +9205,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9147,6 +9221,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9188,6 +9267,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9203,6 +9283,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9228,6 +9313,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9241,6 +9327,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9256,6 +9343,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9281,6 +9373,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9294,6 +9387,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9309,6 +9403,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9332,6 +9431,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9345,6 +9445,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9360,6 +9461,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9388,6 +9494,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9401,6 +9508,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9416,6 +9524,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9439,6 +9552,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9452,6 +9566,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9467,6 +9582,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9490,6 +9610,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9503,6 +9624,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9518,6 +9640,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9543,6 +9670,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9556,6 +9684,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9681,8 +9810,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -9734,8 +9863,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -9792,6 +9921,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9833,6 +9967,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9846,6 +9981,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9861,6 +9997,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9901,6 +10042,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9914,6 +10056,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9941,8 +10084,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10116,6 +10259,11 @@ export interface operations {
          * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
          */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -10142,6 +10290,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -10172,6 +10321,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -10191,6 +10345,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -10204,6 +10359,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -10255,8 +10411,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10365,8 +10521,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10619,8 +10775,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10726,8 +10882,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10974,8 +11130,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11109,8 +11265,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11186,6 +11342,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -11217,8 +11374,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11302,6 +11459,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -11402,6 +11560,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -11442,8 +11601,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11564,8 +11723,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11776,8 +11935,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11829,8 +11988,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11899,8 +12058,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11952,8 +12111,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12116,8 +12275,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12225,6 +12384,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -12256,8 +12416,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12314,6 +12474,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -12374,6 +12539,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -12387,6 +12553,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -12402,6 +12569,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -12434,6 +12606,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -12448,6 +12621,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -12507,6 +12685,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -12520,6 +12699,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -12642,8 +12822,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12807,8 +12987,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12927,6 +13107,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -13014,8 +13195,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13102,6 +13283,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -13133,8 +13315,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13191,6 +13373,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -13228,6 +13415,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -13241,6 +13429,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -13256,6 +13445,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -13288,6 +13482,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -13354,8 +13549,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13464,8 +13659,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13563,6 +13758,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -13605,8 +13801,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13755,8 +13951,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13836,6 +14032,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -13892,6 +14089,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -13979,8 +14177,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14069,6 +14267,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -14100,8 +14299,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14158,6 +14357,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -14197,6 +14401,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -14210,6 +14415,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -14225,6 +14431,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -14257,6 +14468,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -14323,8 +14535,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14433,8 +14645,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14534,6 +14746,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -14621,8 +14834,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14704,6 +14917,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -14735,8 +14949,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14793,6 +15007,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -14825,6 +15044,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -14838,6 +15058,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -14853,6 +15074,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -14885,6 +15111,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -14951,8 +15178,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -15061,8 +15288,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -15155,6 +15382,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -15257,8 +15485,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -15347,6 +15575,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -15421,6 +15650,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15450,8 +15680,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -15508,6 +15738,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15548,6 +15783,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15561,6 +15797,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15576,6 +15813,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15608,6 +15850,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -15622,6 +15865,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15645,6 +15893,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15658,6 +15907,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15673,6 +15923,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15696,6 +15951,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15709,6 +15965,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15724,6 +15981,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15747,6 +16009,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15760,6 +16023,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15775,6 +16039,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15798,6 +16067,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15811,6 +16081,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15826,6 +16097,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15849,6 +16125,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15862,6 +16139,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15877,6 +16155,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15900,6 +16183,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15913,6 +16197,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15951,6 +16236,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -16046,8 +16332,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -16171,8 +16457,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -16272,6 +16558,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -16309,8 +16596,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -17059,8 +17346,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -17129,8 +17416,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -17221,6 +17508,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -17288,6 +17576,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -17337,6 +17626,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -17383,6 +17673,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -17444,6 +17735,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {

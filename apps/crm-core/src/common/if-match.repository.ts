@@ -11,7 +11,6 @@ const VERSIONED = {
   calls: sql`crm.calls`,
   meetings: sql`crm.meetings`,
   actions: sql`crm.actions`,
-  fields: sql`crm.fields`,
   predefined_actions: sql`crm.predefined_actions`,
   predefined_action_groups: sql`crm.predefined_action_groups`,
 } satisfies Record<string, SqlFragment>;

@@ -96,4 +96,8 @@ export const IF_MATCH_OPERATIONS: ReadonlySet<string> = new Set([
   'unlinkAction',
   'unassignAction',
   'promoteAction',
+  'updatePredefinedAction',
+  'deletePredefinedAction',
+  'updatePredefinedActionGroup',
+  'deletePredefinedActionGroup',
 ]);
