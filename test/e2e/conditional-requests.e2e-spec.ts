@@ -122,7 +122,7 @@ describe('conditional requests (e2e)', () => {
     expect((await ok(admin, 'GET', `/contacts/${person.id}`)).contact.job_title).toBe(winner.body.data.contact.job_title);
   });
 
-  it('checks If-Match on deals, notes, calls, meetings, actions, companies and predefined actions', async () => {
+  it('checks If-Match on deals, notes, calls, meetings, actions, companies, predefined actions and filters', async () => {
     const person = await contact(admin, { company_name: 'Conditional Ltd' });
     const deal = (await ok(admin, 'POST', `/contacts/${person.id}/deals`, { name: 'Renewal' }, 201)).deal;
     const note = (await ok(admin, 'POST', `/contacts/${person.id}/notes`, { text: 'Hello' }, 201)).note;
@@ -133,7 +133,17 @@ describe('conditional requests (e2e)', () => {
       await ok(admin, 'POST', `/contacts/${person.id}/actions`, { text: 'Call back', status: 'date_time', exact_time: 1_900_000_000 }, 201)
     ).action;
     const template = (await ok(admin, 'POST', '/predefined_actions', { text: 'Follow up' }, 201)).predefined_action;
+    const filter = (
+      await ok(
+        admin,
+        'POST',
+        '/filters',
+        { name: 'Conditional', conditions: [{ field: 'last_name', operator: 'equals', value: 'x' }] },
+        201,
+      )
+    ).filter;
     const cases: Array<[string, string, Record<string, unknown>]> = [
+      [`/filters/${filter.id}`, 'PATCH', { name: 'Conditional 2' }],
       [`/predefined_actions/${template.id}`, 'PUT', { text: 'Follow up again' }],
       [`/deals/${deal.id}`, 'PATCH', { name: 'Renewal 2' }],
       [`/notes/${note.id}`, 'PUT', { text: 'Hello again' }],

@@ -5656,6 +5656,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -5695,6 +5700,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -11432,6 +11438,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -11473,6 +11484,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -11534,6 +11546,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -11574,6 +11591,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];

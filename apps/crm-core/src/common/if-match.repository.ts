@@ -13,6 +13,8 @@ const VERSIONED = {
   actions: sql`crm.actions`,
   predefined_actions: sql`crm.predefined_actions`,
   predefined_action_groups: sql`crm.predefined_action_groups`,
+  filters: sql`crm.filters`,
+  relationship_types: sql`crm.relationship_types`,
 } satisfies Record<string, SqlFragment>;
 
 export type VersionedTable = keyof typeof VERSIONED;

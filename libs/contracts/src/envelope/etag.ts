@@ -100,4 +100,7 @@ export const IF_MATCH_OPERATIONS: ReadonlySet<string> = new Set([
   'deletePredefinedAction',
   'updatePredefinedActionGroup',
   'deletePredefinedActionGroup',
+  'updateFilter',
+  'patchFilter',
+  'updateRelationshipType',
 ]);
