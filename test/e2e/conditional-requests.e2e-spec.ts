@@ -57,6 +57,7 @@ describe('conditional requests (e2e)', () => {
     const malformed = await get(`/contacts/${person.id}`, { 'If-None-Match': 'not-quoted' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error_name).toBe('invalid_request_data');
+    expect(malformed.headers.get('etag')).toBeNull();
   });
 
   it('gives a list an ETag that changes when a record in it changes', async () => {

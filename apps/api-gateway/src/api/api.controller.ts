@@ -52,9 +52,10 @@ export class ApiController {
       if (outcome.replayed) res.set('Idempotent-Replayed', 'true');
       const etag = replyTag(req.method, req.apiRoute!.route.reply, (outcome.body as { data?: unknown } | null)?.data);
       if (etag !== undefined) {
-        res.set('ETag', etag);
         const ifNoneMatch = req.method === 'GET' || req.method === 'HEAD' ? req.header('if-none-match') : undefined;
-        if (ifNoneMatch !== undefined && noneMatchHolds(parseIfNoneMatch(ifNoneMatch), etag)) {
+        const notModified = ifNoneMatch !== undefined && noneMatchHolds(parseIfNoneMatch(ifNoneMatch), etag);
+        res.set('ETag', etag);
+        if (notModified) {
           res.status(304).end();
           return;
         }
