@@ -29,6 +29,8 @@ void runService({
     });
     const express = app.getHttpAdapter().getInstance();
     express.disable('x-powered-by');
+    // ETags come from the reply's data (api/etag.ts), not from the whole body with its timestamp.
+    express.set('etag', false);
     express.set('query parser', 'simple');
     // The route label is the operation id of an API route, else the matched template, else "unmatched".
     app.use(requestContextMiddleware(httpMetrics(registry), (req) => (req as ApiRequest).apiRoute?.route.operationId, logger));

@@ -36,3 +36,4 @@ export * from './envelope/envelope';
 export * from './validation/parse-contract';
 export { ALWAYS_VALIDATE } from './validation/field-rules';
 export { CUSTOM_RULE_SCHEMAS } from './validation/validators';
+export * from './envelope/etag';

@@ -117,7 +117,13 @@ export class NamespacedNatsServer extends ServerNats {
       );
     try {
       const deadline = deadlineIn(natsMsg.headers?.get(RpcHeaders.timeout) || undefined);
-      return await runWithRequestId(requestId, () => runInSpan(request.span, () => super.handleMessage(channel, natsMsg)), deadline);
+      const ifMatch = natsMsg.headers?.get(RpcHeaders.ifMatch) || undefined;
+      return await runWithRequestId(
+        requestId,
+        () => runInSpan(request.span, () => super.handleMessage(channel, natsMsg)),
+        deadline,
+        ifMatch,
+      );
     } catch (error) {
       request.outcome = 'server_error';
       request.errorName = 'internal_server_error';

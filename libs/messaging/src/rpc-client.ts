@@ -31,13 +31,15 @@ export class RpcClient {
     private readonly options: RpcClientOptions,
   ) {}
 
-  async call<D = unknown>(subject: string, body: unknown, timeoutMs = this.options.timeoutMs): Promise<RpcReply<D>> {
+  /** `ifMatch`: the HTTP request's If-Match header, for crm-core to check against the record it locks. */
+  async call<D = unknown>(subject: string, body: unknown, timeoutMs = this.options.timeoutMs, ifMatch?: string): Promise<RpcReply<D>> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const headers = natsHeaders();
     const requestId = currentRequestId();
     if (requestId) headers.set(RpcHeaders.requestId, requestId);
     headers.set(RpcHeaders.timeout, String(timeoutMs));
+    if (ifMatch !== undefined) headers.set(RpcHeaders.ifMatch, ifMatch);
     const fullSubject = namespacedSubject(this.options.namespace, subject);
     // `subject` is a contract constant (never input): a bounded span name.
     const span = startSpan(subject, SpanKind.CLIENT, { 'messaging.system': 'nats', 'messaging.destination.name': subject });

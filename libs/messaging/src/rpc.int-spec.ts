@@ -4,7 +4,14 @@ import { Controller, Module, UseInterceptors, type INestApplication } from '@nes
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ApiError, ErrorName, Subjects, type Caller, type GetUserRequest } from '@crm/contracts';
-import { createLogger, currentRequestId, createMetricsRegistry, deadlinePassed, runWithRequestId } from '@crm/observability';
+import {
+  createLogger,
+  currentIfMatch,
+  currentRequestId,
+  createMetricsRegistry,
+  deadlinePassed,
+  runWithRequestId,
+} from '@crm/observability';
 import { IsInt, Max, Min } from 'class-validator';
 import { ServiceKitModule } from '@crm/service-kit';
 import { uniqueNamespace } from '@crm/testing';
@@ -36,7 +43,7 @@ let release: () => void = () => undefined;
 class EchoHandler {
   @MessagePattern('test.echo.v1')
   echo(@Payload() body: { value: number }) {
-    return { value: body.value, requestId: currentRequestId(), pid: process.pid };
+    return { value: body.value, requestId: currentRequestId(), ifMatch: currentIfMatch() ?? null, pid: process.pid };
   }
 
   @MessagePattern('test.fail.v1')
@@ -124,6 +131,13 @@ describe('RPC over NATS (real NATS)', () => {
   it('delivers the payload and carries the request id in headers', async () => {
     const reply = await runWithRequestId('req-42', () => client.call<{ value: number; requestId: string }>('test.echo.v1', { value: 7 }));
     expect(reply).toEqual({ ok: true, data: expect.objectContaining({ value: 7, requestId: 'req-42' }) });
+  });
+
+  it("carries a write's If-Match into the handler's request context, and none when not sent", async () => {
+    const conditional = await client.call<{ ifMatch: string | null }>('test.echo.v1', { value: 1 }, undefined, '"kx1.abc", W/"ky2.def"');
+    expect(conditional).toEqual({ ok: true, data: expect.objectContaining({ ifMatch: '"kx1.abc", W/"ky2.def"' }) });
+    const plain = await client.call<{ ifMatch: string | null }>('test.echo.v1', { value: 2 });
+    expect(plain).toEqual({ ok: true, data: expect.objectContaining({ ifMatch: null }) });
   });
 
   it('returns an ApiError as data, and an unexpected error as internal_server_error without details', async () => {

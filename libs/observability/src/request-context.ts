@@ -5,13 +5,23 @@ interface RequestContext {
   requestId: string;
   /** Epoch ms after which the caller no longer waits for the answer (set from an RPC's deadline header). */
   deadline?: number;
+  /** The HTTP request's If-Match header, carried over NATS (RpcHeaders.ifMatch): crm-core checks it after locking the record. */
+  ifMatch?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
-/** Runs `fn` with a request id that every log line inside it carries. */
-export function runWithRequestId<T>(requestId: string, fn: () => T, deadline?: number): T {
-  return storage.run(deadline === undefined ? { requestId } : { requestId, deadline }, fn);
+/** Runs `fn` with a request id that every log line inside it carries (and the request's deadline and If-Match, when set). */
+export function runWithRequestId<T>(requestId: string, fn: () => T, deadline?: number, ifMatch?: string): T {
+  const context: RequestContext = { requestId };
+  if (deadline !== undefined) context.deadline = deadline;
+  if (ifMatch !== undefined) context.ifMatch = ifMatch;
+  return storage.run(context, fn);
+}
+
+/** The current request's If-Match header (as the client sent it), if any. */
+export function currentIfMatch(): string | undefined {
+  return storage.getStore()?.ifMatch;
 }
 
 /** The current request's deadline (epoch ms), if its caller set one. */

@@ -3882,7 +3882,7 @@ export interface components {
         };
       };
     };
-    /** @description The request conflicts with the current state (or reuses an `Idempotency-Key`). */
+    /** @description The request conflicts with the current state (a stale `If-Match`, or a reused `Idempotency-Key`). */
     Conflict: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
@@ -3999,10 +3999,15 @@ export interface components {
      */
     RequestId: string;
     /**
-     * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-     * @example W/"2d7-7f9c1a"
+     * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+     * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
      */
     IfNoneMatch: string;
+    /**
+     * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+     * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+     */
+    IfMatch: string;
   };
   requestBodies: never;
   headers: {
@@ -4016,7 +4021,7 @@ export interface components {
     RateLimitReset: number;
     /** @description Seconds to wait before trying again. */
     RetryAfter: number;
-    /** @description Validator of the body; send it in `If-None-Match` to get `304 Not Modified` while the answer is unchanged. */
+    /** @description Strong validator of `data` (not of the envelope: `timestamp` takes no part): `"<version>.<hash>"`, the version being the record's `modified_at` in milliseconds, base36 (`0` for lists). Send it in `If-None-Match` for `304 Not Modified` while `data` is unchanged, or in `If-Match` on a write to the record to make the write conditional. */
     ETag: string;
     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
     IdempotentReplayed: 'true';
@@ -4073,8 +4078,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4126,8 +4131,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4345,8 +4350,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4458,8 +4463,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4730,8 +4735,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -4843,8 +4848,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5115,8 +5120,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5228,8 +5233,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5485,8 +5490,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5561,6 +5566,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -5592,8 +5598,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5650,6 +5656,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -5675,6 +5686,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -5688,6 +5700,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -5786,8 +5799,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5868,6 +5881,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -5899,8 +5913,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -5957,6 +5971,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -5987,6 +6006,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6000,6 +6020,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -6015,6 +6036,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -6047,6 +6073,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -6098,8 +6125,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6175,6 +6202,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -6206,8 +6234,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6264,6 +6292,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -6291,6 +6324,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6304,6 +6338,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -6319,6 +6354,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -6351,6 +6391,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -6407,8 +6448,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6486,6 +6527,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -6517,8 +6559,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6604,6 +6646,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6720,8 +6763,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6829,8 +6872,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6934,8 +6977,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -6998,8 +7041,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -7081,6 +7124,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -7112,8 +7156,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -7202,6 +7246,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -7304,6 +7349,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -7351,8 +7397,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -7639,8 +7685,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -7737,6 +7783,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -7914,8 +7961,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8108,8 +8155,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8278,8 +8325,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8503,8 +8550,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8727,8 +8774,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8780,8 +8827,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -8838,6 +8885,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -8886,6 +8938,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -8899,6 +8952,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -8914,6 +8968,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -8946,6 +9005,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -8960,6 +9020,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9007,6 +9072,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9020,6 +9086,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9035,6 +9102,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9063,6 +9135,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9076,6 +9149,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9091,6 +9165,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9132,6 +9211,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9147,6 +9227,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9188,6 +9273,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9203,6 +9289,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9228,6 +9319,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9241,6 +9333,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9256,6 +9349,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9281,6 +9379,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9294,6 +9393,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9309,6 +9409,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9332,6 +9437,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9345,6 +9451,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9360,6 +9467,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9388,6 +9500,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9401,6 +9514,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9416,6 +9530,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9439,6 +9558,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9452,6 +9572,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9467,6 +9588,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9490,6 +9616,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9503,6 +9630,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9518,6 +9646,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9543,6 +9676,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9556,6 +9690,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9681,8 +9816,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -9734,8 +9869,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -9792,6 +9927,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9833,6 +9973,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9846,6 +9987,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9861,6 +10003,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -9901,6 +10048,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -9914,6 +10062,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -9941,8 +10090,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10116,6 +10265,11 @@ export interface operations {
          * @example 0b9f6c1e-4c1a-4a55-9d0e-2f7c3b1a8e42
          */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -10142,6 +10296,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -10172,6 +10327,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -10191,6 +10351,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -10204,6 +10365,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -10255,8 +10417,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10365,8 +10527,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10619,8 +10781,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10726,8 +10888,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -10974,8 +11136,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11109,8 +11271,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11186,6 +11348,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -11217,8 +11380,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11275,6 +11438,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -11302,6 +11470,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -11315,6 +11484,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -11376,6 +11546,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -11402,6 +11577,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -11415,6 +11591,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -11442,8 +11619,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11564,8 +11741,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11776,8 +11953,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11829,8 +12006,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11899,8 +12076,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -11952,8 +12129,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12116,8 +12293,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12225,6 +12402,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -12256,8 +12434,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12314,6 +12492,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -12374,6 +12557,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -12387,6 +12571,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -12402,6 +12587,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -12434,6 +12624,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -12448,6 +12639,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -12507,6 +12703,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -12520,6 +12717,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -12642,8 +12840,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12807,8 +13005,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -12927,6 +13125,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -13014,8 +13213,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13102,6 +13301,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -13133,8 +13333,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13191,6 +13391,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -13228,6 +13433,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -13241,6 +13447,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -13256,6 +13463,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -13288,6 +13500,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -13354,8 +13567,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13464,8 +13677,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13563,6 +13776,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -13605,8 +13819,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13755,8 +13969,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -13836,6 +14050,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -13892,6 +14107,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -13979,8 +14195,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14069,6 +14285,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -14100,8 +14317,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14158,6 +14375,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -14197,6 +14419,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -14210,6 +14433,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -14225,6 +14449,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -14257,6 +14486,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -14323,8 +14553,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14433,8 +14663,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14534,6 +14764,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -14621,8 +14852,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14704,6 +14935,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -14735,8 +14967,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -14793,6 +15025,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -14825,6 +15062,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -14838,6 +15076,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -14853,6 +15092,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -14885,6 +15129,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -14951,8 +15196,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -15061,8 +15306,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -15155,6 +15400,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -15257,8 +15503,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -15347,6 +15593,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -15421,6 +15668,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15450,8 +15698,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -15508,6 +15756,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15548,6 +15801,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15561,6 +15815,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15576,6 +15831,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15608,6 +15868,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -15622,6 +15883,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15645,6 +15911,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15658,6 +15925,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15673,6 +15941,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15696,6 +15969,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15709,6 +15983,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15724,6 +15999,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15747,6 +16027,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15760,6 +16041,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15775,6 +16057,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15798,6 +16085,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15811,6 +16099,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15826,6 +16115,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15849,6 +16143,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15862,6 +16157,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15877,6 +16173,11 @@ export interface operations {
          * @example req-4f2c9a7d1b
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /**
+         * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
+         */
+        'If-Match'?: components['parameters']['IfMatch'];
       };
       path: {
         /**
@@ -15900,6 +16201,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -15913,6 +16215,7 @@ export interface operations {
       402: components['responses']['PaymentRequired'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -15951,6 +16254,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -16046,8 +16350,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -16171,8 +16475,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -16272,6 +16576,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -16309,8 +16614,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -17059,8 +17364,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -17129,8 +17434,8 @@ export interface operations {
          */
         'X-Request-Id'?: components['parameters']['RequestId'];
         /**
-         * @description The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.
-         * @example W/"2d7-7f9c1a"
+         * @description The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.
+         * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
@@ -17221,6 +17526,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -17288,6 +17594,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
@@ -17337,6 +17644,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -17383,6 +17691,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -17444,6 +17753,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {

@@ -1,15 +1,18 @@
 import { All, Controller, Req, Res, UseGuards } from '@nestjs/common';
-import type { Caller } from '@crm/contracts';
+import { noneMatchHolds, type Caller } from '@crm/contracts';
 import type { Response } from 'express';
 import { ApiAuthGuard } from '../auth/api-auth.guard';
 import { RateLimiter } from '../limits/rate-limiter';
 import type { ApiRequest } from '../routing/api-route.middleware';
 import { UploadPipeline } from '../uploads/upload-pipeline';
 import { ApiPipeline } from './api-pipeline';
+import { parseIfNoneMatch, replyTag } from './etag';
 
 /**
  * Every API v3 route: resolved by ApiRouteMiddleware, authenticated by ApiAuthGuard, then per-user
- * limits, then the pipeline: authorization, the optional Idempotency-Key of a POST, the request.
+ * limits, then the pipeline: authorization, the optional Idempotency-Key of a POST, the request;
+ * the reply's ETag, and 304 for a GET whose If-None-Match names it (docs/decisions.md "ETags and
+ * conditional requests").
  */
 @Controller('api/v3')
 @UseGuards(ApiAuthGuard)
@@ -39,6 +42,7 @@ export class ApiController {
         query: req.query as Record<string, unknown>,
         body: req.body,
         rawQuery: queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '',
+        ifMatch: req.method === 'GET' || req.method === 'HEAD' ? undefined : req.header('if-match'),
       };
       const key = req.method === 'POST' ? req.header('idempotency-key') : undefined;
       // Routes that take a file: the bytes go to storage, crm-core gets the key (decisions.md "Attachments").
@@ -46,6 +50,16 @@ export class ApiController {
         ? await this.uploads.run(req.user, req.apiRoute!, req, input, key)
         : await this.pipeline.run(req.user, req.apiRoute!, input, key);
       if (outcome.replayed) res.set('Idempotent-Replayed', 'true');
+      const etag = replyTag(req.method, req.apiRoute!.route.reply, (outcome.body as { data?: unknown } | null)?.data);
+      if (etag !== undefined) {
+        const ifNoneMatch = req.method === 'GET' || req.method === 'HEAD' ? req.header('if-none-match') : undefined;
+        const notModified = ifNoneMatch !== undefined && noneMatchHolds(parseIfNoneMatch(ifNoneMatch), etag);
+        res.set('ETag', etag);
+        if (notModified) {
+          res.status(304).end();
+          return;
+        }
+      }
       res.status(outcome.status).json(outcome.body);
     } finally {
       verdict.release();

@@ -15,12 +15,15 @@ import {
 import { RpcClient } from '@crm/messaging';
 import { GatewayConfig } from '../config/gateway.config';
 import type { ResolvedRoute } from '../routing/api-route.middleware';
+import { acceptIfMatch } from './etag';
 
 export interface ApiInput {
   query: Record<string, unknown>;
   body: unknown;
   /** The raw query string (without `?`), passed on so replies can link to "the same query". */
   rawQuery?: string;
+  /** The If-Match header of a write (as sent), checked by crm-core against the record it locks. */
+  ifMatch?: string;
 }
 
 /** One API request: scope check, validation against the route's contract, NATS call, envelope. */
@@ -38,11 +41,12 @@ export class ApiService {
     if (input.body !== undefined && (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body))) {
       throw ApiError.invalid({ body: 'must be a JSON object' });
     }
+    const ifMatch = input.ifMatch === undefined ? undefined : acceptIfMatch(route.operationId, input.ifMatch);
     assertKnownParameters(route.request, input.query);
     const merged = { ...input.query, ...((input.body as object | undefined) ?? {}), ...params };
     const payload = parseContract(route.request, merged);
     const origin: HttpOrigin = { base_url: `${this.config.PUBLIC_URL}${API_PREFIX}`, query: input.rawQuery ?? '' };
-    const reply = await this.rpc.call(route.subject, { caller, payload, origin });
+    const reply = await this.rpc.call(route.subject, { caller, payload, origin }, undefined, ifMatch);
     if (!reply.ok) throw ApiError.fromData(reply.error);
     return { status: reply.http_status ?? route.successStatus, body: successEnvelope(reply.data, reply.summary) };
   }

@@ -6,6 +6,7 @@ import {
   ERROR_CATALOG,
   ErrorName,
   FIELD_DOCS,
+  IF_MATCH_OPERATIONS,
   MCP_PATH,
   parameterDoc,
   PROTECTED_RESOURCE_METADATA_PATH,
@@ -55,8 +56,9 @@ const HEADERS = {
   RateLimitReset: { description: 'When the current minute ends, in Unix seconds.', schema: { type: 'integer', example: 1767225660 } },
   RetryAfter: { description: 'Seconds to wait before trying again.', schema: { type: 'integer', example: 1 } },
   ETag: {
-    description: 'Validator of the body; send it in `If-None-Match` to get `304 Not Modified` while the answer is unchanged.',
-    schema: { type: 'string', example: 'W/"2d7-7f9c1a"' },
+    description:
+      'Strong validator of `data` (not of the envelope: `timestamp` takes no part): `"<version>.<hash>"`, the version being the record\'s `modified_at` in milliseconds, base36 (`0` for lists). Send it in `If-None-Match` for `304 Not Modified` while `data` is unchanged, or in `If-Match` on a write to the record to make the write conditional.',
+    schema: { type: 'string', example: '"mhxq1k2a.3kq9ZrLw0b4xVt1c"' },
   },
   IdempotentReplayed: {
     description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.',
@@ -97,9 +99,19 @@ const PARAMETERS = {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: 'The `ETag` of an earlier answer: `304 Not Modified` (no body) while the answer is unchanged.',
+    description:
+      'The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.',
     schema: { type: 'string' },
-    example: 'W/"2d7-7f9c1a"',
+    example: '"mhxq1k2a.3kq9ZrLw0b4xVt1c"',
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.',
+    schema: { type: 'string' },
+    example: '"mhxq1k2a.3kq9ZrLw0b4xVt1c"',
   },
 };
 
@@ -113,7 +125,10 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
     description: 'Not allowed (error envelope), or the per-minute rate limit is exceeded (plain text `Rate Limit Exceeded`).',
   },
   '404': { name: 'NotFound', description: "No such record in the caller's account (or no such route)." },
-  '409': { name: 'Conflict', description: 'The request conflicts with the current state (or reuses an `Idempotency-Key`).' },
+  '409': {
+    name: 'Conflict',
+    description: 'The request conflicts with the current state (a stale `If-Match`, or a reused `Idempotency-Key`).',
+  },
   '415': { name: 'UnsupportedMediaType', description: 'The body is not sent as `application/json`.' },
   '429': { name: 'TooManyRequests', description: "Too many of the user's requests are running at once (plain text)." },
   '500': { name: 'InternalServerError', description: 'An internal error; it has been logged.' },
@@ -224,6 +239,31 @@ function exampleOf(schema: Schema): unknown {
   }
 }
 
+/**
+ * Replies whose `data` holds one record with `modified_at`: a write answering one also carries an
+ * `ETag` (api/etag.ts gives one to every reply whose record has a version).
+ */
+const VERSIONED_REPLIES = new Set([
+  'ActionReply',
+  'CallReply',
+  'CompanyReply',
+  'ContactReply',
+  'DealReply',
+  'FieldReply',
+  'FilterReply',
+  'MeetingReply',
+  'NoteReply',
+  'NotificationReply',
+  'PipelineReply',
+  'PredefinedActionGroupReply',
+  'PredefinedActionReply',
+  'PredefinedItemReply',
+  'RelationshipTypeReply',
+  'WebhookReply',
+]);
+
+const answersRecord = (route: RouteDeclaration) => VERSIONED_REPLIES.has(route.reply);
+
 function operation(route: RouteDeclaration) {
   const schema = targetConstructorToSchema(route.request, SCHEMA_OPTIONS) as Schema;
   const props = schema.properties ?? {};
@@ -232,6 +272,7 @@ function operation(route: RouteDeclaration) {
   const inPath = pathParams(route);
   const rest = Object.keys(props).filter((name) => !inPath.includes(name));
   const hasBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+  const conditional = IF_MATCH_OPERATIONS.has(route.operationId);
   const parameters: unknown[] = [
     ...inPath.map((name) => describedParameter(route, name, 'path', { type: 'string', minLength: 1 }, true)),
     ...(hasBody
@@ -248,6 +289,7 @@ function operation(route: RouteDeclaration) {
     { $ref: '#/components/parameters/RequestId' },
     ...(route.method === 'POST' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
     ...(route.method === 'GET' ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : []),
+    ...(conditional ? [{ $ref: '#/components/parameters/IfMatch' }] : []),
   ];
   const bodyFields = Object.fromEntries(
     rest.map((name) => {
@@ -263,7 +305,7 @@ function operation(route: RouteDeclaration) {
     '402',
     '403',
     '404',
-    ...(route.method === 'POST' ? ['409'] : []),
+    ...(route.method === 'POST' || conditional ? ['409'] : []),
     ...(hasBody ? ['415'] : []),
     '429',
     '500',
@@ -271,7 +313,7 @@ function operation(route: RouteDeclaration) {
   ];
   const scopes = route.access === 'read' ? ['crm.readonly', 'crm', 'mcp'] : route.mcpWrite ? ['crm', 'mcp'] : ['crm'];
   const successHeaders: Record<string, unknown> = { 'X-Request-Id': header('RequestId'), ...RATE_HEADERS };
-  if (route.method === 'GET') successHeaders.ETag = header('ETag');
+  if (route.method === 'GET' || answersRecord(route)) successHeaders.ETag = header('ETag');
   if (route.method === 'POST') successHeaders['Idempotent-Replayed'] = header('IdempotentReplayed');
   return {
     operationId: route.operationId,

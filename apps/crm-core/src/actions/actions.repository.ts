@@ -149,7 +149,7 @@ export class ActionsRepository {
   }
 
   async setAssignee(db: Db, id: string, assigneeId: string): Promise<void> {
-    await execute(db, sql`UPDATE crm.actions SET assignee_id = ${assigneeId} WHERE id = ${id}`);
+    await execute(db, sql`UPDATE crm.actions SET assignee_id = ${assigneeId}, modified_at = now() WHERE id = ${id}`);
   }
 
   async setTextAndAssignee(db: Db, id: string, text: string, assigneeId: string): Promise<void> {

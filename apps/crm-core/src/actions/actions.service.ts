@@ -40,6 +40,7 @@ import {
 } from './action.rules';
 import { toActionDto } from './action.view';
 import { ActionsRepository, type StoredAction } from './actions.repository';
+import { assertIfMatch } from '../common/if-match.repository';
 
 /** A change to announce once the transaction's writes are done: `updated` for actions moved as a side effect. */
 type Touched = Map<string, 'created' | 'updated' | 'completed'>;
@@ -331,6 +332,7 @@ export class ActionsService {
     });
     const action = await this.actions.lock(db, id, contact.id);
     if (!action) throw ApiError.notFound('Action not found');
+    await assertIfMatch(db, 'actions', action.id);
     return { contact, action };
   }
 

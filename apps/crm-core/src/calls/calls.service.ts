@@ -20,6 +20,7 @@ import { findContact, touchLastActivity } from '../records/record-references.rep
 import { toCallDto } from './call.view';
 import { NotificationsService } from '../notifications/notifications.service';
 import { CallsRepository, type CallValues, type LockedCall } from './calls.repository';
+import { assertIfMatch } from '../common/if-match.repository';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -129,6 +130,7 @@ export class CallsService {
     const id = normalizeId(callId);
     const row = id ? await this.calls.lock(db, accountId, id) : undefined;
     if (!row) throw ApiError.notFound('Call not found');
+    await assertIfMatch(db, 'calls', row.id);
     return row;
   }
 }

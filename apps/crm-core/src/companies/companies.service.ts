@@ -28,6 +28,7 @@ import { writeEvent } from '../outbox/outbox';
 import { findContact } from '../records/record-references.repository';
 import { CompaniesRepository, COMPANY_NAME_INDEX } from './companies.repository';
 import { assertLinkable, assertLinkRoom, duplicatedName, planCompanyWrite, sameCompany, type CompanyState } from './company.rules';
+import { assertIfMatch } from '../common/if-match.repository';
 
 /**
  * Companies: created and matched through contacts' company_name (the contacts module), read as
@@ -137,6 +138,7 @@ export class CompaniesService {
       return await this.dataSource.transaction(async (tx) => {
         const current = await this.companies.lock(tx, accountId, id);
         if (!current) throw ApiError.notFound('Company not found');
+        await assertIfMatch(tx, 'companies', id);
         const next = await this.resolve(tx, accountId, input, current, replace);
         if (!sameCompany(current, next)) {
           await this.companies.update(tx, accountId, id, next);

@@ -61,6 +61,7 @@ import {
   type WriteMode,
 } from './contact.rules';
 import { ContactsRepository, type ContactQuery } from './contacts.repository';
+import { assertIfMatch } from '../common/if-match.repository';
 
 export interface WithSummary<T> {
   data: T;
@@ -183,6 +184,7 @@ export class ContactsService {
     const id = pathId(request.contact_id);
     await this.dataSource.transaction(async (tx) => {
       assertCanDelete(await this.contacts.userPermissions(tx, caller.account_id, caller.user_id));
+      await assertIfMatch(tx, 'contacts', id);
       await this.softDelete(tx, caller, [id]);
     });
     return {};
@@ -459,6 +461,7 @@ export class ContactsService {
   private async lock(tx: Db, caller: Caller, contactId: string) {
     const row = await this.contacts.lock(tx, caller.account_id, pathId(contactId));
     if (!row) throw contactNotFound();
+    await assertIfMatch(tx, 'contacts', row.id);
     return { ...row, tag_ids: await this.tags.ofContact(tx, row.id) };
   }
 

@@ -39,6 +39,7 @@ import {
 } from './deal.rules';
 import { toDealDto } from './deal.view';
 import { DealsRepository, type DealRow, type LockedDeal } from './deals.repository';
+import { assertIfMatch } from '../common/if-match.repository';
 
 /**
  * Deals (spec "Deal", decisions.md "Deals and actions"). Every write runs in one transaction with
@@ -276,6 +277,7 @@ export class DealsService {
     const id = normalizeId(dealId);
     const row = id ? await this.deals.lock(db, accountId, id) : undefined;
     if (!row) throw ApiError.notFound('Deal not found');
+    await assertIfMatch(db, 'deals', row.id);
     return row;
   }
 

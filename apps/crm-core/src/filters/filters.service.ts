@@ -23,6 +23,7 @@ import { foundOr404, uniqueName } from '../common/unique-violation';
 import { customFieldIdsOf, parseConditions, type FilterReferences } from './filter.rules';
 import { toFilterDto } from './filter.view';
 import { FiltersRepository, type FilterRow } from './filters.repository';
+import { assertIfMatch } from '../common/if-match.repository';
 
 const NAME_INDEX = 'filters_name_uq';
 
@@ -96,6 +97,7 @@ export class FiltersService {
     return this.unique(() =>
       this.dataSource.transaction(async (tx) => {
         const current = await this.find(tx, caller.account_id, filterId, true);
+        await assertIfMatch(tx, 'filters', current.id);
         const nextName = name ?? current.name;
         const conditions =
           rawConditions === undefined ? current.conditions : await this.checkConditions(tx, caller.account_id, rawConditions);

@@ -20,6 +20,7 @@ import { findContact, touchLastActivity } from '../records/record-references.rep
 import { toMeetingDto } from './meeting.view';
 import { NotificationsService } from '../notifications/notifications.service';
 import { MeetingsRepository, type LockedMeeting } from './meetings.repository';
+import { assertIfMatch } from '../common/if-match.repository';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -122,6 +123,7 @@ export class MeetingsService {
     const id = normalizeId(meetingId);
     const row = id ? await this.meetings.lock(db, accountId, id) : undefined;
     if (!row) throw ApiError.notFound('Meeting not found');
+    await assertIfMatch(db, 'meetings', row.id);
     return row;
   }
 }

@@ -19,6 +19,7 @@ import { normalizeId, replacedList, todayUtc } from '../records/record-common';
 import { toNoteDto } from './note.view';
 import { NotificationsService } from '../notifications/notifications.service';
 import { NotesRepository, type LockedNote } from './notes.repository';
+import { assertIfMatch } from '../common/if-match.repository';
 
 /** Notes logged on contacts (spec "POST /notes", decisions.md "Deals and actions"). */
 @Injectable()
@@ -153,6 +154,7 @@ export class NotesService {
     const id = normalizeId(noteId);
     const row = id ? await this.notes.lock(db, accountId, id) : undefined;
     if (!row) throw ApiError.notFound('Note not found');
+    await assertIfMatch(db, 'notes', row.id);
     return row;
   }
 

@@ -32,6 +32,7 @@ import {
 } from './predefined-action.rules';
 import { toPredefinedActionDto, toPredefinedActionGroupDto } from './predefined-action.view';
 import { PredefinedActionsRepository, type PredefinedActionGroupRow, type PredefinedActionRow } from './predefined-actions.repository';
+import { assertIfMatch } from '../common/if-match.repository';
 
 const GROUP_NAME_INDEX = 'predefined_action_groups_name_uq';
 
@@ -73,6 +74,7 @@ export class PredefinedActionsService {
     assertAdmin(caller);
     return this.dataSource.transaction(async (tx) => {
       const current = await this.findAction(tx, caller.account_id, request.predefined_action_id, true);
+      await assertIfMatch(tx, 'predefined_actions', current.id);
       const next = updatedTemplate(current, request);
       checkPredefinedAction(next);
       await this.actions.update(tx, current.id, next);
@@ -85,6 +87,7 @@ export class PredefinedActionsService {
     assertAdmin(caller);
     await this.dataSource.transaction(async (tx) => {
       const action = await this.findAction(tx, caller.account_id, predefined_action_id, true);
+      await assertIfMatch(tx, 'predefined_actions', action.id);
       const remaining = await this.actions.delete(tx, action);
       if (action.group_id && groupDissolves(remaining)) await this.actions.deleteGroup(tx, action.group_id);
     });
@@ -140,6 +143,7 @@ export class PredefinedActionsService {
     try {
       return await this.dataSource.transaction(async (tx) => {
         const group = await this.findGroup(tx, caller.account_id, request.predefined_action_group_id, true);
+        await assertIfMatch(tx, 'predefined_action_groups', group.id);
         if (request.predefined_action_ids !== undefined) {
           const ids = groupMemberIds(request.predefined_action_ids);
           checkGroupable(ids, regroupable(group.id, await this.actions.lockForGrouping(tx, caller.account_id, ids.filter(isId))));
@@ -162,6 +166,7 @@ export class PredefinedActionsService {
     assertAdmin(caller);
     await this.dataSource.transaction(async (tx) => {
       const group = await this.findGroup(tx, caller.account_id, predefined_action_group_id);
+      await assertIfMatch(tx, 'predefined_action_groups', group.id);
       await this.actions.deleteGroup(tx, group.id);
     });
     return {};

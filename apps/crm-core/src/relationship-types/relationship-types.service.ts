@@ -19,6 +19,7 @@ import { isUniqueViolation } from '../common/unique-violation';
 import { checkNewVariants, checkVariantRenames } from './relationship-type.rules';
 import { toRelationshipTypeDto } from './relationship-type.view';
 import { RelationshipTypesRepository, type RelationshipTypeRow } from './relationship-types.repository';
+import { assertIfMatch } from '../common/if-match.repository';
 
 const VARIANT_NAME_INDEX = 'relationship_variants_name_uq';
 
@@ -67,6 +68,7 @@ export class RelationshipTypesService {
     return this.unique(() =>
       this.dataSource.transaction(async (tx) => {
         const current = await this.find(tx, caller.account_id, request.relationship_type_id, true);
+        await assertIfMatch(tx, 'relationship_types', current.id);
         const { variants, changed } = checkVariantRenames(current, request.variants);
         if (changed) await this.types.renameVariants(tx, current.id, variants);
         return { relationship_type: toRelationshipTypeDto(await this.find(tx, caller.account_id, current.id)) };

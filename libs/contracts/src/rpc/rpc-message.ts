@@ -37,4 +37,9 @@ export const RpcHeaders = {
    * (libs/messaging rpc-signature.ts); consumers refuse a request without a valid one.
    */
   signature: 'X-Rpc-Signature',
+  /**
+   * The HTTP request's If-Match header (a write to one record): crm-core compares it with the
+   * record's version after locking the row (docs/decisions.md "ETags and conditional requests").
+   */
+  ifMatch: 'X-If-Match',
 } as const;

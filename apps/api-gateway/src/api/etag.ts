@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { ApiError, IF_MATCH_OPERATIONS, MAX_ENTITY_TAGS, parseEntityTags } from '@crm/contracts';
+
+// The gateway's side of ETags and conditional requests (docs/decisions.md "ETags and conditional
+// requests"); parsing and comparing tags live in libs/contracts (envelope/etag.ts).
+
+/**
+ * The field of `data` holding the record a route answers with, from the route's reply name:
+ * `ContactReply` -> `contact`, `PredefinedActionGroupReply` -> `predefined_action_group`.
+ */
+export function recordKey(reply: string): string {
+  return reply.replace(/Reply$/, '').replace(/[A-Z]/g, (letter, at: number) => (at > 0 ? '_' : '') + letter.toLowerCase());
+}
+
+/** The version (epoch ms) of the record `data` holds, in its `key` field or flat; 0 for anything else (lists). */
+export function recordVersion(data: unknown, key: string): number {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return 0;
+  const inner = (data as Record<string, unknown>)[key];
+  const record = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : data;
+  return versionOf(record as Record<string, unknown>) ?? 0;
+}
+
+function versionOf(record: Record<string, unknown>): number | undefined {
+  if (typeof record.id !== 'string' || typeof record.modified_at !== 'string') return undefined;
+  const ms = Date.parse(record.modified_at);
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/** The strong ETag of a reply's `data` whose record (if any) has version `version`. */
+export function entityTag(data: unknown, version: number): string {
+  const hash = createHash('sha1')
+    .update(JSON.stringify(data) ?? '')
+    .digest('base64url')
+    .slice(0, 16);
+  return `"${version.toString(36)}.${hash}"`;
+}
+
+/**
+ * The If-Match header of a write, checked after authorization: 400 on a route that does not check
+ * it (IF_MATCH_OPERATIONS), or when malformed or listing more than MAX_ENTITY_TAGS tags; else the
+ * value to forward to crm-core (RpcHeaders.ifMatch).
+ */
+export function acceptIfMatch(operationId: string, value: string): string {
+  if (!IF_MATCH_OPERATIONS.has(operationId))
+    throw ApiError.invalid(
+      { 'If-Match': 'is not supported on this route: it writes no single versioned record' },
+      'If-Match is not supported here',
+    );
+  if (parseEntityTags(value) === null) throw malformed('If-Match');
+  return value.trim();
+}
+
+/** If-None-Match of a GET (or HEAD), parsed; 400 when malformed. */
+export function parseIfNoneMatch(value: string): '*' | string[] {
+  const tags = parseEntityTags(value);
+  if (tags === null) throw malformed('If-None-Match');
+  return tags;
+}
+
+const malformed = (name: string) =>
+  ApiError.invalid({ [name]: `must be * or a list of at most ${MAX_ENTITY_TAGS} entity tags ("...")` }, `Malformed ${name} header`);
+
+/**
+ * The ETag of a success reply: every GET's, and a write's whose `data` holds one record (a write
+ * answering nothing, or many, gets none and is not hashed). `reply` is the route's reply name.
+ */
+export function replyTag(method: string, reply: string, data: unknown): string | undefined {
+  const version = recordVersion(data, recordKey(reply));
+  if (method === 'GET' || method === 'HEAD' || version > 0) return entityTag(data, version);
+  return undefined;
+}
