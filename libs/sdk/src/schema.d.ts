@@ -813,7 +813,7 @@ export interface paths {
     put: operations['updateContact'];
     post?: never;
     /**
-     * Delete a contact (needs the delete_contacts permission); undoable for 30 days
+     * Delete a contact (needs the delete_contacts permission); undo=true restores it within 30 days
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     delete: operations['deleteContact'];
@@ -1419,7 +1419,7 @@ export interface paths {
     put: operations['updateContactRelationship'];
     post?: never;
     /**
-     * Delete a relationship (from either of its contacts)
+     * Delete a relationship (from either of its contacts); undo=true restores one deleted within 30 days
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     delete: operations['deleteContactRelationship'];
@@ -1540,7 +1540,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Get a deal
+     * Get a deal; include_history=true adds previous_pipeline_stages
      * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
      */
     get: operations['getDeal'];
@@ -5443,6 +5443,36 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description Part of a variant's name (any letter case).
+         * @example smith
+         */
+        search?: string;
+        /**
+         * @description true: only symmetrical types (one variant); false: only directional ones (two).
+         * @example true
+         */
+        symmetrical?: boolean;
+        /**
+         * @description The sort key.
+         * @example created_at
+         */
+        sort_by?: 'created_at' | 'modified_at';
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+        /**
          * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
          * @example created_at
          */
@@ -5467,16 +5497,6 @@ export interface operations {
          * @example 1767225600
          */
         unmodified_since?: string;
-        /**
-         * @description Page number, from 1 (default 1).
-         * @example 1
-         */
-        page?: number;
-        /**
-         * @description Records per page, from 1 (default 10; above 100 counts as 100).
-         * @example 10
-         */
-        per_page?: number;
       };
       header?: {
         /**
@@ -8907,7 +8927,13 @@ export interface operations {
   };
   deleteContact: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description `true`: restore the contact deleted within the last 30 days instead of deleting it.
+         * @example true
+         */
+        undo?: boolean;
+      };
       header?: {
         /**
          * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
@@ -9629,6 +9655,21 @@ export interface operations {
          */
         search?: string;
         /**
+         * @description The company of exactly this name (any letter case; names are unique in an account).
+         * @example Renewal
+         */
+        name?: string;
+        /**
+         * @description Companies whose phone has exactly these digits (spaces, dashes, brackets and `+` are ignored).
+         * @example 5550100
+         */
+        phone?: string;
+        /**
+         * @description a-z (any case): names that begin with that letter; 1: names that do not begin with a-z.
+         * @example a
+         */
+        letter?: string;
+        /**
          * @description The sort key.
          * @example created_at
          */
@@ -9923,6 +9964,16 @@ export interface operations {
   listCompanyLinkedContacts: {
     parameters: {
       query?: {
+        /**
+         * @description The sort key.
+         * @example created_at
+         */
+        sort_by?: 'created_at' | 'modified_at' | 'first_name' | 'last_name' | 'company_name' | 'name';
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
         /**
          * @description Page number, from 1 (default 1).
          * @example 1
@@ -11425,6 +11476,41 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description Only relationships of this type.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        relationship_type_id?: string;
+        /**
+         * @description Only the relationships with this other contact.
+         * @example text
+         */
+        contact_id_filter?: string;
+        /**
+         * @description Only relationships in which this variant is one of the two labels.
+         * @example text
+         */
+        variant_id_filter?: string;
+        /**
+         * @description Part of the other contact's name, company, email or phone, or of either variant's name (any letter case).
+         * @example smith
+         */
+        search?: string;
+        /**
+         * @description true: only relationships of symmetrical types; false: only directional ones.
+         * @example true
+         */
+        symmetrical?: boolean;
+        /**
+         * @description The sort key.
+         * @example created_at
+         */
+        sort_by?: 'created_at' | 'modified_at';
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+        /**
          * @description Page number, from 1 (default 1).
          * @example 1
          */
@@ -11434,6 +11520,31 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
+        /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at';
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
       };
       header?: {
         /**
@@ -11681,7 +11792,13 @@ export interface operations {
   };
   deleteContactRelationship: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description `true`: restore the relationship deleted within the last 30 days instead of deleting it.
+         * @example true
+         */
+        undo?: boolean;
+      };
       header?: {
         /**
          * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
@@ -12248,7 +12365,13 @@ export interface operations {
   };
   getDeal: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description `true`: the deal also carries `previous_pipeline_stages` (the stage it last had in each pipeline it left).
+         * @example true
+         */
+        include_history?: boolean;
+      };
       header?: {
         /**
          * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
@@ -15521,6 +15644,7 @@ export interface operations {
     requestBody?: {
       content: {
         'application/json': {
+          /** @description Body or query (`PUT /actions/{id}?done=true`, as OnePageCRM documents it); a body value wins. */
           done?: boolean;
           partial?: boolean;
           /** @description Default: the caller. */
@@ -15569,7 +15693,13 @@ export interface operations {
   };
   deleteAction: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description Only `false` (delete): a deleted action cannot be restored, so `true` is 400.
+         * @example false
+         */
+        undo?: false;
+      };
       header?: {
         /**
          * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.

@@ -42,7 +42,8 @@ export interface ContactQuery {
 const JSON_COLUMNS: ReadonlySet<string> = new Set(['urls', 'phones', 'emails', 'address_list', 'custom_fields']);
 const NEXT_STATUSES = sql.raw(`('date', 'date_time', 'waiting')`);
 
-const SORT_COLUMNS: Record<ContactSortKey, SqlFragment> = {
+/** Sort keys of contact lists as columns of `crm.contacts c` (ties: sort_name, then id). */
+export const CONTACT_SORT_COLUMNS: Record<ContactSortKey, SqlFragment> = {
   name: sql.raw('c.sort_name'),
   first_name: sql.raw('lower(c.first_name)'),
   last_name: sql.raw('lower(c.last_name)'),
@@ -179,7 +180,9 @@ export class ContactsRepository {
   ): Promise<string[]> {
     const dir = orderDirection(order.direction, 'asc');
     const orderBy =
-      order.key === 'name' ? sql`c.sort_name ${dir}, c.id ${dir}` : sql`${SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
+      order.key === 'name'
+        ? sql`c.sort_name ${dir}, c.id ${dir}`
+        : sql`${CONTACT_SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
     const rows = await many<{ id: string }>(
       db,
       sql`${withClause(q)}SELECT c.id FROM crm.contacts c WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
@@ -214,7 +217,7 @@ export class ContactsRepository {
     let orderBy = sql`s.contact_id IS NULL, s.waiting, s.date, s.exact_time NULLS LAST, c.sort_name, c.id`;
     if (order) {
       const dir = orderDirection(order.direction, 'asc');
-      orderBy = sql`${SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
+      orderBy = sql`${CONTACT_SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
     }
     const rows = await many<{ id: string }>(
       db,

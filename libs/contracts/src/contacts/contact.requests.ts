@@ -242,6 +242,13 @@ export class ContactIdRequest {
   contact_id: string;
 }
 
+/** DELETE /contacts/{contact_id}: `undo=true` restores the contact deleted within 30 days (as POST /contacts/undelete). */
+export class DeleteContactRequest extends ContactIdRequest {
+  /** `true`: restore the contact deleted within the last 30 days instead of deleting it. */
+  @OptionalFlag()
+  undo?: boolean;
+}
+
 /** `{ type, value }` of urls, phones and emails. */
 export class TypedValueInput {
   /** e.g. work, mobile, home, other (free text, lower-cased); default other. */

@@ -277,6 +277,15 @@ export class DealIdRequest {
   deal_id: string;
 }
 
+/** GET /deals/{deal_id}: `include_history=true` adds `previous_pipeline_stages`, as on the list. */
+export class GetDealRequest extends DealIdRequest {
+  /** `true`: the deal also carries `previous_pipeline_stages` (the stage it last had in each pipeline it left). */
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'include_history must be true or false' })
+  include_history?: boolean;
+}
+
 /** PATCH /deals/{id} (and PUT with partial=true): only the fields sent change. */
 export class PatchDealRequest extends DealFieldsRequest {
   @IsString()
