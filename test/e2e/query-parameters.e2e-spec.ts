@@ -1,0 +1,193 @@
+import { recordCalls, type Json } from './record-helpers';
+import { setupE2e } from './setup';
+
+/**
+ * OnePageCRM's documented query parameters (issue 13, item 5; decisions.md "Query parameters
+ * (issue 13, item 5)") over HTTP: each filters or sorts as documented, and a misspelt one is 400
+ * naming it, for reads and writes alike, before anything changes.
+ */
+describe('query parameters (e2e)', () => {
+  const { services, admin, stranger } = setupE2e({ stranger: true });
+  const { call, ok, contact } = recordCalls(() => services);
+
+  /** The 400 answer's field errors: exactly `fields` are named. */
+  const refused = async (method: string, path: string, fields: string[], body?: unknown) => {
+    const res = await call(admin)<Json>(method, path, body);
+    expect([method, path, res.status, res.body.error_name]).toEqual([method, path, 400, 'invalid_request_data']);
+    expect(Object.keys(res.body.errors).sort()).toEqual([...fields].sort());
+    return res.body;
+  };
+
+  it('GET /companies filters by letter, exact name and phone digits', async () => {
+    const made: Record<string, string> = {};
+    for (const name of ['Qa Alpha', 'qb beta', 'Quartz', '9 Lives', 'Zeta'])
+      made[name] = (await contact(admin, { company_name: name })).company_id;
+    await ok(admin, 'PATCH', `/companies/${made['Quartz']}`, { phone: '+1 (555) 010-2000' });
+    await contact(stranger, { company_name: 'Quasar' });
+    const names = async (query: string) => (await ok(admin, 'GET', `/companies${query}`)).companies.map((e: Json) => e.company.name);
+
+    expect(await names('?letter=Q&per_page=100')).toEqual(['Qa Alpha', 'qb beta', 'Quartz']);
+    expect(await names('?letter=q&sort_by=name&order=desc&per_page=2')).toEqual(['Quartz', 'qb beta']);
+    expect(await names('?letter=1')).toEqual(['9 Lives']);
+    expect(await names('?name=QUARTZ')).toEqual(['Quartz']);
+    expect(await names('?name=Quart')).toEqual([]);
+    expect(await names('?phone=15550102000')).toEqual(['Quartz']);
+    expect(await names('?phone=%2B1%20555-010-2000')).toEqual(['Quartz']);
+    expect(await names('?phone=5550102')).toEqual([]);
+    expect((await ok(admin, 'GET', '/companies?letter=q')).total_count).toBe(3);
+    expect(await names('?letter=q&name=qb%20beta')).toEqual(['qb beta']);
+
+    await refused('GET', '/companies?letter=qa', ['letter']);
+    await refused('GET', '/companies?lettr=q', ['lettr']);
+  });
+
+  it('GET /companies/{id}/linked_contacts sorts by sort_by and order', async () => {
+    const hub = (await contact(admin, { company_name: 'Linked Hub' })).company_id;
+    const zed = await contact(admin, { first_name: 'Al', last_name: 'Zed', company_name: 'Zed Co' });
+    const abe = await contact(admin, { first_name: 'Zoe', last_name: 'Abe' });
+    for (const guest of [zed, abe]) await ok(admin, 'POST', `/companies/${hub}/linked_contacts`, { contact_id: guest.id }, 201);
+    const order = async (query: string) =>
+      (await ok(admin, 'GET', `/companies/${hub}/linked_contacts${query}`)).linked_contacts.map((e: Json) => e.linked_contact.contact.id);
+
+    expect(await order('')).toEqual([abe.id, zed.id]);
+    expect(await order('?order=desc&sort_by=name')).toEqual([zed.id, abe.id]);
+    expect(await order('?sort_by=first_name')).toEqual([zed.id, abe.id]);
+    expect(await order('?sort_by=first_name&order=DESC')).toEqual([abe.id, zed.id]);
+    expect(await order('?sort_by=company_name&order=desc')).toEqual([zed.id, abe.id]);
+    await refused('GET', `/companies/${hub}/linked_contacts?sort_by=size`, ['sort_by']);
+    await refused('GET', `/companies/${hub}/linked_contacts?sortby=name`, ['sortby']);
+  });
+
+  it('GET /relationship_types searches variant names, filters symmetrical types, sorts', async () => {
+    const type = async (...names: string[]) =>
+      (await ok(admin, 'POST', '/relationship_types', { variants: names.map((name) => ({ name })) }, 201)).relationship_type as Json;
+    const partner = await type('Partner');
+    const mentor = await type('Mentor', 'Mentee');
+    const ids = async (query: string) =>
+      (await ok(admin, 'GET', `/relationship_types${query}`)).relationship_types.map((e: Json) => e.relationship_type.id);
+
+    expect(await ids('?search=MENTE')).toEqual([mentor.id]);
+    expect(await ids('?search=partn')).toEqual([partner.id]);
+    expect(await ids('?search=nobody')).toEqual([]);
+    expect(await ids('?symmetrical=true&search=e')).toEqual([partner.id]);
+    expect(await ids('?symmetrical=false&search=e')).toEqual([mentor.id]);
+    const all = await ids('?per_page=100');
+    expect(await ids('?sort_by=created_at&order=desc&per_page=100')).toEqual([...all].reverse());
+    await ok(admin, 'PUT', `/relationship_types/${partner.id}`, {
+      variants: [{ id: partner.relationship_variants[0].id, name: 'Partners' }],
+    });
+    expect((await ids('?sort_by=modified_at&order=desc&per_page=1'))[0]).toBe(partner.id);
+    expect(await ids(`?search=partn&since=2000-01-01`)).toEqual([partner.id]);
+
+    await refused('GET', '/relationship_types?symmetrical=maybe', ['symmetrical']);
+    await refused('GET', '/relationship_types?sort_by=name', ['sort_by']);
+    await refused('GET', '/relationship_types?serch=x', ['serch']);
+  });
+
+  it("GET /contacts/{id}/relationships narrows the contact's relationships; DELETE …?undo=true restores one", async () => {
+    const variants = async (...names: string[]) =>
+      (await ok(admin, 'POST', '/relationship_types', { variants: names.map((name) => ({ name })) }, 201)).relationship_type as Json;
+    const spouse = await variants('Spouse');
+    const coach = await variants('Coach', 'Trainee');
+    const [coachVariant, traineeVariant] = coach.relationship_variants;
+    const me = await contact(admin, { first_name: 'Pat', last_name: 'Hub' });
+    const wife = await contact(admin, { first_name: 'Quinn', last_name: 'Wedded' });
+    const trainer = await contact(admin, { first_name: 'Rory', last_name: 'Trainer' });
+    const married = (
+      await ok(admin, 'POST', `/contacts/${me.id}/relationships`, { relationship_type_id: spouse.id, related_contact_id: wife.id }, 201)
+    ).relationship;
+    const coached = (
+      await ok(
+        admin,
+        'POST',
+        `/contacts/${me.id}/relationships`,
+        { relationship_type_id: coach.id, related_contact_id: trainer.id, variant_id: coachVariant.id },
+        201,
+      )
+    ).relationship;
+    const ids = async (query: string) =>
+      (await ok(admin, 'GET', `/contacts/${me.id}/relationships${query}`)).relationships.map((e: Json) => e.relationship.id);
+
+    expect(await ids('')).toEqual([married.id, coached.id]);
+    expect(await ids('?sort_by=created_at&order=desc')).toEqual([coached.id, married.id]);
+    expect(await ids(`?relationship_type_id=${spouse.id}`)).toEqual([married.id]);
+    expect(await ids(`?contact_id_filter=${trainer.id}`)).toEqual([coached.id]);
+    expect(await ids(`?variant_id_filter=${traineeVariant.id}`)).toEqual([coached.id]);
+    expect(await ids('?symmetrical=true')).toEqual([married.id]);
+    expect(await ids('?symmetrical=false')).toEqual([coached.id]);
+    expect(await ids('?search=wedded')).toEqual([married.id]);
+    expect(await ids('?search=COACH')).toEqual([coached.id]);
+    expect(await ids('?since=2000-01-01&until=2000-12-31')).toEqual([]);
+    expect(await ids('?modified_since=2000-01-01')).toEqual([married.id, coached.id]);
+    await refused('GET', `/contacts/${me.id}/relationships?symmetrical=perhaps`, ['symmetrical']);
+    await refused('GET', `/contacts/${me.id}/relationships?contact_id=${trainer.id}&relationship_typ_id=x`, ['relationship_typ_id']);
+
+    // A misspelt undo deletes nothing; the delete, then the undo, then a second undo (nothing deleted: 404).
+    await refused('DELETE', `/contacts/${me.id}/relationships/${married.id}?undoo=true`, ['undoo']);
+    expect(await ids('')).toEqual([married.id, coached.id]);
+    await ok(admin, 'DELETE', `/contacts/${me.id}/relationships/${married.id}`);
+    expect(await ids('')).toEqual([coached.id]);
+    await ok(admin, 'DELETE', `/contacts/${wife.id}/relationships/${married.id}?undo=true`);
+    expect(await ids('')).toEqual([married.id, coached.id]);
+    expect((await ok(admin, 'GET', `/contacts/${me.id}/relationships/${married.id}`)).relationship).toEqual(married);
+    expect((await call(admin)<Json>('DELETE', `/contacts/${me.id}/relationships/${married.id}?undo=true`)).status).toBe(404);
+    expect((await call(stranger)<Json>('DELETE', `/contacts/${me.id}/relationships/${married.id}?undo=true`)).status).toBe(404);
+
+    // A pair that has a relationship of that type again cannot get the deleted one back.
+    await ok(admin, 'DELETE', `/contacts/${me.id}/relationships/${married.id}`);
+    await ok(admin, 'POST', `/contacts/${me.id}/relationships`, { relationship_type_id: spouse.id, related_contact_id: wife.id }, 201);
+    const again = await call(admin)<Json>('DELETE', `/contacts/${me.id}/relationships/${married.id}?undo=true`);
+    expect([again.status, again.body.error_name]).toEqual([400, 'duplicated_entity']);
+  });
+
+  it('GET /deals/{id}?include_history=true carries previous_pipeline_stages', async () => {
+    const person = await contact(admin);
+    const { deal } = await ok(admin, 'POST', `/contacts/${person.id}/deals`, { name: 'History' }, 201);
+    expect((await ok(admin, 'GET', `/deals/${deal.id}?include_history=true`)).deal.previous_pipeline_stages).toEqual({});
+    expect((await ok(admin, 'GET', `/deals/${deal.id}?include_history=1`)).deal.previous_pipeline_stages).toEqual({});
+    expect((await ok(admin, 'GET', `/deals/${deal.id}`)).deal).not.toHaveProperty('previous_pipeline_stages');
+    expect((await ok(admin, 'GET', `/deals/${deal.id}?include_history=false`)).deal).not.toHaveProperty('previous_pipeline_stages');
+    await refused('GET', `/deals/${deal.id}?include_history=maybe`, ['include_history']);
+    await refused('GET', `/deals/${deal.id}?include_histry=true`, ['include_histry']);
+  });
+
+  it('PUT /actions/{id}?done= completes or reopens; DELETE …?undo=true is 400 naming undo, and deletes nothing', async () => {
+    const person = await contact(admin);
+    const { action } = await ok(
+      admin,
+      'POST',
+      '/actions',
+      { contact_id: person.id, text: 'Call back', status: 'date', date: '2031-01-01' },
+      201,
+    );
+    const done = (await ok(admin, 'PUT', `/actions/${action.id}?done=true`, { text: 'Call back' })).action;
+    expect(done).toMatchObject({ id: action.id, done: true, status: 'done' });
+    const reopened = (await ok(admin, 'PUT', `/actions/${action.id}?done=false&partial=true`, {})).action;
+    expect(reopened).toMatchObject({ id: action.id, done: false });
+    // A body value wins over the query string.
+    expect((await ok(admin, 'PUT', `/actions/${action.id}?done=true`, { text: 'Call back', done: false })).action.done).toBe(false);
+    await refused('PUT', `/actions/${action.id}?done=yes`, ['done'], { text: 'Call back' });
+    await refused('PUT', `/actions/${action.id}?dne=true`, ['dne'], { text: 'Call back' });
+
+    const undo = await refused('DELETE', `/actions/${action.id}?undo=true`, ['undo']);
+    expect(undo.errors.undo).toMatch(/not supported for actions/);
+    await refused('DELETE', `/actions/${action.id}?undoo=false`, ['undoo']);
+    expect((await ok(admin, 'GET', `/actions/${action.id}`)).action.id).toBe(action.id);
+    await ok(admin, 'DELETE', `/actions/${action.id}?undo=false`);
+    expect((await call(admin)<Json>('GET', `/actions/${action.id}`)).status).toBe(404);
+  });
+
+  it('DELETE /contacts/{id}?undo=true restores the deleted contact; a misspelt parameter deletes nothing', async () => {
+    const person = await contact(admin, { last_name: 'Undone' });
+    await refused('DELETE', `/contacts/${person.id}?und=true`, ['und']);
+    expect((await ok(admin, 'GET', `/contacts/${person.id}`)).contact.id).toBe(person.id);
+    await ok(admin, 'DELETE', `/contacts/${person.id}`);
+    expect((await call(admin)<Json>('GET', `/contacts/${person.id}`)).status).toBe(404);
+    await ok(admin, 'DELETE', `/contacts/${person.id}?undo=true`);
+    expect((await ok(admin, 'GET', `/contacts/${person.id}`)).contact).toMatchObject({ id: person.id, last_name: 'Undone' });
+    // Nothing to undo now (the contact is live), nor for another account.
+    expect((await call(admin)<Json>('DELETE', `/contacts/${person.id}?undo=true`)).status).toBe(404);
+    expect((await call(stranger)<Json>('DELETE', `/contacts/${person.id}?undo=true`)).status).toBe(404);
+    expect((await ok(admin, 'GET', `/contacts/${person.id}`)).contact.id).toBe(person.id);
+  });
+});
