@@ -77,6 +77,9 @@ describe('query parameters (e2e)', () => {
       variants: [{ id: partner.relationship_variants[0].id, name: 'Partners' }],
     });
     expect((await ids('?sort_by=modified_at&order=desc&per_page=1'))[0]).toBe(partner.id);
+    // OnePageCRM's name for the same column.
+    expect((await ids('?sort_by=updated_at&order=desc&per_page=1'))[0]).toBe(partner.id);
+    expect(await ids('?date_filter=updated_at&since=2000-01-01&search=partn')).toEqual([partner.id]);
     expect(await ids(`?search=partn&since=2000-01-01`)).toEqual([partner.id]);
 
     await refused('GET', '/relationship_types?symmetrical=maybe', ['symmetrical']);

@@ -7627,7 +7627,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';
@@ -7902,7 +7902,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';
@@ -8096,7 +8096,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';
@@ -8491,7 +8491,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';
@@ -8690,7 +8690,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';

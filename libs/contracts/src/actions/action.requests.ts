@@ -2,7 +2,7 @@ import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLengt
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
 import { RequiredContactId, UnixSeconds } from '../validation/field-rules';
-import { Lower, ToBoolean } from '../validation/transforms';
+import { Lower, LowerKey, ToBoolean } from '../validation/transforms';
 import { IsPlainDate, present } from '../validation/validators';
 import { ACTION_STATUSES, ActionStatus } from './action.dto';
 
@@ -144,7 +144,7 @@ export class ListActionsRequest extends RecordListRequest {
 
   /** Default: open actions first, by date (undated last), exact_time, position. */
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(ACTION_SORT_KEYS, {
     message: `sort_by must be one of: ${ACTION_SORT_KEYS.join(', ')}`,
   })

@@ -3,7 +3,7 @@ import { NotifyUsersField } from '../notifications/notification.requests';
 import { CALL_RESULTS } from '../call-results/call-result.dto';
 import { RecordListRequest } from '../paging/record-list.request';
 import { PartialFlag, RequiredContactId, UnixSeconds } from '../validation/field-rules';
-import { Lower } from '../validation/transforms';
+import { LowerKey } from '../validation/transforms';
 import { MAX_TEXT, present } from '../validation/validators';
 
 class CallFields extends NotifyUsersField {
@@ -70,7 +70,7 @@ export class CallIdRequest {
 export class ListCallsRequest extends RecordListRequest {
   /** Default: call_time_int, newest first. */
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(['call_time_int', 'created_at', 'modified_at'], {
     message: 'sort_by must be one of: call_time_int, created_at, modified_at',
   })

@@ -19,7 +19,7 @@ import { CONTACT_LIMITS, CONTACT_SORT_KEYS, ContactSortKey, DateFilter, FieldIdI
 import { PagingRequest } from '../paging/paging.request';
 import { TimeFilterRequest } from '../paging/time-filter.request';
 import { FieldReference, OptionalFlag, OptionalId, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
-import { lower, toBoolean, trim, trimEach } from '../validation/transforms';
+import { lower, LowerKey, toBoolean, trim, trimEach } from '../validation/transforms';
 
 export const COMPANY_SORT_KEYS = ['name', 'created_at', 'modified_at'] as const;
 
@@ -51,7 +51,7 @@ export class ListCompaniesRequest extends TimeFilterRequest {
   letter?: string;
 
   @IsOptional()
-  @Transform(lower)
+  @LowerKey()
   @IsIn(COMPANY_SORT_KEYS, { message: `sort_by must be one of: ${COMPANY_SORT_KEYS.join(', ')}` })
   sort_by?: CompanySortKey;
 
@@ -165,7 +165,7 @@ export class ListLinkedContactsRequest extends PagingRequest {
   company_id: string;
 
   @IsOptional()
-  @Transform(lower)
+  @LowerKey()
   @IsIn(CONTACT_SORT_KEYS, { message: `sort_by must be one of: ${CONTACT_SORT_KEYS.join(', ')}` })
   sort_by?: ContactSortKey;
 

@@ -1,9 +1,8 @@
-import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { SortOrder } from '../contacts/contact.requests';
 import { TimeFilterRequest } from '../paging/time-filter.request';
 import { OptionalFlag, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
-import { lower } from '../validation/transforms';
+import { LowerKey } from '../validation/transforms';
 
 export const CONTACT_RELATIONSHIP_SORT_KEYS = ['created_at', 'modified_at'] as const;
 
@@ -42,7 +41,7 @@ export class ListContactRelationshipsRequest extends TimeFilterRequest {
   symmetrical?: boolean;
 
   @IsOptional()
-  @Transform(lower)
+  @LowerKey()
   @IsIn(CONTACT_RELATIONSHIP_SORT_KEYS, { message: `sort_by must be one of: ${CONTACT_RELATIONSHIP_SORT_KEYS.join(', ')}` })
   sort_by?: (typeof CONTACT_RELATIONSHIP_SORT_KEYS)[number];
 

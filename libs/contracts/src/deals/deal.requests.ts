@@ -21,7 +21,7 @@ import { AttachmentInput } from '../attachments/attachment.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
 import { ALWAYS_VALIDATE, FieldReference, RequiredContactId, stack } from '../validation/field-rules';
-import { Lower, ToBoolean, ToInteger, Trim } from '../validation/transforms';
+import { Lower, LowerKey, ToBoolean, ToInteger, Trim } from '../validation/transforms';
 import { IsPlainDate, MAX_MONEY, MAX_TEXT, present } from '../validation/validators';
 import { DEAL_STATUSES, DealStatus } from './deal.dto';
 
@@ -384,7 +384,7 @@ export class ListDealsRequest extends RecordListRequest {
   override date_filter?: (typeof DEAL_DATE_FILTERS)[number] = undefined;
 
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(DEAL_SORT_KEYS, {
     message: `sort_by must be one of: ${DEAL_SORT_KEYS.join(', ')}`,
   })

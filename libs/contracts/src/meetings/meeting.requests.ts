@@ -2,7 +2,7 @@ import { IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validat
 import { NotifyUsersField } from '../notifications/notification.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { PartialFlag, RequiredContactId, UnixSeconds } from '../validation/field-rules';
-import { Lower } from '../validation/transforms';
+import { LowerKey } from '../validation/transforms';
 import { MAX_TEXT, present } from '../validation/validators';
 
 class MeetingFields extends NotifyUsersField {
@@ -45,7 +45,7 @@ export class MeetingIdRequest {
 export class ListMeetingsRequest extends RecordListRequest {
   /** Default: meeting_time_int, newest first. */
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(['meeting_time_int', 'created_at', 'modified_at'], {
     message: 'sort_by must be one of: meeting_time_int, created_at, modified_at',
   })

@@ -3,7 +3,7 @@ import { NotifyUsersField } from '../notifications/notification.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { TIME_DATE_FILTERS } from '../paging/time-filter.request';
 import { PartialFlag, RequiredContactId } from '../validation/field-rules';
-import { Lower } from '../validation/transforms';
+import { LowerKey } from '../validation/transforms';
 import { IsPlainDate, MAX_TEXT, present } from '../validation/validators';
 
 /** Notes, calls and meetings take the date_filter values of every list. */
@@ -54,7 +54,7 @@ export class NoteIdRequest {
 export class ListNotesRequest extends RecordListRequest {
   /** Default: date, newest first. */
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(['date', 'created_at', 'modified_at'], {
     message: 'sort_by must be one of: date, created_at, modified_at',
   })

@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsStr
 import type { SortOrder } from '../contacts/contact.requests';
 import { TimeFilterRequest } from '../paging/time-filter.request';
 import { OptionalFlag, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
-import { lower, trim } from '../validation/transforms';
+import { LowerKey, trim } from '../validation/transforms';
 
 export const RELATIONSHIP_TYPE_SORT_KEYS = ['created_at', 'modified_at'] as const;
 
@@ -18,7 +18,7 @@ export class ListRelationshipTypesRequest extends TimeFilterRequest {
   symmetrical?: boolean;
 
   @IsOptional()
-  @Transform(lower)
+  @LowerKey()
   @IsIn(RELATIONSHIP_TYPE_SORT_KEYS, { message: `sort_by must be one of: ${RELATIONSHIP_TYPE_SORT_KEYS.join(', ')}` })
   sort_by?: (typeof RELATIONSHIP_TYPE_SORT_KEYS)[number];
 

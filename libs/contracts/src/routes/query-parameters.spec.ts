@@ -56,6 +56,32 @@ describe("OnePageCRM's documented query parameters", () => {
     expect(refusal(routeOf.get(`${method} ${shape(path)}`)!, { [name]: sent })).toEqual([name]);
   });
 
+  it("reads OnePageCRM's updated_at as modified_at in every sort_by and date_filter that takes modified_at", () => {
+    let checked = 0;
+    for (const route of API_ROUTES) {
+      const params = Object.fromEntries([...route.path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => [name, 'x']));
+      for (const key of ['sort_by', 'date_filter'] as const) {
+        if (!contractProperties(route.request).has(key)) continue;
+        let takesModified = true;
+        try {
+          parseContract(route.request, { ...params, [key]: 'modified_at' });
+        } catch {
+          takesModified = false;
+        }
+        if (!takesModified) continue;
+        let parsed: Record<string, unknown> = {};
+        try {
+          parsed = parseContract(route.request, { ...params, [key]: 'Updated_At' }) as Record<string, unknown>;
+        } catch (error) {
+          parsed = { [key]: (error as ApiError).errors };
+        }
+        expect({ route: route.operationId, [key]: parsed[key] }).toEqual({ route: route.operationId, [key]: 'modified_at' });
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+
   it('answers a misspelt parameter of any route 400 naming it, reads and writes alike', () => {
     for (const route of API_ROUTES)
       expect({ route: route.operationId, refused: refusal(route, { ordr: 'asc' }) }).toEqual({
