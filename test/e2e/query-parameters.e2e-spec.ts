@@ -180,6 +180,42 @@ describe('query parameters (e2e)', () => {
     expect((await call(admin)<Json>('GET', `/actions/${action.id}`)).status).toBe(404);
   });
 
+  it("date_filter takes the record's own date as OnePageCRM names it: notes' date, calls' call_time, meetings' meeting_time, actions' close_date", async () => {
+    const person = await contact(admin, { last_name: 'Dated' });
+    const mine = (path: string, key: string) => async (query: string) =>
+      (await ok(admin, 'GET', `/contacts/${person.id}/${path}?${query}`))[path].map((e: Json) => e[key].id);
+    const note = (await ok(admin, 'POST', '/notes', { contact_id: person.id, text: 'Old note', date: '2024-02-10' }, 201)).note;
+    await ok(admin, 'POST', '/notes', { contact_id: person.id, text: 'New note', date: '2030-01-01' }, 201);
+    const notes = mine('notes', 'note');
+    expect(await notes('date_filter=date&since=2024-02-10&until=2024-02-10')).toEqual([note.id]);
+    expect(await notes('date_filter=date&until=2024-02-09')).toEqual([]);
+    // 2024-03-01T00:00:00Z = 1709251200: the day's start is in, the second before it is not.
+    const call = (await ok(admin, 'POST', '/calls', { contact_id: person.id, text: 'Rang', call_time_int: 1_709_251_200 }, 201)).call;
+    await ok(admin, 'POST', '/calls', { contact_id: person.id, text: 'Later', call_time_int: 1_900_000_000 }, 201);
+    const calls = mine('calls', 'call');
+    expect(await calls('date_filter=call_time&since=2024-03-01&until=2024-03-01')).toEqual([call.id]);
+    expect(await calls('date_filter=call_time&since=1709251200&until=1709251200')).toEqual([call.id]);
+    expect(await calls('date_filter=call_time&until=2024-02-29')).toEqual([]);
+    const meeting = (await ok(admin, 'POST', '/meetings', { contact_id: person.id, text: 'Met', meeting_time_int: 1_709_251_199 }, 201))
+      .meeting;
+    const meetings = mine('meetings', 'meeting');
+    expect(await meetings('date_filter=MEETING_TIME&until=2024-02-29')).toEqual([meeting.id]);
+    expect(await meetings('date_filter=meeting_time&since=2024-03-01')).toEqual([]);
+    const { action } = await ok(
+      admin,
+      'POST',
+      '/actions',
+      { contact_id: person.id, text: 'Close me', status: 'date', date: '2031-01-01' },
+      201,
+    );
+    await ok(admin, 'POST', '/actions', { contact_id: person.id, text: 'Open', status: 'queued_with_date', date: '2031-02-01' }, 201);
+    await ok(admin, 'PUT', `/actions/${action.id}/mark_as_done`);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await mine('actions', 'action')(`date_filter=close_date&since=${today}`)).toEqual([action.id]);
+    await refused('GET', '/notes?date_filter=call_time', ['date_filter']);
+    await refused('GET', '/calls?date_filter=date', ['date_filter']);
+  });
+
   it('DELETE /contacts/{id}?undo=true restores the deleted contact; a misspelt parameter deletes nothing', async () => {
     const person = await contact(admin, { last_name: 'Undone' });
     await refused('DELETE', `/contacts/${person.id}?und=true`, ['und']);

@@ -13075,6 +13075,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'date';
+        /**
          * @description Default: date, newest first.
          * @example created_at
          */
@@ -13089,11 +13094,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -13420,6 +13420,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'date';
+        /**
          * @description Default: date, newest first.
          * @example created_at
          */
@@ -13434,11 +13439,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -13530,6 +13530,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'date';
+        /**
          * @description Default: date, newest first.
          * @example created_at
          */
@@ -13544,11 +13549,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -14040,6 +14040,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'call_time';
+        /**
          * @description Default: call_time_int, newest first.
          * @example created_at
          */
@@ -14054,11 +14059,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -14389,6 +14389,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'call_time';
+        /**
          * @description Default: call_time_int, newest first.
          * @example created_at
          */
@@ -14403,11 +14408,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -14499,6 +14499,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'call_time';
+        /**
          * @description Default: call_time_int, newest first.
          * @example created_at
          */
@@ -14513,11 +14518,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -14682,6 +14682,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'meeting_time';
+        /**
          * @description Default: meeting_time_int, newest first.
          * @example created_at
          */
@@ -14696,11 +14701,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -15017,6 +15017,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'meeting_time';
+        /**
          * @description Default: meeting_time_int, newest first.
          * @example created_at
          */
@@ -15031,11 +15036,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -15127,6 +15127,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'meeting_time';
+        /**
          * @description Default: meeting_time_int, newest first.
          * @example created_at
          */
@@ -15141,11 +15146,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -15321,7 +15321,7 @@ export interface operations {
          * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
          * @example created_at
          */
-        date_filter?: 'created_at' | 'modified_at' | 'date';
+        date_filter?: 'created_at' | 'modified_at' | 'date' | 'close_date';
         /**
          * @description Default: open actions first, by date (undated last), exact_time, position.
          * @example created_at
@@ -16122,7 +16122,7 @@ export interface operations {
          * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
          * @example created_at
          */
-        date_filter?: 'created_at' | 'modified_at' | 'date';
+        date_filter?: 'created_at' | 'modified_at' | 'date' | 'close_date';
         /**
          * @description Default: open actions first, by date (undated last), exact_time, position.
          * @example created_at
@@ -16247,7 +16247,7 @@ export interface operations {
          * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
          * @example created_at
          */
-        date_filter?: 'created_at' | 'modified_at' | 'date';
+        date_filter?: 'created_at' | 'modified_at' | 'date' | 'close_date';
         /**
          * @description Default: open actions first, by date (undated last), exact_time, position.
          * @example created_at

@@ -116,7 +116,8 @@ export class ExternalActionRequest extends ActionFieldsRequest {
   contact_id: string;
 }
 
-export const ACTION_DATE_FILTERS = ['created_at', 'modified_at', 'date'] as const;
+/** `close_date`: the day an action was completed (its done_at), as OnePageCRM names it. */
+export const ACTION_DATE_FILTERS = ['created_at', 'modified_at', 'date', 'close_date'] as const;
 
 export const ACTION_SORT_KEYS = ['date', 'position', 'created_at', 'modified_at'] as const;
 

@@ -1,6 +1,7 @@
 import { IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { NotifyUsersField } from '../notifications/notification.requests';
 import { RecordListRequest } from '../paging/record-list.request';
+import { DateFilterParam, TIME_DATE_FILTERS } from '../paging/time-filter.request';
 import { PartialFlag, RequiredContactId, UnixSeconds } from '../validation/field-rules';
 import { LowerKey } from '../validation/transforms';
 import { MAX_TEXT, present } from '../validation/validators';
@@ -42,7 +43,13 @@ export class MeetingIdRequest {
   meeting_id: string;
 }
 
+/** `date_filter`: the common values and `meeting_time` (the meeting's meeting_time_int, Unix seconds). */
+export const MEETING_DATE_FILTERS = [...TIME_DATE_FILTERS, 'meeting_time'] as const;
+
 export class ListMeetingsRequest extends RecordListRequest {
+  @DateFilterParam(MEETING_DATE_FILTERS)
+  override date_filter?: (typeof MEETING_DATE_FILTERS)[number] = undefined;
+
   /** Default: meeting_time_int, newest first. */
   @IsOptional()
   @LowerKey()
