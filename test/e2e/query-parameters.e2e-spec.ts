@@ -54,6 +54,16 @@ describe('query parameters (e2e)', () => {
     expect(await order('?sort_by=first_name')).toEqual([zed.id, abe.id]);
     expect(await order('?sort_by=first_name&order=DESC')).toEqual([abe.id, zed.id]);
     expect(await order('?sort_by=company_name&order=desc')).toEqual([zed.id, abe.id]);
+    // GET /contacts?not_linked_with=<company>: neither its own contacts nor those linked to it.
+    const notLinked = (await ok(admin, 'GET', `/contacts?not_linked_with=${hub}&per_page=100&team=true`)).contacts.map(
+      (e: Json) => e.contact.id,
+    );
+    expect(notLinked).not.toContain(zed.id);
+    expect(notLinked).not.toContain(abe.id);
+    const loner = await contact(admin, { last_name: 'Loner' });
+    expect((await ok(admin, 'GET', `/contacts?not_linked_with=${hub}&search=loner`)).contacts.map((e: Json) => e.contact.id)).toEqual([
+      loner.id,
+    ]);
     await refused('GET', `/companies/${hub}/linked_contacts?sort_by=size`, ['sort_by']);
     await refused('GET', `/companies/${hub}/linked_contacts?sortby=name`, ['sortby']);
   });

@@ -7607,7 +7607,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;
@@ -7882,7 +7882,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;
@@ -8076,7 +8076,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;
@@ -8471,7 +8471,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;
@@ -8670,7 +8670,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;

@@ -154,7 +154,12 @@ export class ContactsRepository {
       );
     if (f.lead_source_id) where.push(sql`c.lead_source_id = ${f.lead_source_id.toLowerCase()}`);
     if (f.status_id) where.push(sql`c.status_id = ${f.status_id.toLowerCase()}`);
-    if (f.not_linked_with) where.push(sql`c.company_id IS DISTINCT FROM ${f.not_linked_with.toLowerCase()}`);
+    if (f.not_linked_with) {
+      // Neither the company's own contacts nor those linked to it (a primary-key probe per contact).
+      const companyId = f.not_linked_with.toLowerCase();
+      where.push(sql`c.company_id IS DISTINCT FROM ${companyId}`);
+      where.push(sql`NOT EXISTS (SELECT 1 FROM crm.company_linked_contacts l WHERE l.company_id = ${companyId} AND l.contact_id = c.id)`);
+    }
     if (f.company_id) where.push(sql`c.company_id = ${f.company_id.toLowerCase()}`);
     if (f.tag != null)
       where.push(

@@ -143,7 +143,7 @@ export class ContactFilterRequest {
   @OptionalId()
   owner_id?: string;
 
-  /** Contacts not linked with this company. */
+  /** Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts). */
   @OptionalId()
   @NotWith(['company_id'])
   not_linked_with?: string;

@@ -1742,7 +1742,7 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
     letter: 'a-z (any case), or 1 for names that do not start with a letter.',
     custom_field_id: 'Used together with custom_field_value: either one alone is 400 naming the missing one.',
     lead_source: 'Lead source text (any letter case).',
-    not_linked_with: 'Contacts not linked with this company.',
+    not_linked_with: 'Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).',
     date_filter: 'Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).',
   },
   ContactIdRequest: { contact_id: "Any string: an id that names no contact of the caller's account is 404, not 400." },
