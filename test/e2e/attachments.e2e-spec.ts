@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileUrlSigner } from '@crm/storage';
@@ -187,6 +187,16 @@ describe('attachments (e2e, local storage)', () => {
       { name: 'offer.pdf', data: Buffer.from('%PDF-1.7\n%%EOF\n') },
     );
     expect([onDeal.status, onDeal.body.data?.attachment.filename]).toEqual([201, 'offer.pdf']);
+  });
+
+  it('refuses a misspelt query parameter of an upload by name before storing any byte', async () => {
+    const { note } = await noteOf(admin);
+    const files = () => readdirSync(storageDir, { recursive: true }).length;
+    const before = files();
+    const res = await upload(admin, 'POST', `/notes/${note.id}/attachments?nmae=x`, {}, { name: 'a.png', data: png });
+    expect([res.status, res.body.error_name, Object.keys(res.body.errors)]).toEqual([400, 'invalid_request_data', ['nmae']]);
+    expect(files()).toBe(before);
+    expect((await ok(admin, 'GET', `/notes/${note.id}`)).note.attachments).toEqual([]);
   });
 
   it('refuses an expired or forged download link', async () => {

@@ -442,7 +442,7 @@ describe('contacts (e2e)', () => {
         ['?since=2026-02-30', ['since']],
         ['?fields=deals', ['fields']],
         ['?fields=users(all)', ['fields']],
-        ['?date_filter=updated_at', ['date_filter']],
+        ['?date_filter=deleted_at', ['date_filter']],
         [`?company_id=${FOREIGN_ID}&tag=x`, ['company_id', 'tag']],
         [`?tag=x&filter_id=${FOREIGN_ID}`, ['tag', 'filter_id']],
         [`?company_id=${FOREIGN_ID}&not_linked_with=${FOREIGN_ID}`, ['company_id', 'not_linked_with']],

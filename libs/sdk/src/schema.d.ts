@@ -813,7 +813,7 @@ export interface paths {
     put: operations['updateContact'];
     post?: never;
     /**
-     * Delete a contact (needs the delete_contacts permission); undoable for 30 days
+     * Delete a contact (needs the delete_contacts permission); undo=true restores it within 30 days
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     delete: operations['deleteContact'];
@@ -1419,7 +1419,7 @@ export interface paths {
     put: operations['updateContactRelationship'];
     post?: never;
     /**
-     * Delete a relationship (from either of its contacts)
+     * Delete a relationship (from either of its contacts); undo=true restores one deleted within 30 days
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     delete: operations['deleteContactRelationship'];
@@ -1540,7 +1540,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Get a deal
+     * Get a deal; include_history=true adds previous_pipeline_stages
      * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
      */
     get: operations['getDeal'];
@@ -5448,6 +5448,36 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description Part of a variant's name (any letter case).
+         * @example smith
+         */
+        search?: string;
+        /**
+         * @description true: only symmetrical types (one variant); false: only directional ones (two).
+         * @example true
+         */
+        symmetrical?: boolean;
+        /**
+         * @description The sort key.
+         * @example created_at
+         */
+        sort_by?: 'created_at' | 'modified_at';
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description Page number, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Records per page, from 1 (default 10; above 100 counts as 100).
+         * @example 10
+         */
+        per_page?: number;
+        /**
          * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
          * @example created_at
          */
@@ -5472,16 +5502,6 @@ export interface operations {
          * @example 1767225600
          */
         unmodified_since?: string;
-        /**
-         * @description Page number, from 1 (default 1).
-         * @example 1
-         */
-        page?: number;
-        /**
-         * @description Records per page, from 1 (default 10; above 100 counts as 100).
-         * @example 10
-         */
-        per_page?: number;
       };
       header?: {
         /**
@@ -7633,7 +7653,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;
@@ -7653,7 +7673,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';
@@ -7909,7 +7929,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;
@@ -7929,7 +7949,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';
@@ -8103,7 +8123,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;
@@ -8123,7 +8143,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';
@@ -8498,7 +8518,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;
@@ -8518,7 +8538,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';
@@ -8697,7 +8717,7 @@ export interface operations {
          */
         owner_id?: string;
         /**
-         * @description Contacts not linked with this company.
+         * @description Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts).
          * @example 65f1c0a2b3d4e5f601234567
          */
         not_linked_with?: string;
@@ -8717,7 +8737,7 @@ export interface operations {
          */
         filter_id?: string;
         /**
-         * @description Field of since/until: created_at (default) or modified_at.
+         * @description Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at).
          * @example created_at
          */
         date_filter?: 'created_at' | 'modified_at';
@@ -8961,7 +8981,13 @@ export interface operations {
   };
   deleteContact: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description `true`: restore the contact deleted within the last 30 days instead of deleting it.
+         * @example true
+         */
+        undo?: boolean;
+      };
       header?: {
         /**
          * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
@@ -9764,6 +9790,21 @@ export interface operations {
          */
         search?: string;
         /**
+         * @description The company of exactly this name (any letter case; names are unique in an account).
+         * @example Renewal
+         */
+        name?: string;
+        /**
+         * @description Companies whose phone has exactly these digits (spaces, dashes, brackets and `+` are ignored).
+         * @example 5550100
+         */
+        phone?: string;
+        /**
+         * @description a-z (any case): names that begin with that letter; 1: names that do not begin with a-z.
+         * @example a
+         */
+        letter?: string;
+        /**
          * @description The sort key.
          * @example created_at
          */
@@ -10072,6 +10113,16 @@ export interface operations {
   listCompanyLinkedContacts: {
     parameters: {
       query?: {
+        /**
+         * @description The sort key.
+         * @example created_at
+         */
+        sort_by?: 'created_at' | 'modified_at' | 'first_name' | 'last_name' | 'company_name' | 'name';
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
         /**
          * @description Page number, from 1 (default 1).
          * @example 1
@@ -11602,6 +11653,41 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description Only relationships of this type.
+         * @example 65f1c0a2b3d4e5f601234567
+         */
+        relationship_type_id?: string;
+        /**
+         * @description Only the relationships with this other contact.
+         * @example text
+         */
+        contact_id_filter?: string;
+        /**
+         * @description Only relationships in which this variant is one of the two labels.
+         * @example text
+         */
+        variant_id_filter?: string;
+        /**
+         * @description Part of the other contact's name, company, email or phone, or of either variant's name (any letter case).
+         * @example smith
+         */
+        search?: string;
+        /**
+         * @description true: only relationships of symmetrical types; false: only directional ones.
+         * @example true
+         */
+        symmetrical?: boolean;
+        /**
+         * @description The sort key.
+         * @example created_at
+         */
+        sort_by?: 'created_at' | 'modified_at';
+        /**
+         * @description Sort direction: `asc` or `desc` (any letter case).
+         * @example desc
+         */
+        order?: 'asc' | 'desc';
+        /**
          * @description Page number, from 1 (default 1).
          * @example 1
          */
@@ -11611,6 +11697,31 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
+        /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at';
+        /**
+         * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        since?: string;
+        /**
+         * @description Only records whose `date_filter` column is on or before this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-12-31
+         */
+        until?: string;
+        /**
+         * @description Only records modified on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 2026-01-01
+         */
+        modified_since?: string;
+        /**
+         * @description Only records not modified since this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
+         * @example 1767225600
+         */
+        unmodified_since?: string;
       };
       header?: {
         /**
@@ -11858,7 +11969,13 @@ export interface operations {
   };
   deleteContactRelationship: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description `true`: restore the relationship deleted within the last 30 days instead of deleting it.
+         * @example true
+         */
+        undo?: boolean;
+      };
       header?: {
         /**
          * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
@@ -12426,7 +12543,13 @@ export interface operations {
   };
   getDeal: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description `true`: the deal also carries `previous_pipeline_stages` (the stage it last had in each pipeline it left).
+         * @example true
+         */
+        include_history?: boolean;
+      };
       header?: {
         /**
          * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
@@ -13151,6 +13274,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'date';
+        /**
          * @description Default: date, newest first.
          * @example created_at
          */
@@ -13165,11 +13293,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -13510,6 +13633,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'date';
+        /**
          * @description Default: date, newest first.
          * @example created_at
          */
@@ -13524,11 +13652,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -13620,6 +13743,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'date';
+        /**
          * @description Default: date, newest first.
          * @example created_at
          */
@@ -13634,11 +13762,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -14133,6 +14256,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'call_time';
+        /**
          * @description Default: call_time_int, newest first.
          * @example created_at
          */
@@ -14147,11 +14275,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -14496,6 +14619,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'call_time';
+        /**
          * @description Default: call_time_int, newest first.
          * @example created_at
          */
@@ -14510,11 +14638,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -14606,6 +14729,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'call_time';
+        /**
          * @description Default: call_time_int, newest first.
          * @example created_at
          */
@@ -14620,11 +14748,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -14790,6 +14913,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'meeting_time';
+        /**
          * @description Default: meeting_time_int, newest first.
          * @example created_at
          */
@@ -14804,11 +14932,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -15139,6 +15262,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'meeting_time';
+        /**
          * @description Default: meeting_time_int, newest first.
          * @example created_at
          */
@@ -15153,11 +15281,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -15249,6 +15372,11 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
+         * @example created_at
+         */
+        date_filter?: 'created_at' | 'modified_at' | 'meeting_time';
+        /**
          * @description Default: meeting_time_int, newest first.
          * @example created_at
          */
@@ -15263,11 +15391,6 @@ export interface operations {
          * @example 10
          */
         per_page?: number;
-        /**
-         * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
-         * @example created_at
-         */
-        date_filter?: 'created_at' | 'modified_at';
         /**
          * @description Only records whose `date_filter` column is on or after this bound: `YYYY-MM-DD` (a UTC day) or Unix seconds.
          * @example 2026-01-01
@@ -15444,7 +15567,7 @@ export interface operations {
          * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
          * @example created_at
          */
-        date_filter?: 'created_at' | 'modified_at' | 'date';
+        date_filter?: 'created_at' | 'modified_at' | 'date' | 'close_date';
         /**
          * @description Default: open actions first, by date (undated last), exact_time, position.
          * @example created_at
@@ -15774,6 +15897,7 @@ export interface operations {
     requestBody?: {
       content: {
         'application/json': {
+          /** @description Body or query (`PUT /actions/{id}?done=true`, as OnePageCRM documents it); a body value wins. */
           done?: boolean;
           partial?: boolean;
           /** @description Default: the caller. */
@@ -15824,7 +15948,13 @@ export interface operations {
   };
   deleteAction: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description Only `false` (delete): a deleted action cannot be restored, so `true` is 400.
+         * @example false
+         */
+        undo?: false;
+      };
       header?: {
         /**
          * @description Your id for this request (letters, digits, `-`, `_`, `.`, up to 128 characters); echoed back and logged.
@@ -16296,7 +16426,7 @@ export interface operations {
          * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
          * @example created_at
          */
-        date_filter?: 'created_at' | 'modified_at' | 'date';
+        date_filter?: 'created_at' | 'modified_at' | 'date' | 'close_date';
         /**
          * @description Default: open actions first, by date (undated last), exact_time, position.
          * @example created_at
@@ -16421,7 +16551,7 @@ export interface operations {
          * @description The date column `since` and `until` apply to (default `created_at`); not with `modified_since` or `unmodified_since`.
          * @example created_at
          */
-        date_filter?: 'created_at' | 'modified_at' | 'date';
+        date_filter?: 'created_at' | 'modified_at' | 'date' | 'close_date';
         /**
          * @description Default: open actions first, by date (undated last), exact_time, position.
          * @example created_at

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApiError, ErrorName, parseContract, type Caller } from '@crm/contracts';
+import { ApiError, assertKnownParameters, ErrorName, parseContract, type Caller } from '@crm/contracts';
 import {
   checkFileContent,
   contentTypeOf,
@@ -41,6 +41,8 @@ export class UploadPipeline {
 
   async run(caller: Caller, resolved: ResolvedRoute, req: Request, input: ApiInput, idempotencyKey?: string): Promise<IdempotentOutcome> {
     authorizeRoute(caller, resolved.route);
+    // A misspelt query parameter is refused before any byte is stored (the pipeline checks it again).
+    assertKnownParameters(resolved.route.request, input.query);
     if (isMultipart(req)) return { ...(await this.multipart(caller, resolved, req, input)), replayed: false };
     const body = input.body as Record<string, unknown> | undefined;
     if (resolved.route.upload === 'image' && body && typeof body === 'object' && typeof body.image === 'string') {

@@ -84,7 +84,8 @@ export class ActionsRepository {
       from: sql`crm.actions a`,
       alias: 'a',
       defaultOrder: sql`(a.status = 'done'), a.date NULLS LAST, a.exact_time NULLS LAST, a.position, a.created_at, a.id`,
-      dateColumns: new Set(['date']),
+      dateColumns: new Set(['date', 'done_at']),
+      dateFilterColumns: { close_date: 'done_at' },
       extra,
     });
   }

@@ -20,6 +20,8 @@ const TABLE: ListSpec = {
   from: sql`crm.calls l`,
   alias: 'l',
   defaultOrder: sql`l.call_time_int DESC, l.id DESC`,
+  secondsColumns: new Set(['call_time_int']),
+  dateFilterColumns: { call_time: 'call_time_int' },
 };
 
 /** A crm.calls row as CALL_SELECT reads it. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { CompanySortKey, SortOrder } from '@crm/contracts';
+import type { CompanySortKey, ContactSortKey, SortOrder } from '@crm/contracts';
+import { CONTACT_SORT_COLUMNS } from '../contacts/contacts.repository';
 import {
   escapeLike,
   execute,
@@ -21,7 +22,18 @@ export type CompanyRow = CompanyState;
 
 export interface CompanyListFilter extends TimeFilterInput {
   search?: string;
+  name?: string;
+  phone?: string;
+  letter?: string;
 }
+
+/**
+ * A company's letter: a-z when its lower-cased name begins with that ASCII letter, else '1' (the
+ * expression of companies_letter_idx, migration 1764600500000; keep them identical).
+ */
+const LETTER_SQL = sql.raw(`(CASE WHEN ascii(lower(co.name)) BETWEEN 97 AND 122 THEN chr(ascii(lower(co.name))) ELSE '1' END)`);
+/** The phone's digits (the expression of companies_phone_idx). */
+const PHONE_DIGITS_SQL = sql.raw(`regexp_replace(co.phone, '\\D', '', 'g')`);
 
 const JSON_COLUMNS: ReadonlySet<string> = new Set(['address', 'company_fields']);
 const SORT_COLUMNS: Record<CompanySortKey, SqlFragment> = {
@@ -46,6 +58,13 @@ export class CompaniesRepository {
   ): Promise<{ total: number; ids: string[] }> {
     const conditions = [sql`co.account_id = ${accountId}`, ...timeFilterConditions(filter, 'co')];
     if (filter.search) conditions.push(sql`lower(co.name) LIKE ${`%${escapeLike(filter.search.toLowerCase())}%`}`);
+    // name: the unique index (account_id, lower(name)); letter and phone: their expression indexes.
+    if (filter.name !== undefined) conditions.push(sql`lower(co.name) = ${filter.name.toLowerCase()}`);
+    if (filter.letter !== undefined) conditions.push(sql`${LETTER_SQL} = ${filter.letter}`);
+    if (filter.phone !== undefined) {
+      const digits = filter.phone.replace(/\D/g, '');
+      conditions.push(digits ? sql`co.phone <> '' AND ${PHONE_DIGITS_SQL} = ${digits}` : sql`false`);
+    }
     const where = sql.and(conditions);
     const dir = orderDirection(order.direction, 'asc');
     const [{ total }, rows] = await Promise.all([
@@ -89,13 +108,24 @@ export class CompaniesRepository {
   }
 
   /** One page of the company's linked contacts (live ones), by name, on the link's primary key. */
-  async linkedPage(db: Db, accountId: string, companyId: string, page: number, perPage: number): Promise<{ total: number; ids: string[] }> {
+  /**
+   * One page of the contacts linked to the company, on its link rows (at most MAX_LINKED_CONTACTS):
+   * by name, or by `order` (ties by name, then id).
+   */
+  async linkedPage(
+    db: Db,
+    accountId: string,
+    companyId: string,
+    order: { key: ContactSortKey; direction: SortOrder } | undefined,
+    page: number,
+    perPage: number,
+  ): Promise<{ total: number; ids: string[] }> {
     const from = sql`crm.company_linked_contacts l JOIN crm.contacts c ON c.id = l.contact_id AND c.deleted_at IS NULL`;
     const where = sql`l.company_id = ${companyId} AND l.account_id = ${accountId}`;
     const { total } = await one<{ total: number }>(db, sql`SELECT count(*)::int AS total FROM ${from} WHERE ${where}`);
     const rows = await many<{ id: string }>(
       db,
-      sql`SELECT c.id FROM ${from} WHERE ${where} ORDER BY c.sort_name, c.id ${pageLimit(page, perPage)}`,
+      sql`SELECT c.id FROM ${from} WHERE ${where} ORDER BY ${linkedOrder(order)} ${pageLimit(page, perPage)}`,
     );
     return { total, ids: rows.map((r) => r.id) };
   }
@@ -136,4 +166,12 @@ export class CompaniesRepository {
     return (await one<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM crm.company_linked_contacts WHERE company_id = ${companyId}`))
       .n;
   }
+}
+
+function linkedOrder(order: { key: ContactSortKey; direction: SortOrder } | undefined): SqlFragment {
+  if (!order) return sql`c.sort_name, c.id`;
+  const dir = orderDirection(order.direction, 'asc');
+  return order.key === 'name'
+    ? sql`c.sort_name ${dir}, c.id ${dir}`
+    : sql`${CONTACT_SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
 }

@@ -86,7 +86,8 @@ export class CompaniesService {
   async linkedContacts(caller: Caller, request: ListLinkedContactsRequest): Promise<ListLinkedContactsReply> {
     const db = this.dataSource.manager;
     const companyId = await this.companyId(db, caller.account_id, request.company_id);
-    const { total, ids } = await this.companies.linkedPage(db, caller.account_id, companyId, request.page, request.per_page);
+    const order = request.sort_by ? { key: request.sort_by, direction: request.order ?? 'asc' } : undefined;
+    const { total, ids } = await this.companies.linkedPage(db, caller.account_id, companyId, order, request.page, request.per_page);
     return { linked_contacts: await this.linkedEntries(db, caller, ids), ...pageInfo(total, request.page, request.per_page) };
   }
 

@@ -31,3 +31,6 @@ export function pairKey(a: string, b: string): string {
   const [low, high] = [a, b].sort();
   return `contact-relationship:${low}:${high}`;
 }
+
+/** How long a deleted relationship can be restored with DELETE …?undo=true; older deletions are purged. */
+export const RELATIONSHIP_UNDO_DAYS = 30;

@@ -5,6 +5,7 @@ import {
   Subjects,
   type Caller,
   type ContactRelationshipIdRequest,
+  type DeleteContactRelationshipRequest,
   type CreateContactRelationshipRequest,
   type ListContactRelationshipsRequest,
   type UpdateContactRelationshipRequest,
@@ -27,7 +28,7 @@ export class ContactRelationshipsHandler {
   }
 
   @MessagePattern(Subjects.ContactRelationshipsDelete)
-  delete(@RpcCaller() caller: Caller, @ValidRequest() request: ContactRelationshipIdRequest) {
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: DeleteContactRelationshipRequest) {
     return this.relationships.delete(caller, request);
   }
 

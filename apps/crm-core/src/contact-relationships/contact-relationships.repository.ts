@@ -1,5 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { countAndPage, execute, many, maybeOne, pageLimit, sql, type Db, type SqlFragment } from '../common/sql';
+import {
+  countAndPage,
+  escapeLike,
+  execute,
+  many,
+  maybeOne,
+  orderDirection,
+  pageLimit,
+  sql,
+  timeFilterConditions,
+  type Db,
+  type SqlFragment,
+  type TimeFilterInput,
+} from '../common/sql';
+import { searchTermOf } from '../contacts/contact-columns';
 import type { TypeVariant } from './contact-relationship.rules';
 
 /** crm.contact_relationships joined with its type's variants (see {@link liveRelationships}). */
@@ -35,13 +49,46 @@ function liveRelationships(accountId: string, contactId: string, extra: SqlFragm
     WHERE r.account_id = ${accountId} AND (r.contact_id = ${contactId} OR r.related_contact_id = ${contactId}) AND r.deleted_at IS NULL ${extra}`;
 }
 
+/** The filters of GET /contacts/{contact_id}/relationships (ids lower-cased). */
+export interface RelationshipListFilter extends TimeFilterInput {
+  relationship_type_id?: string;
+  contact_id_filter?: string;
+  variant_id_filter?: string;
+  search?: string;
+  symmetrical?: boolean;
+  sort_by?: 'created_at' | 'modified_at';
+  order?: 'asc' | 'desc';
+}
+
+/** The filters as conditions over liveRelationships' aliases (r, t, v, ov, oc), each one AND-prefixed. */
+function filterConditions(filter: RelationshipListFilter): SqlFragment {
+  const out = timeFilterConditions(filter, 'r');
+  if (filter.relationship_type_id !== undefined) out.push(sql`r.relationship_type_id = ${filter.relationship_type_id}`);
+  if (filter.contact_id_filter !== undefined) out.push(sql`oc.id = ${filter.contact_id_filter}`);
+  if (filter.variant_id_filter !== undefined) out.push(sql`(v.id = ${filter.variant_id_filter} OR ov.id = ${filter.variant_id_filter})`);
+  if (filter.symmetrical !== undefined) out.push(sql`t.symmetrical = ${filter.symmetrical}`);
+  if (filter.search) {
+    const like = `%${escapeLike(filter.search.toLowerCase())}%`;
+    const folded = `%${escapeLike(searchTermOf(filter.search))}%`;
+    out.push(sql`(oc.search_text LIKE ${folded} OR lower(v.name) LIKE ${like} OR lower(coalesce(ov.name, '')) LIKE ${like})`);
+  }
+  return out.length === 0 ? sql.empty : sql` AND ${sql.and(out)}`;
+}
+
 @Injectable()
 export class ContactRelationshipsRepository {
-  /** The count and one page of the contact's live relationships by creation. */
-  page(db: Db, accountId: string, contactId: string, page: number, perPage: number) {
+  /**
+   * The count and one page of the contact's live relationships matching `filter`, by creation
+   * unless `filter.sort_by` says otherwise. Only the contact's own relationships are read (its two
+   * end indexes); the filters narrow them.
+   */
+  page(db: Db, accountId: string, contactId: string, filter: RelationshipListFilter, page: number, perPage: number) {
+    const extra = filterConditions(filter);
+    const dir = orderDirection(filter.order, 'asc');
+    const orderBy = filter.sort_by === 'modified_at' ? sql`r.modified_at ${dir}, r.id ${dir}` : sql`r.created_at ${dir}, r.id ${dir}`;
     return countAndPage<ContactRelationshipRow>(db, {
-      from: sql`(${liveRelationships(accountId, contactId)}) x`,
-      rows: sql`${liveRelationships(accountId, contactId)} ORDER BY r.created_at, r.id ${pageLimit(page, perPage)}`,
+      from: sql`(${liveRelationships(accountId, contactId, extra)}) x`,
+      rows: sql`${liveRelationships(accountId, contactId, extra)} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
     });
   }
 
@@ -118,17 +165,46 @@ export class ContactRelationshipsRepository {
     await execute(
       db,
       sql`UPDATE crm.contact_relationships SET relationship_type_id = ${row.relationship_type_id}, contact_id = ${row.contact_id},
-          related_contact_id = ${row.related_contact_id}, variant_id = ${row.variant_id} WHERE id = ${row.id}`,
+          related_contact_id = ${row.related_contact_id}, variant_id = ${row.variant_id}, modified_at = now() WHERE id = ${row.id}`,
     );
   }
 
-  /** Deletes a live relationship of the contact (either end), permanently; false when there is none. */
-  async delete(db: Db, accountId: string, contactId: string, id: string): Promise<boolean> {
+  /**
+   * Marks a live relationship of the contact (either end) deleted; false when there is none. The
+   * contact's relationships deleted more than `undoDays` ago go for good in the same statement, so
+   * deleted rows never outgrow what a contact deleted in that window.
+   */
+  async delete(db: Db, accountId: string, contactId: string, id: string, undoDays: number): Promise<boolean> {
+    const touches = sql`account_id = ${accountId} AND (contact_id = ${contactId} OR related_contact_id = ${contactId})`;
+    await execute(
+      db,
+      sql`DELETE FROM crm.contact_relationships WHERE ${touches} AND deleted_at < now() - make_interval(days => ${undoDays}::int)`,
+    );
     const n = await execute(
       db,
-      sql`DELETE FROM crm.contact_relationships
-          WHERE id = ${id} AND account_id = ${accountId} AND (contact_id = ${contactId} OR related_contact_id = ${contactId}) AND deleted_at IS NULL`,
+      sql`UPDATE crm.contact_relationships SET deleted_at = now(), modified_at = now() WHERE id = ${id} AND ${touches} AND deleted_at IS NULL`,
     );
     return n > 0;
+  }
+
+  /** A relationship of the contact (either end) deleted within `undoDays`, locked; undefined otherwise. */
+  deleted(
+    db: Db,
+    accountId: string,
+    contactId: string,
+    id: string,
+    undoDays: number,
+  ): Promise<{ relationship_type_id: string; contact_id: string; related_contact_id: string } | undefined> {
+    return maybeOne(
+      db,
+      sql`SELECT relationship_type_id, contact_id, related_contact_id FROM crm.contact_relationships
+          WHERE id = ${id} AND account_id = ${accountId} AND (contact_id = ${contactId} OR related_contact_id = ${contactId})
+            AND deleted_at >= now() - make_interval(days => ${undoDays}::int) FOR UPDATE`,
+    );
+  }
+
+  /** Makes a deleted relationship live again. */
+  async restore(db: Db, id: string): Promise<void> {
+    await execute(db, sql`UPDATE crm.contact_relationships SET deleted_at = NULL, modified_at = now() WHERE id = ${id}`);
   }
 }

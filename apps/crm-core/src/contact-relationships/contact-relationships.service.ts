@@ -6,6 +6,7 @@ import {
   pageInfo,
   type Caller,
   type ContactRelationshipIdRequest,
+  type DeleteContactRelationshipRequest,
   type ContactRelationshipReply,
   type CreateContactRelationshipRequest,
   type ListContactRelationshipsReply,
@@ -14,7 +15,7 @@ import {
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
-import { checkDistinctContacts, chooseVariant, pairKey, type TypeVariant } from './contact-relationship.rules';
+import { checkDistinctContacts, chooseVariant, pairKey, RELATIONSHIP_UNDO_DAYS, type TypeVariant } from './contact-relationship.rules';
 import { toContactRelationshipDto } from './contact-relationship.view';
 import { ContactRelationshipsRepository } from './contact-relationships.repository';
 
@@ -29,10 +30,17 @@ export class ContactRelationshipsService {
     private readonly relationships: ContactRelationshipsRepository,
   ) {}
 
-  async list(caller: Caller, { contact_id, page, per_page }: ListContactRelationshipsRequest): Promise<ListContactRelationshipsReply> {
+  async list(caller: Caller, request: ListContactRelationshipsRequest): Promise<ListContactRelationshipsReply> {
+    const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
-      const contactId = await this.contact(tx, caller.account_id, contact_id, 'contact_id');
-      const { total, rows } = await this.relationships.page(tx, caller.account_id, contactId, page, per_page);
+      const contactId = await this.contact(tx, caller.account_id, request.contact_id, 'contact_id');
+      const filter = {
+        ...request,
+        relationship_type_id: request.relationship_type_id?.trim().toLowerCase(),
+        contact_id_filter: request.contact_id_filter?.trim().toLowerCase(),
+        variant_id_filter: request.variant_id_filter?.trim().toLowerCase(),
+      };
+      const { total, rows } = await this.relationships.page(tx, caller.account_id, contactId, filter, page, per_page);
       return {
         relationships: rows.map((row) => ({ relationship: toContactRelationshipDto(row, contactId) })),
         ...pageInfo(total, page, per_page),
@@ -107,15 +115,38 @@ export class ContactRelationshipsService {
     return row;
   }
 
-  /** Deletes a relationship (from either of its contacts), permanently. */
-  async delete(caller: Caller, request: ContactRelationshipIdRequest): Promise<Record<string, never>> {
+  /**
+   * Deletes a relationship (from either of its contacts); it can be restored for
+   * RELATIONSHIP_UNDO_DAYS with `undo=true` (OnePageCRM's "repeat the same request with undo=true").
+   */
+  async delete(caller: Caller, request: DeleteContactRelationshipRequest): Promise<Record<string, never>> {
     await this.dataSource.transaction(async (tx) => {
       const contactId = await this.contact(tx, caller.account_id, request.contact_id, 'contact_id');
       const id = request.relationship_id.toLowerCase();
-      if (!isId(id) || !(await this.relationships.delete(tx, caller.account_id, contactId, id)))
+      if (request.undo === true) return this.restore(tx, caller.account_id, contactId, id);
+      if (!isId(id) || !(await this.relationships.delete(tx, caller.account_id, contactId, id, RELATIONSHIP_UNDO_DAYS)))
         throw ApiError.notFound('Relationship not found');
     });
     return {};
+  }
+
+  /** Restores a relationship of the contact deleted within RELATIONSHIP_UNDO_DAYS; 409 if the pair has one of that type again. */
+  private async restore(tx: Db, accountId: string, contactId: string, id: string): Promise<void> {
+    const row = isId(id) ? await this.relationships.deleted(tx, accountId, contactId, id, RELATIONSHIP_UNDO_DAYS) : undefined;
+    if (!row)
+      throw ApiError.notFound(`No relationship of this contact was deleted with this id within the last ${RELATIONSHIP_UNDO_DAYS} days`);
+    const other = row.contact_id === contactId ? row.related_contact_id : row.contact_id;
+    if (!(await this.relationships.liveContactId(tx, accountId, other)))
+      throw ApiError.notFound('The other contact of this relationship no longer exists');
+    if (await this.relationships.lockPairAndCheck(tx, accountId, row.relationship_type_id, contactId, other, pairKey(contactId, other)))
+      throw new ApiError(
+        ErrorName.DuplicatedEntity,
+        'These contacts have a relationship of this type again; delete it before restoring this one',
+        {
+          undo: 'the two contacts have a relationship of this type again',
+        },
+      );
+    await this.relationships.restore(tx, id);
   }
 
   private async variantFor(db: Db, accountId: string, variants: TypeVariant[], sent: string | null | undefined): Promise<string> {

@@ -10,6 +10,7 @@ import {
   type ChangeStatusRequest,
   type CloseSalesCycleRequest,
   type ContactIdRequest,
+  type DeleteContactRequest,
   type ContactIdsRequest,
   type ContactsByFilterRequest,
   type ContactTagRequest,
@@ -61,7 +62,7 @@ export class ContactsHandler {
   }
 
   @MessagePattern(Subjects.ContactsDelete)
-  delete(@RpcCaller() caller: Caller, @ValidRequest() request: ContactIdRequest) {
+  delete(@RpcCaller() caller: Caller, @ValidRequest() request: DeleteContactRequest) {
     return this.contacts.delete(caller, request);
   }
 

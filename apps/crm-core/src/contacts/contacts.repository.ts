@@ -42,7 +42,8 @@ export interface ContactQuery {
 const JSON_COLUMNS: ReadonlySet<string> = new Set(['urls', 'phones', 'emails', 'address_list', 'custom_fields']);
 const NEXT_STATUSES = sql.raw(`('date', 'date_time', 'waiting')`);
 
-const SORT_COLUMNS: Record<ContactSortKey, SqlFragment> = {
+/** Sort keys of contact lists as columns of `crm.contacts c` (ties: sort_name, then id). */
+export const CONTACT_SORT_COLUMNS: Record<ContactSortKey, SqlFragment> = {
   name: sql.raw('c.sort_name'),
   first_name: sql.raw('lower(c.first_name)'),
   last_name: sql.raw('lower(c.last_name)'),
@@ -153,7 +154,12 @@ export class ContactsRepository {
       );
     if (f.lead_source_id) where.push(sql`c.lead_source_id = ${f.lead_source_id.toLowerCase()}`);
     if (f.status_id) where.push(sql`c.status_id = ${f.status_id.toLowerCase()}`);
-    if (f.not_linked_with) where.push(sql`c.company_id IS DISTINCT FROM ${f.not_linked_with.toLowerCase()}`);
+    if (f.not_linked_with) {
+      // Neither the company's own contacts nor those linked to it (a primary-key probe per contact).
+      const companyId = f.not_linked_with.toLowerCase();
+      where.push(sql`c.company_id IS DISTINCT FROM ${companyId}`);
+      where.push(sql`NOT EXISTS (SELECT 1 FROM crm.company_linked_contacts l WHERE l.company_id = ${companyId} AND l.contact_id = c.id)`);
+    }
     if (f.company_id) where.push(sql`c.company_id = ${f.company_id.toLowerCase()}`);
     if (f.tag != null)
       where.push(
@@ -179,7 +185,9 @@ export class ContactsRepository {
   ): Promise<string[]> {
     const dir = orderDirection(order.direction, 'asc');
     const orderBy =
-      order.key === 'name' ? sql`c.sort_name ${dir}, c.id ${dir}` : sql`${SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
+      order.key === 'name'
+        ? sql`c.sort_name ${dir}, c.id ${dir}`
+        : sql`${CONTACT_SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
     const rows = await many<{ id: string }>(
       db,
       sql`${withClause(q)}SELECT c.id FROM crm.contacts c WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
@@ -214,7 +222,7 @@ export class ContactsRepository {
     let orderBy = sql`s.contact_id IS NULL, s.waiting, s.date, s.exact_time NULLS LAST, c.sort_name, c.id`;
     if (order) {
       const dir = orderDirection(order.direction, 'asc');
-      orderBy = sql`${SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
+      orderBy = sql`${CONTACT_SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
     }
     const rows = await many<{ id: string }>(
       db,

@@ -13,6 +13,7 @@ import {
   type ContactFieldsInput,
   type ContactFilterRequest,
   type ContactIdRequest,
+  type DeleteContactRequest,
   type ContactIdsRequest,
   type ContactsByFilterRequest,
   type ContactListEntryDto,
@@ -179,13 +180,14 @@ export class ContactsService {
     return this.write(caller, request.contact_id, request, 'merge');
   }
 
-  /** DELETE /contacts/{id}: a soft delete (undoable for 30 days); needs delete_contacts. */
-  async delete(caller: Caller, request: ContactIdRequest): Promise<Record<string, never>> {
+  /** DELETE /contacts/{id}: a soft delete (undoable for 30 days; needs delete_contacts); with `undo=true`, restores it as POST /contacts/undelete does (OnePageCRM's undo). */
+  async delete(caller: Caller, request: DeleteContactRequest): Promise<Record<string, never>> {
     const id = pathId(request.contact_id);
     await this.dataSource.transaction(async (tx) => {
       assertCanDelete(await this.contacts.userPermissions(tx, caller.account_id, caller.user_id));
       await assertIfMatch(tx, 'contacts', id);
-      await this.softDelete(tx, caller, [id]);
+      if (request.undo === true) await this.restore(tx, caller, [id]);
+      else await this.softDelete(tx, caller, [id]);
     });
     return {};
   }
@@ -205,16 +207,23 @@ export class ContactsService {
     const ids = bulkIds(request.ids);
     return this.dataSource.transaction(async (tx) => {
       assertCanDelete(await this.contacts.userPermissions(tx, caller.account_id, caller.user_id));
-      const restored = await this.contacts.undelete(tx, caller.account_id, ids, UNDELETE_DAYS);
-      // Ids are not echoed: a 404 never tells which of them exist elsewhere.
-      if (restored.length !== ids.length)
-        throw ApiError.notFound(
-          `Some of the ids name no contact of the account deleted within the last ${UNDELETE_DAYS} days; nothing was restored`,
-        );
-      // The record exists again for webhook receivers: `created`, with the full payload.
-      for (const id of ids) await this.writeContactEvent(tx, caller.account_id, id, 'created');
+      await this.restore(tx, caller, ids);
       return { data: {}, summary: await this.summary.blocks(tx, caller) };
     });
+  }
+
+  /** Restores contacts deleted within UNDELETE_DAYS, all or none (404 without echoing ids); each emits `created`. */
+  private async restore(tx: Db, caller: Caller, ids: readonly string[]): Promise<void> {
+    const restored = await this.contacts.undelete(tx, caller.account_id, ids, UNDELETE_DAYS);
+    // Ids are not echoed: a 404 never tells which of them exist elsewhere.
+    if (restored.length !== ids.length)
+      throw ApiError.notFound(
+        ids.length === 1
+          ? `The id names no contact of the account deleted within the last ${UNDELETE_DAYS} days`
+          : `Some of the ids name no contact of the account deleted within the last ${UNDELETE_DAYS} days; nothing was restored`,
+      );
+    // The record exists again for webhook receivers: `created`, with the full payload.
+    for (const id of ids) await this.writeContactEvent(tx, caller.account_id, id, 'created');
   }
 
   async changeStatus(caller: Caller, request: ChangeStatusRequest): Promise<WithSummary<ContactWrapperDto>> {

@@ -20,6 +20,7 @@ import { OutboxTraceContext1764300200000 } from '../migrations/1764300200000-out
 import { CompanyCountersAccount1764400000000 } from '../migrations/1764400000000-company-counters-account';
 import { StoredFiles1764500300000 } from '../migrations/1764500300000-stored-files';
 import { RemainingOperations1764500700000 } from '../migrations/1764500700000-remaining-operations';
+import { QueryParameterIndexes1764600500000 } from '../migrations/1764600500000-query-parameter-indexes';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -58,6 +59,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       StoredFiles1764500300000,
       // issue 13: the rest of OnePageCRM's operations
       RemainingOperations1764500700000,
+      // issue 13, item 5: indexes for GET /companies?letter= and ?phone=
+      QueryParameterIndexes1764600500000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

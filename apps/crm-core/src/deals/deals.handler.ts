@@ -6,6 +6,7 @@ import {
   type Caller,
   type CreateDealRequest,
   type DealIdRequest,
+  type GetDealRequest,
   type ListDealsRequest,
   type PatchDealRequest,
   type UpdateDealRequest,
@@ -23,7 +24,7 @@ export class DealsHandler {
   }
 
   @MessagePattern(Subjects.DealsGet)
-  get(@RpcCaller() caller: Caller, @ValidRequest() request: DealIdRequest) {
+  get(@RpcCaller() caller: Caller, @ValidRequest() request: GetDealRequest) {
     return this.deals.get(caller, request);
   }
 

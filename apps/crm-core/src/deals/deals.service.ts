@@ -7,6 +7,7 @@ import {
   type CreateDealRequest,
   type DealDto,
   type DealIdRequest,
+  type GetDealRequest,
   type DealListEntry,
   type DealReply,
   type ListDealsReply,
@@ -86,8 +87,8 @@ export class DealsService {
     return { deals: entries, ...pageInfo(total, page, per_page) };
   }
 
-  async get(caller: Caller, request: DealIdRequest): Promise<DealReply> {
-    return { deal: await this.load(this.dataSource.manager, caller.account_id, request.deal_id) };
+  async get(caller: Caller, request: GetDealRequest): Promise<DealReply> {
+    return { deal: await this.load(this.dataSource.manager, caller.account_id, request.deal_id, request.include_history === true) };
   }
 
   /** POST /contacts/{contact_id}/deals: the spec's defaults; one transaction with the created event. */
@@ -265,11 +266,11 @@ export class DealsService {
     });
   }
 
-  private async load(db: Db, accountId: string, dealId: string): Promise<DealDto> {
+  private async load(db: Db, accountId: string, dealId: string, includeHistory = false): Promise<DealDto> {
     const id = normalizeId(dealId);
     const row = id ? await this.deals.byId(db, accountId, id) : undefined;
     if (!row) throw ApiError.notFound('Deal not found');
-    return (await this.toDtos(db, accountId, [row], false))[0];
+    return (await this.toDtos(db, accountId, [row], includeHistory))[0];
   }
 
   /** The deal row, locked for this transaction; 404 unless it is the account's (and its contact not deleted). */

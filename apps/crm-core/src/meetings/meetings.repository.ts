@@ -20,6 +20,8 @@ const TABLE: ListSpec = {
   from: sql`crm.meetings g`,
   alias: 'g',
   defaultOrder: sql`g.meeting_time_int DESC, g.id DESC`,
+  secondsColumns: new Set(['meeting_time_int']),
+  dateFilterColumns: { meeting_time: 'meeting_time_int' },
 };
 
 /** A crm.meetings row as MEETING_SELECT reads it. */

@@ -30,6 +30,10 @@ export interface ListSpec {
   alias: string;
   defaultOrder: SqlFragment;
   dateColumns?: ReadonlySet<string>;
+  /** Columns of Unix seconds (calls' call_time_int, meetings' meeting_time_int). */
+  secondsColumns?: ReadonlySet<string>;
+  /** `date_filter` values that name a column of another name (OnePageCRM's `call_time`: call_time_int). */
+  dateFilterColumns?: Readonly<Record<string, string>>;
   /** More conditions (the list's own filters). */
   extra?: readonly SqlFragment[];
 }
@@ -59,7 +63,9 @@ export async function listPage<Row>(db: Db, accountId: string, input: ListInput,
     where.push(sql`c.company_id = ${companyId}`);
   }
   where.push(...(spec.extra ?? []));
-  where.push(...timeFilterConditions(input, spec.alias, spec.dateColumns));
+  const dateFilter = input.date_filter && spec.dateFilterColumns?.[input.date_filter];
+  const time = dateFilter ? { ...input, date_filter: dateFilter } : input;
+  where.push(...timeFilterConditions(time, spec.alias, spec.dateColumns, spec.secondsColumns));
   const condition = sql.and(where);
   const direction = orderDirection(input.order, 'asc');
   const order = input.sort_by

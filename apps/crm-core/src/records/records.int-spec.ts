@@ -6,6 +6,7 @@ import {
   CreateDealRequest,
   CreateNoteRequest,
   DealIdRequest,
+  GetDealRequest,
   ErrorName,
   ExternalActionRequest,
   ListDealsRequest,
@@ -44,7 +45,7 @@ const aToday = () => expect.stringMatching(new RegExp(`^(${startedOn}|${todayUtc
 function typedDeals(service: DealsService) {
   return {
     list: async (caller: Caller, payload: object) => service.list(caller, parseContract(ListDealsRequest, payload)),
-    get: async (caller: Caller, payload: object) => service.get(caller, parseContract(DealIdRequest, payload)),
+    get: async (caller: Caller, payload: object) => service.get(caller, parseContract(GetDealRequest, payload)),
     create: async (caller: Caller, payload: object) => service.create(caller, parseContract(CreateDealRequest, payload)),
     update: async (caller: Caller, payload: object, mode: 'put' | 'patch') =>
       service.update(caller, mode === 'put' ? parseContract(UpdateDealRequest, payload) : parseContract(PatchDealRequest, payload), mode),
@@ -481,6 +482,12 @@ describe('records (real PostgreSQL)', () => {
           })
         ).deals[0].deal.previous_pipeline_stages,
       ).toEqual({ [deal.pipeline_id]: 45, [enterprise.id]: 20 });
+      // GET /deals/{id}?include_history=true answers the same history; without it, none.
+      expect((await deals.get(acme, { deal_id: deal.id, include_history: 'true' })).deal.previous_pipeline_stages).toEqual({
+        [deal.pipeline_id]: 45,
+        [enterprise.id]: 20,
+      });
+      expect((await deals.get(acme, { deal_id: deal.id })).deal).not.toHaveProperty('previous_pipeline_stages');
       // A sales pipeline is not a deal pipeline (and the reverse), and another account's is unknown.
       await expect(deals.update(acme, { deal_id: deal.id, pipeline_id: sales.id }, 'patch')).rejects.toMatchObject({
         errorName: ErrorName.ResourceNotFound,

@@ -1,6 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import { accountPage, execute, maybeOne, sql, type AccountList, type Db, type TimeFilterInput } from '../common/sql';
+import {
+  accountTimeWhere,
+  countAndPage,
+  escapeLike,
+  execute,
+  maybeOne,
+  orderDirection,
+  pageLimit,
+  sql,
+  type AccountList,
+  type Db,
+  type TimeFilterInput,
+} from '../common/sql';
 import type { Variant } from './relationship-type.rules';
 
 /** crm.relationship_types with its variants (crm.relationship_variants) in position order. */
@@ -16,6 +28,13 @@ const TYPE_COLUMNS = sql.raw(`t.id, t.symmetrical, t.created_at, t.modified_at,
   coalesce((SELECT json_agg(json_build_object('id', v.id, 'name', v.name) ORDER BY v.position)
             FROM crm.relationship_variants v WHERE v.relationship_type_id = t.id), '[]'::json) AS variants`);
 
+export interface RelationshipTypeListFilter extends TimeFilterInput {
+  search?: string;
+  symmetrical?: boolean;
+  sort_by?: 'created_at' | 'modified_at';
+  order?: 'asc' | 'desc';
+}
+
 const LIST: AccountList = {
   from: sql.raw('crm.relationship_types t'),
   alias: 't',
@@ -25,9 +44,26 @@ const LIST: AccountList = {
 
 @Injectable()
 export class RelationshipTypesRepository {
-  /** The count and one page by creation. */
-  page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {
-    return accountPage<RelationshipTypeRow>(db, LIST, accountId, time, page, perPage);
+  /**
+   * The count and one page, by creation unless `filter.order` says otherwise. `search` matches a
+   * variant's name, `symmetrical` the type's kind; both read only the account's types (its
+   * configuration: a few dozen at most), on relationship_types_order_idx and each type's variants.
+   */
+  page(db: Db, accountId: string, filter: RelationshipTypeListFilter, page: number, perPage: number) {
+    const conditions = [accountTimeWhere(accountId, filter, 't')];
+    if (filter.symmetrical !== undefined) conditions.push(sql`t.symmetrical = ${filter.symmetrical}`);
+    if (filter.search)
+      conditions.push(
+        sql`EXISTS (SELECT 1 FROM crm.relationship_variants v WHERE v.relationship_type_id = t.id AND lower(v.name) LIKE ${`%${escapeLike(filter.search.toLowerCase())}%`})`,
+      );
+    const where = sql.and(conditions);
+    const dir = orderDirection(filter.order, 'asc');
+    const orderBy = filter.sort_by === 'modified_at' ? sql`t.modified_at ${dir}, t.id ${dir}` : sql`t.created_at ${dir}, t.id ${dir}`;
+    return countAndPage<RelationshipTypeRow>(db, {
+      from: LIST.from,
+      where,
+      rows: sql`SELECT ${LIST.columns} FROM ${LIST.from} WHERE ${where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
+    });
   }
 
   /** The type, locked FOR UPDATE first when `lock` (its variants are about to be renamed). */

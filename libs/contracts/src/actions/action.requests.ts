@@ -2,7 +2,7 @@ import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLengt
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
 import { RequiredContactId, UnixSeconds } from '../validation/field-rules';
-import { Lower, ToBoolean } from '../validation/transforms';
+import { Lower, LowerKey, ToBoolean } from '../validation/transforms';
 import { IsPlainDate, present } from '../validation/validators';
 import { ACTION_STATUSES, ActionStatus } from './action.dto';
 
@@ -69,6 +69,19 @@ export class ActionIdRequest {
   action_id: string;
 }
 
+/** Why DELETE /actions/{id}?undo=true is refused (docs/decisions.md "Query parameters (issue 13, item 5)"). */
+export const ACTION_UNDO_MESSAGE =
+  'undo=true is not supported for actions: a deleted action is gone (the next queued action has taken its place); create it again with POST /actions';
+
+/** DELETE /actions/{action_id}: OnePageCRM's `undo` is declared only to refuse `true` by name (400); false deletes. */
+export class DeleteActionRequest extends ActionIdRequest {
+  /** Only `false` (delete): a deleted action cannot be restored, so `true` is 400. */
+  @IsOptional()
+  @ToBoolean()
+  @IsIn([false], { message: ACTION_UNDO_MESSAGE })
+  undo?: boolean;
+}
+
 /**
  * PUT /actions/{action_id}: replaces text (required), status, date, exact_time, position and
  * assignee; `done` true completes it, false undoes a completion. `partial=true`: only the fields sent.
@@ -77,7 +90,9 @@ export class UpdateActionRequest extends ActionFieldsRequest {
   @IsString()
   action_id: string;
 
+  /** Body or query (`PUT /actions/{id}?done=true`, as OnePageCRM documents it); a body value wins. */
   @ValidateIf(present('done'))
+  @ToBoolean()
   @IsBoolean({ message: 'done must be true or false' })
   done?: boolean | null;
 
@@ -101,7 +116,8 @@ export class ExternalActionRequest extends ActionFieldsRequest {
   contact_id: string;
 }
 
-export const ACTION_DATE_FILTERS = ['created_at', 'modified_at', 'date'] as const;
+/** `close_date`: the day an action was completed (its done_at), as OnePageCRM names it. */
+export const ACTION_DATE_FILTERS = ['created_at', 'modified_at', 'date', 'close_date'] as const;
 
 export const ACTION_SORT_KEYS = ['date', 'position', 'created_at', 'modified_at'] as const;
 
@@ -129,7 +145,7 @@ export class ListActionsRequest extends RecordListRequest {
 
   /** Default: open actions first, by date (undated last), exact_time, position. */
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(ACTION_SORT_KEYS, {
     message: `sort_by must be one of: ${ACTION_SORT_KEYS.join(', ')}`,
   })

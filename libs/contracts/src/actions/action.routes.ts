@@ -1,5 +1,12 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
-import { ActionIdRequest, CreateActionRequest, ExternalActionRequest, ListActionsRequest, UpdateActionRequest } from './action.requests';
+import {
+  ActionIdRequest,
+  CreateActionRequest,
+  DeleteActionRequest,
+  ExternalActionRequest,
+  ListActionsRequest,
+  UpdateActionRequest,
+} from './action.requests';
 import { ActionSubjects } from './action.subjects';
 
 /** Actions (issue 5), with the per-contact list and create under /contacts/{contact_id}/actions (same subjects). */
@@ -73,7 +80,7 @@ export const ACTION_ROUTES: readonly RouteDeclaration[] = [
     path: '/actions/{action_id}',
     subject: ActionSubjects.ActionsDelete,
     access: 'write',
-    request: ActionIdRequest,
+    request: DeleteActionRequest,
     reply: 'EmptyReply',
     successStatus: 200,
     summary: 'Delete an action (409 while externally controlled)',

@@ -2,8 +2,9 @@ import { IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'clas
 import { NotifyUsersField } from '../notifications/notification.requests';
 import { CALL_RESULTS } from '../call-results/call-result.dto';
 import { RecordListRequest } from '../paging/record-list.request';
+import { DateFilterParam, TIME_DATE_FILTERS } from '../paging/time-filter.request';
 import { PartialFlag, RequiredContactId, UnixSeconds } from '../validation/field-rules';
-import { Lower } from '../validation/transforms';
+import { LowerKey } from '../validation/transforms';
 import { MAX_TEXT, present } from '../validation/validators';
 
 class CallFields extends NotifyUsersField {
@@ -67,10 +68,16 @@ export class CallIdRequest {
   call_id: string;
 }
 
+/** `date_filter`: the common values and `call_time` (the call's call_time_int, Unix seconds). */
+export const CALL_DATE_FILTERS = [...TIME_DATE_FILTERS, 'call_time'] as const;
+
 export class ListCallsRequest extends RecordListRequest {
+  @DateFilterParam(CALL_DATE_FILTERS)
+  override date_filter?: (typeof CALL_DATE_FILTERS)[number] = undefined;
+
   /** Default: call_time_int, newest first. */
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(['call_time_int', 'created_at', 'modified_at'], {
     message: 'sort_by must be one of: call_time_int, created_at, modified_at',
   })

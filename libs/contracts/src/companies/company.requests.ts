@@ -15,11 +15,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { CompanyAddressInput } from '../addresses/address.requests';
-import { CONTACT_LIMITS, DateFilter, FieldIdInput, SortOrder } from '../contacts/contact.requests';
+import { CONTACT_LIMITS, CONTACT_SORT_KEYS, ContactSortKey, DateFilter, FieldIdInput, SortOrder } from '../contacts/contact.requests';
 import { PagingRequest } from '../paging/paging.request';
 import { TimeFilterRequest } from '../paging/time-filter.request';
 import { FieldReference, OptionalFlag, OptionalId, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
-import { lower, toBoolean, trim, trimEach } from '../validation/transforms';
+import { lower, LowerKey, toBoolean, trim, trimEach } from '../validation/transforms';
 
 export const COMPANY_SORT_KEYS = ['name', 'created_at', 'modified_at'] as const;
 
@@ -28,7 +28,7 @@ export type CompanySortKey = (typeof COMPANY_SORT_KEYS)[number];
 /** Largest `image` data URI (the request body itself is capped at 1 MiB). */
 export const COMPANY_IMAGE_MAX = 900_000;
 
-/** GET /companies: by name (default), with search, the common time filters and paging. */
+/** GET /companies: by name (default), with search, name, phone, letter, the common time filters and paging. */
 export class ListCompaniesRequest extends TimeFilterRequest {
   declare date_filter?: DateFilter;
 
@@ -36,8 +36,22 @@ export class ListCompaniesRequest extends TimeFilterRequest {
   @OptionalTrimmedString(CONTACT_LIMITS.search)
   search?: string;
 
+  /** The company of exactly this name (any letter case; names are unique in an account). */
+  @OptionalTrimmedString(200)
+  name?: string;
+
+  /** Companies whose phone has exactly these digits (spaces, dashes, brackets and `+` are ignored). */
+  @OptionalTrimmedString(CONTACT_LIMITS.typedValue)
+  phone?: string;
+
+  /** a-z (any case): names that begin with that letter; 1: names that do not begin with a-z. */
   @IsOptional()
   @Transform(lower)
+  @Matches(/^[a-z1]$/, { message: 'letter must be one letter a-z, or 1' })
+  letter?: string;
+
+  @IsOptional()
+  @LowerKey()
   @IsIn(COMPANY_SORT_KEYS, { message: `sort_by must be one of: ${COMPANY_SORT_KEYS.join(', ')}` })
   sort_by?: CompanySortKey;
 
@@ -145,10 +159,18 @@ export class PatchCompanyRequest extends CompanyFieldsInput {
   company_id: string;
 }
 
-/** GET /companies/{id}/linked_contacts: the contacts of other companies linked to this one, by name. */
+/** GET /companies/{id}/linked_contacts: the contacts of other companies linked to this one, by name unless `sort_by` says otherwise. */
 export class ListLinkedContactsRequest extends PagingRequest {
   @IsString({ message: 'company_id must be a string' })
   company_id: string;
+
+  @IsOptional()
+  @LowerKey()
+  @IsIn(CONTACT_SORT_KEYS, { message: `sort_by must be one of: ${CONTACT_SORT_KEYS.join(', ')}` })
+  sort_by?: ContactSortKey;
+
+  @SortOrderParam()
+  order?: SortOrder;
 }
 
 /** POST /companies/{id}/linked_contacts `{ contact_id }` and DELETE /companies/{id}/linked_contacts/{contact_id}. */

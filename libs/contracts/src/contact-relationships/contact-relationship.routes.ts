@@ -1,6 +1,7 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
 import {
   ContactRelationshipIdRequest,
+  DeleteContactRelationshipRequest,
   CreateContactRelationshipRequest,
   ListContactRelationshipsRequest,
   UpdateContactRelationshipRequest,
@@ -64,10 +65,10 @@ export const CONTACT_RELATIONSHIP_ROUTES: readonly RouteDeclaration[] = [
     path: '/contacts/{contact_id}/relationships/{relationship_id}',
     subject: ContactRelationshipSubjects.ContactRelationshipsDelete,
     access: 'write',
-    request: ContactRelationshipIdRequest,
+    request: DeleteContactRelationshipRequest,
     reply: 'EmptyReply',
     successStatus: 200,
-    summary: 'Delete a relationship (from either of its contacts)',
+    summary: 'Delete a relationship (from either of its contacts); undo=true restores one deleted within 30 days',
     tag: 'Contact relationships',
   },
 ];

@@ -20,7 +20,7 @@ import {
 import { ADDRESS_PART_MAX, CompanyAddressInput } from '../addresses/address.requests';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE } from '../paging/paging.request';
 import { FieldReference, OptionalFlag, OptionalId, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
-import { lower, toInteger, toTimeString, trim, trimEach } from '../validation/transforms';
+import { lower, LowerKey, toInteger, toTimeString, trim, trimEach } from '../validation/transforms';
 import { ID_PATTERN, IsTimeBound, NotWith } from '../validation/validators';
 
 export const CONTACT_SORT_KEYS = ['created_at', 'modified_at', 'first_name', 'last_name', 'company_name', 'name'] as const;
@@ -143,7 +143,7 @@ export class ContactFilterRequest {
   @OptionalId()
   owner_id?: string;
 
-  /** Contacts not linked with this company. */
+  /** Contacts not linked with this company: neither its own contacts nor those linked to it (linked_contacts). */
   @OptionalId()
   @NotWith(['company_id'])
   not_linked_with?: string;
@@ -163,9 +163,9 @@ export class ContactFilterRequest {
   @NotWith(['company_id', 'tag'])
   filter_id?: string;
 
-  /** Field of since/until: created_at (default) or modified_at. */
+  /** Field of since/until: created_at (default) or modified_at (`updated_at` is read as modified_at). */
   @IsOptional()
-  @Transform(lower)
+  @LowerKey()
   @IsIn(DATE_FILTERS, { message: `date_filter must be one of: ${DATE_FILTERS.join(', ')}` })
   @NotWith(['modified_since', 'unmodified_since'])
   date_filter?: DateFilter;
@@ -204,7 +204,7 @@ export class ListContactsRequest extends ContactFilterRequest {
   fields?: string;
 
   @IsOptional()
-  @Transform(lower)
+  @LowerKey()
   @IsIn(CONTACT_SORT_KEYS, { message: `sort_by must be one of: ${CONTACT_SORT_KEYS.join(', ')}` })
   sort_by?: ContactSortKey;
 
@@ -240,6 +240,13 @@ export class ContactIdRequest {
   /** Any string: an id that names no contact of the caller's account is 404, not 400. */
   @IsString({ message: 'contact_id must be a string' })
   contact_id: string;
+}
+
+/** DELETE /contacts/{contact_id}: `undo=true` restores the contact deleted within 30 days (as POST /contacts/undelete). */
+export class DeleteContactRequest extends ContactIdRequest {
+  /** `true`: restore the contact deleted within the last 30 days instead of deleting it. */
+  @OptionalFlag()
+  undo?: boolean;
 }
 
 /** `{ type, value }` of urls, phones and emails. */

@@ -21,7 +21,7 @@ import { AttachmentInput } from '../attachments/attachment.requests';
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
 import { ALWAYS_VALIDATE, FieldReference, RequiredContactId, stack } from '../validation/field-rules';
-import { Lower, ToBoolean, ToInteger, Trim } from '../validation/transforms';
+import { Lower, LowerKey, ToBoolean, ToInteger, Trim } from '../validation/transforms';
 import { IsPlainDate, MAX_MONEY, MAX_TEXT, present } from '../validation/validators';
 import { DEAL_STATUSES, DealStatus } from './deal.dto';
 
@@ -277,6 +277,15 @@ export class DealIdRequest {
   deal_id: string;
 }
 
+/** GET /deals/{deal_id}: `include_history=true` adds `previous_pipeline_stages`, as on the list. */
+export class GetDealRequest extends DealIdRequest {
+  /** `true`: the deal also carries `previous_pipeline_stages` (the stage it last had in each pipeline it left). */
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'include_history must be true or false' })
+  include_history?: boolean;
+}
+
 /** PATCH /deals/{id} (and PUT with partial=true): only the fields sent change. */
 export class PatchDealRequest extends DealFieldsRequest {
   @IsString()
@@ -375,7 +384,7 @@ export class ListDealsRequest extends RecordListRequest {
   override date_filter?: (typeof DEAL_DATE_FILTERS)[number] = undefined;
 
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(DEAL_SORT_KEYS, {
     message: `sort_by must be one of: ${DEAL_SORT_KEYS.join(', ')}`,
   })

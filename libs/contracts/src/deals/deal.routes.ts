@@ -1,5 +1,5 @@
 import type { RouteDeclaration } from '../routes/route-declaration';
-import { CreateDealRequest, DealIdRequest, ListDealsRequest, PatchDealRequest, UpdateDealRequest } from './deal.requests';
+import { CreateDealRequest, DealIdRequest, GetDealRequest, ListDealsRequest, PatchDealRequest, UpdateDealRequest } from './deal.requests';
 import { DealSubjects } from './deal.subjects';
 
 /** Deals (issue 5), with the per-contact list and create under /contacts/{contact_id}/deals (same subjects). */
@@ -35,10 +35,10 @@ export const DEAL_ROUTES: readonly RouteDeclaration[] = [
     path: '/deals/{deal_id}',
     subject: DealSubjects.DealsGet,
     access: 'read',
-    request: DealIdRequest,
+    request: GetDealRequest,
     reply: 'DealReply',
     successStatus: 200,
-    summary: 'Get a deal',
+    summary: 'Get a deal; include_history=true adds previous_pipeline_stages',
     tag: 'Deals',
   },
   {

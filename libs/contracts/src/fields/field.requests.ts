@@ -1,3 +1,4 @@
+import { LowerKey } from '../validation/transforms';
 import { ClassConstructor, Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -39,6 +40,7 @@ const lower = ({ value }: { value: unknown }): unknown => (typeof value === 'str
 export class ListFieldsRequest extends TimeFilterRequest {
   /** Default: position (then created_at, id). */
   @IsOptional()
+  @LowerKey()
   @IsIn(FIELD_SORT_KEYS, { message: `sort_by must be one of: ${FIELD_SORT_KEYS.join(', ')}` })
   sort_by?: FieldSortKey;
 

@@ -1,8 +1,9 @@
 import { IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { NotifyUsersField } from '../notifications/notification.requests';
 import { RecordListRequest } from '../paging/record-list.request';
+import { DateFilterParam, TIME_DATE_FILTERS } from '../paging/time-filter.request';
 import { PartialFlag, RequiredContactId, UnixSeconds } from '../validation/field-rules';
-import { Lower } from '../validation/transforms';
+import { LowerKey } from '../validation/transforms';
 import { MAX_TEXT, present } from '../validation/validators';
 
 class MeetingFields extends NotifyUsersField {
@@ -42,10 +43,16 @@ export class MeetingIdRequest {
   meeting_id: string;
 }
 
+/** `date_filter`: the common values and `meeting_time` (the meeting's meeting_time_int, Unix seconds). */
+export const MEETING_DATE_FILTERS = [...TIME_DATE_FILTERS, 'meeting_time'] as const;
+
 export class ListMeetingsRequest extends RecordListRequest {
+  @DateFilterParam(MEETING_DATE_FILTERS)
+  override date_filter?: (typeof MEETING_DATE_FILTERS)[number] = undefined;
+
   /** Default: meeting_time_int, newest first. */
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(['meeting_time_int', 'created_at', 'modified_at'], {
     message: 'sort_by must be one of: meeting_time_int, created_at, modified_at',
   })

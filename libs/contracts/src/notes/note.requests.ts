@@ -1,13 +1,16 @@
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { NotifyUsersField } from '../notifications/notification.requests';
 import { RecordListRequest } from '../paging/record-list.request';
-import { TIME_DATE_FILTERS } from '../paging/time-filter.request';
+import { DateFilterParam, TIME_DATE_FILTERS } from '../paging/time-filter.request';
 import { PartialFlag, RequiredContactId } from '../validation/field-rules';
-import { Lower } from '../validation/transforms';
+import { LowerKey } from '../validation/transforms';
 import { IsPlainDate, MAX_TEXT, present } from '../validation/validators';
 
 /** Notes, calls and meetings take the date_filter values of every list. */
 export const ACTIVITY_DATE_FILTERS = TIME_DATE_FILTERS;
+
+/** A note's `date_filter`: the common values and its `date` (a day). */
+export const NOTE_DATE_FILTERS = [...TIME_DATE_FILTERS, 'date'] as const;
 
 class NoteFields extends NotifyUsersField {
   /** Markup `[b]..[/b]`, `[i]..[/i]` is stored exactly as sent. */
@@ -52,9 +55,12 @@ export class NoteIdRequest {
 }
 
 export class ListNotesRequest extends RecordListRequest {
+  @DateFilterParam(NOTE_DATE_FILTERS)
+  override date_filter?: (typeof NOTE_DATE_FILTERS)[number] = undefined;
+
   /** Default: date, newest first. */
   @IsOptional()
-  @Lower()
+  @LowerKey()
   @IsIn(['date', 'created_at', 'modified_at'], {
     message: 'sort_by must be one of: date, created_at, modified_at',
   })

@@ -1,5 +1,5 @@
 import { IsIn, IsOptional } from 'class-validator';
-import { Lower } from '../validation/transforms';
+import { LowerKey } from '../validation/transforms';
 import { IsTimeBound, NotWith } from '../validation/validators';
 import { PagingRequest } from './paging.request';
 
@@ -9,7 +9,8 @@ export const TIME_DATE_FILTERS = ['created_at', 'modified_at'] as const;
 export type TimeDateFilter = (typeof TIME_DATE_FILTERS)[number];
 
 /**
- * The `date_filter` parameter over `values` (letter case ignored). It cannot be combined with
+ * The `date_filter` parameter over `values` (letter case ignored; OnePageCRM's `updated_at` is
+ * `modified_at`). It cannot be combined with
  * modified_since or unmodified_since: the 400 names date_filter and the other parameter.
  * A list with more date columns redeclares `date_filter` with this decorator and its own values
  * (a redeclared property replaces the inherited validators of that property).
@@ -18,7 +19,7 @@ export function DateFilterParam(values: readonly string[]): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
     for (const decorate of [
       IsOptional(),
-      Lower(),
+      LowerKey(),
       IsIn(values, { message: `date_filter must be one of: ${values.join(', ')}` }),
       NotWith(['modified_since', 'unmodified_since']),
     ]) {

@@ -1,9 +1,30 @@
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsString, Length, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
+import type { SortOrder } from '../contacts/contact.requests';
 import { TimeFilterRequest } from '../paging/time-filter.request';
-import { trim } from '../validation/transforms';
+import { OptionalFlag, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
+import { LowerKey, trim } from '../validation/transforms';
 
-export class ListRelationshipTypesRequest extends TimeFilterRequest {}
+export const RELATIONSHIP_TYPE_SORT_KEYS = ['created_at', 'modified_at'] as const;
+
+/** GET /relationship_types: by creation unless `sort_by`; `search` and `symmetrical` narrow it. */
+export class ListRelationshipTypesRequest extends TimeFilterRequest {
+  /** Part of a variant's name (any letter case). */
+  @OptionalTrimmedString(100)
+  search?: string;
+
+  /** true: only symmetrical types (one variant); false: only directional ones (two). */
+  @OptionalFlag()
+  symmetrical?: boolean;
+
+  @IsOptional()
+  @LowerKey()
+  @IsIn(RELATIONSHIP_TYPE_SORT_KEYS, { message: `sort_by must be one of: ${RELATIONSHIP_TYPE_SORT_KEYS.join(', ')}` })
+  sort_by?: (typeof RELATIONSHIP_TYPE_SORT_KEYS)[number];
+
+  @SortOrderParam()
+  order?: SortOrder;
+}
 
 export class RelationshipTypeIdRequest {
   /** Any string: an id that names no type of the caller's account is 404, not 400. */

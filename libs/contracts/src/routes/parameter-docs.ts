@@ -51,7 +51,7 @@ export const PARAMETER_DOCS: Readonly<Record<string, ParameterDoc>> = {
   letter: { description: 'Only contacts whose sort name starts with this letter (`1` for names not starting with a-z).', example: 'a' },
   custom_field_value: { description: 'With `custom_field_id`: only contacts whose value of that field is this.', example: 'Gold' },
   lead_source: { description: 'Only contacts of the lead source with this name.', example: 'Website' },
-  not_linked_with: { description: 'Only contacts not linked with this contact id (relationship pickers).', example: EXAMPLE_ID },
+  not_linked_with: { description: 'Only contacts neither of this company nor linked to it (a company id).', example: EXAMPLE_ID },
   tag: { description: 'Only records of contacts with this tag (any letter case).', example: 'vip' },
   tag_name: { description: 'The tag name (any letter case).', example: 'vip' },
   ids: { description: 'Contact ids, comma-separated (at most 100).', example: `${EXAMPLE_ID},65f1c0a2b3d4e5f601234568` },

@@ -10,6 +10,15 @@ export const trimEach = ({ value }: { value: unknown }): unknown =>
 /** Trimmed and lower-cased (enumerations whose letter case does not matter). */
 export const lower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
+/**
+ * A column key (`sort_by`, `date_filter`): trimmed, lower-cased, and OnePageCRM's `updated_at`
+ * read as our `modified_at` (its documented name for the same column).
+ */
+export const lowerKey = ({ value }: { value: unknown }): unknown => {
+  const key = lower({ value });
+  return key === 'updated_at' ? 'modified_at' : key;
+};
+
 /** Boolean query values: true/false in any letter case and 1/0 (decisions.md "Requests"). */
 export function toBoolean({ value }: { value: unknown }): unknown {
   if (typeof value !== 'string') return value;
@@ -42,3 +51,5 @@ export const ToInteger = (): PropertyDecorator =>
 export const Trim = (): PropertyDecorator => Transform(trim);
 
 export const Lower = (): PropertyDecorator => Transform(lower);
+
+export const LowerKey = (): PropertyDecorator => Transform(lowerKey);

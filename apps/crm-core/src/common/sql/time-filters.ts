@@ -56,6 +56,7 @@ export function timeFilterConditions(
   input: TimeFilterInput,
   alias: string,
   dateColumns: ReadonlySet<string> = NO_DATE_COLUMNS,
+  secondsColumns: ReadonlySet<string> = NO_DATE_COLUMNS,
 ): SqlFragment[] {
   if (input.date_filter && (input.modified_since || input.unmodified_since)) {
     // The contracts refuse this first (TimeFilterRequest); callers outside the gateway get the same answer.
@@ -69,12 +70,16 @@ export function timeFilterConditions(
   const name = input.date_filter ?? 'created_at';
   const col = column(alias, name);
   const isDate = dateColumns.has(name);
-  if (input.since)
-    out.push(isDate ? sql`${col} >= ${dayOf(input.since)}::date` : sql`${col} >= ${boundInstant(input.since, false)}::timestamptz`);
+  // Unix-seconds columns compare with the bound's seconds (whole seconds: the column's index applies).
+  const instant = (bound: string, endOfDay: boolean) =>
+    secondsColumns.has(name)
+      ? sql`extract(epoch from ${boundInstant(bound, endOfDay)}::timestamptz)::bigint`
+      : sql`${boundInstant(bound, endOfDay)}::timestamptz`;
+  if (input.since) out.push(isDate ? sql`${col} >= ${dayOf(input.since)}::date` : sql`${col} >= ${instant(input.since, false)}`);
   if (input.until) {
     if (isDate) out.push(sql`${col} <= ${dayOf(input.until)}::date`);
-    else if (DAY.test(input.until)) out.push(sql`${col} < ${boundInstant(input.until, true)}::timestamptz`);
-    else out.push(sql`${col} <= ${boundInstant(input.until, false)}::timestamptz`);
+    else if (DAY.test(input.until)) out.push(sql`${col} < ${instant(input.until, true)}`);
+    else out.push(sql`${col} <= ${instant(input.until, false)}`);
   }
   const modified = column(alias, 'modified_at');
   if (input.modified_since) out.push(sql`${modified} >= ${boundInstant(input.modified_since, false)}::timestamptz`);
