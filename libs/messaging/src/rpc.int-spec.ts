@@ -215,6 +215,14 @@ describe('RPC over NATS (real NATS)', () => {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     };
+    // The replica answers before the slow request is sent: its subscription has reached the server
+    // (under load a request sent at once could find no responder yet and never start the handler).
+    await poll('the replica answers', () =>
+      drainClient.call('test.echo.v1', { value: 1 }, 500).then(
+        (reply) => reply.ok,
+        () => false,
+      ),
+    );
     // The slow handler hands out a new `release` when it starts: the signal that the request is in flight.
     const idle = release;
     const slow = drainClient.call('test.slow.v1', {});
