@@ -3136,7 +3136,8 @@ export interface components {
     LeadSourceDto: {
       id: string;
       text: string;
-      counts: components['schemas']['LetterCounts'];
+      /** @description The caller's own contacts with it. */
+      counts: number;
       total_count: number;
       action_stream_count: number;
       team_counts: components['schemas']['TeamCount'][];
@@ -3577,7 +3578,8 @@ export interface components {
       description: string;
       /** @description `#RRGGBB`. */
       color: string;
-      counts: components['schemas']['LetterCounts'];
+      /** @description The caller's own contacts with it. */
+      counts: number;
       total_count: number;
       /** @description Contacts of this status in the caller's action stream. */
       action_stream_count: number;
@@ -3650,14 +3652,14 @@ export interface components {
       };
       /** @description Contacts with a next action: `all` of anyone, `users` per assignee. */
       team_stream: {
-        all: components['schemas']['LetterCounts'];
+        all: number;
         users: components['schemas']['TeamCount'][];
       };
     };
     /** @description An entry of `tags.tags` or `tags.system_tags`. */
     TagSummaryDto: {
       name: string;
-      counts: components['schemas']['LetterCounts'];
+      counts: number;
       total_count: number;
       action_stream_count: number;
     };
@@ -3665,10 +3667,10 @@ export interface components {
       tags: components['schemas']['TagSummaryDto'][];
       system_tags: components['schemas']['TagSummaryDto'][];
     };
-    /** @description One user's share of a group (status, lead source, action stream). */
+    /** @description One user's share of a group (status, lead source, action stream): a number of contacts, as OnePageCRM has it. */
     TeamCount: {
       user_id: string;
-      counts: components['schemas']['LetterCounts'];
+      counts: number;
     };
     /** @description An entry of `urls`, `phones` or `emails`. */
     TypedValueDto: {

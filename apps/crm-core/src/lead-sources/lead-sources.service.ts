@@ -91,7 +91,7 @@ export class LeadSourcesService {
   private async withCounts(db: Db, caller: Caller, rows: LeadSourceRow[]): Promise<LeadSourceReply[]> {
     if (rows.length === 0) return [];
     const { userIds, counts } = await this.summary.counts(db, caller);
-    return rows.map((row) => ({ lead_source: toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds) }));
+    return rows.map((row) => ({ lead_source: toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds, caller.user_id) }));
   }
 
   private find(db: Db, accountId: string, leadSourceId: string, lock = false): Promise<LeadSourceRow> {

@@ -42,8 +42,8 @@ export type CountLetter = (typeof COUNT_LETTERS)[number];
  */
 export type LetterCounts = Record<CountLetter, number> & { total_count: number };
 
-/** One user's share of a group (status, lead source, action stream). */
-export type TeamCount = { user_id: string; counts: LetterCounts };
+/** One user's share of a group (status, lead source, action stream): a number of contacts, as OnePageCRM has it. */
+export type TeamCount = { user_id: string; counts: number };
 
 /** The spec's five summary blocks: top-level siblings of `data` after contact changes. */
 export type SummaryBlocksDto = {
@@ -53,7 +53,7 @@ export type SummaryBlocksDto = {
   /** `all`: one entry, the whole account; `users`: one per user of the account. */
   contacts_count: { all: LetterCounts[]; users: Array<LetterCounts & { user_id: string }> };
   /** Contacts with a next action: `all` of anyone, `users` per assignee. */
-  team_stream: { all: LetterCounts; users: TeamCount[] };
+  team_stream: { all: number; users: TeamCount[] };
 };
 
 export function emptyLetterCounts(): LetterCounts {

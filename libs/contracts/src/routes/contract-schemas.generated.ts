@@ -794,7 +794,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     properties: {
       id: { type: 'string' },
       text: { type: 'string' },
-      counts: { $ref: '#/components/schemas/LetterCounts' },
+      counts: { description: "The caller's own contacts with it.", type: 'number' },
       total_count: { type: 'number' },
       action_stream_count: { type: 'number' },
       team_counts: { type: 'array', items: { $ref: '#/components/schemas/TeamCount' } },
@@ -1433,7 +1433,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       text: { description: 'Short label, e.g. "LD".', type: 'string' },
       description: { type: 'string' },
       color: { description: '`#RRGGBB`.', type: 'string' },
-      counts: { $ref: '#/components/schemas/LetterCounts' },
+      counts: { description: "The caller's own contacts with it.", type: 'number' },
       total_count: { type: 'number' },
       action_stream_count: { description: "Contacts of this status in the caller's action stream.", type: 'number' },
       team_counts: { type: 'array', items: { $ref: '#/components/schemas/TeamCount' } },
@@ -1531,10 +1531,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       team_stream: {
         description: 'Contacts with a next action: `all` of anyone, `users` per assignee.',
         type: 'object',
-        properties: {
-          all: { $ref: '#/components/schemas/LetterCounts' },
-          users: { type: 'array', items: { $ref: '#/components/schemas/TeamCount' } },
-        },
+        properties: { all: { type: 'number' }, users: { type: 'array', items: { $ref: '#/components/schemas/TeamCount' } } },
         required: ['all', 'users'],
       },
     },
@@ -1545,7 +1542,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     type: 'object',
     properties: {
       name: { type: 'string' },
-      counts: { $ref: '#/components/schemas/LetterCounts' },
+      counts: { type: 'number' },
       total_count: { type: 'number' },
       action_stream_count: { type: 'number' },
     },
@@ -1560,9 +1557,9 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     required: ['tags', 'system_tags'],
   },
   TeamCount: {
-    description: "One user's share of a group (status, lead source, action stream).",
+    description: "One user's share of a group (status, lead source, action stream): a number of contacts, as OnePageCRM has it.",
     type: 'object',
-    properties: { user_id: { type: 'string' }, counts: { $ref: '#/components/schemas/LetterCounts' } },
+    properties: { user_id: { type: 'string' }, counts: { type: 'number' } },
     required: ['user_id', 'counts'],
   },
   TypedValueDto: {
