@@ -2616,7 +2616,9 @@ export interface components {
       relationship_types: components['schemas']['RelationshipTypeReply'][];
       contact_titles: string[];
       statuses: components['schemas']['StatusReply'][];
-      lead_sources: components['schemas']['LeadSourceReply'][];
+      lead_sources: {
+        lead_source: components['schemas']['LeadSourceDto'];
+      }[];
       tags: components['schemas']['TagsSummaryDto'];
       pipelines: components['schemas']['PipelineReply'][];
     };
@@ -3142,9 +3144,7 @@ export interface components {
       action_stream_count: number;
       team_counts: components['schemas']['TeamCount'][];
     };
-    LeadSourceReply: {
-      lead_source: components['schemas']['LeadSourceDto'];
-    };
+    LeadSourceReply: components['schemas']['LeadSourceDto'];
     /** @description The one shape of every `counts` (docs/decisions.md "Account configuration"): non-deleted contacts per first letter of their sort name (keys `1`, `a`..`z`, always all 27) plus `total_count`, the sum. Also the entries of `contacts_count.all` and `team_stream.all`. */
     LetterCounts: {
       1: number;
@@ -3274,12 +3274,15 @@ export interface components {
       max_page: number;
       filters: components['schemas']['FilterReply'][];
     };
+    /** @description A list nests each record under its entity key (spec conventions). */
     ListLeadSourcesReply: {
       total_count: number;
       page: number;
       per_page: number;
       max_page: number;
-      lead_sources: components['schemas']['LeadSourceReply'][];
+      lead_sources: {
+        lead_source: components['schemas']['LeadSourceDto'];
+      }[];
     };
     ListLinkedContactsReply: {
       linked_contacts: components['schemas']['LinkedContactReply'][];
@@ -3612,7 +3615,9 @@ export interface components {
     SummaryBlocks: components['schemas']['SummaryBlocksDto'];
     /** @description The spec's five summary blocks: top-level siblings of `data` after contact changes. */
     SummaryBlocksDto: {
-      lead_sources: components['schemas']['LeadSourceReply'][];
+      lead_sources: {
+        lead_source: components['schemas']['LeadSourceDto'];
+      }[];
       statuses: components['schemas']['StatusReply'][];
       tags: components['schemas']['TagsSummaryDto'];
       /** @description `all`: one entry, the whole account; `users`: one per user of the account. */

@@ -405,9 +405,9 @@ describe('account configuration (real PostgreSQL)', () => {
         get: LeadSourceIdRequest,
         delete: LeadSourceIdRequest,
       });
-      const { lead_source } = await sources.create(acme, { text: 'Referral' });
+      const lead_source = await sources.create(acme, { text: 'Referral' });
       const contact = await insertContact(fx, acme, { last_name: 'Referred', lead_source_id: lead_source.id });
-      expect((await sources.get(acme, { lead_source_id: lead_source.id })).lead_source.total_count).toBe(1);
+      expect((await sources.get(acme, { lead_source_id: lead_source.id })).total_count).toBe(1);
       await expect(sources.create(acme, { text: 'referral' })).rejects.toMatchObject({ errorName: ErrorName.DuplicatedEntity });
       await expect(sources.delete(other, { lead_source_id: lead_source.id })).rejects.toMatchObject({
         errorName: ErrorName.ResourceNotFound,

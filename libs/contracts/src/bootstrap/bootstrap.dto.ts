@@ -1,7 +1,7 @@
 import type { CallResultReply } from '../call-results/call-result.dto';
 import type { FieldReply } from '../fields/field.dto';
 import type { FilterReply } from '../filters/filter.dto';
-import type { LeadSourceReply } from '../lead-sources/lead-source.dto';
+import type { LeadSourceDto } from '../lead-sources/lead-source.dto';
 import type { PipelineReply } from '../pipelines/pipeline.dto';
 import type { PredefinedActionGroupReply, PredefinedActionReply } from '../predefined-actions/predefined-action.dto';
 import type { RelationshipTypeReply } from '../relationship-types/relationship-type.dto';
@@ -49,7 +49,7 @@ export type BootstrapReply = {
   relationship_types: RelationshipTypeReply[];
   contact_titles: string[];
   statuses: StatusReply[];
-  lead_sources: LeadSourceReply[];
+  lead_sources: Array<{ lead_source: LeadSourceDto }>;
   tags: TagsSummaryDto;
   pipelines: PipelineReply[];
 };

@@ -1,4 +1,4 @@
-import type { LeadSourceReply } from '../lead-sources/lead-source.dto';
+import type { LeadSourceDto } from '../lead-sources/lead-source.dto';
 import type { StatusReply } from '../statuses/status.dto';
 import type { TagsSummaryDto } from '../tags/tag.dto';
 
@@ -47,7 +47,7 @@ export type TeamCount = { user_id: string; counts: number };
 
 /** The spec's five summary blocks: top-level siblings of `data` after contact changes. */
 export type SummaryBlocksDto = {
-  lead_sources: LeadSourceReply[];
+  lead_sources: Array<{ lead_source: LeadSourceDto }>;
   statuses: StatusReply[];
   tags: TagsSummaryDto;
   /** `all`: one entry, the whole account; `users`: one per user of the account. */

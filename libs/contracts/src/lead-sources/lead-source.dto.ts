@@ -12,6 +12,8 @@ export type LeadSourceDto = {
   team_counts: TeamCount[];
 };
 
-export type LeadSourceReply = { lead_source: LeadSourceDto };
+/** One lead source: flat in `data`, as the spec and OnePageCRM have it (not wrapped). */
+export type LeadSourceReply = LeadSourceDto;
 
-export type ListLeadSourcesReply = PageInfo & { lead_sources: LeadSourceReply[] };
+/** A list nests each record under its entity key (spec conventions). */
+export type ListLeadSourcesReply = PageInfo & { lead_sources: Array<{ lead_source: LeadSourceDto }> };

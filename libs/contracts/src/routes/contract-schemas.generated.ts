@@ -104,7 +104,10 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       relationship_types: { type: 'array', items: { $ref: '#/components/schemas/RelationshipTypeReply' } },
       contact_titles: { type: 'array', items: { type: 'string' } },
       statuses: { type: 'array', items: { $ref: '#/components/schemas/StatusReply' } },
-      lead_sources: { type: 'array', items: { $ref: '#/components/schemas/LeadSourceReply' } },
+      lead_sources: {
+        type: 'array',
+        items: { type: 'object', properties: { lead_source: { $ref: '#/components/schemas/LeadSourceDto' } }, required: ['lead_source'] },
+      },
       tags: { $ref: '#/components/schemas/TagsSummaryDto' },
       pipelines: { type: 'array', items: { $ref: '#/components/schemas/PipelineReply' } },
     },
@@ -801,11 +804,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     },
     required: ['id', 'text', 'counts', 'total_count', 'action_stream_count', 'team_counts'],
   },
-  LeadSourceReply: {
-    type: 'object',
-    properties: { lead_source: { $ref: '#/components/schemas/LeadSourceDto' } },
-    required: ['lead_source'],
-  },
+  LeadSourceReply: { $ref: '#/components/schemas/LeadSourceDto' },
   LetterCounts: {
     description:
       'The one shape of every `counts` (docs/decisions.md "Account configuration"): non-deleted contacts per first letter of their sort name (keys `1`, `a`..`z`, always all 27) plus `total_count`, the sum. Also the entries of `contacts_count.all` and `team_stream.all`.',
@@ -1023,13 +1022,17 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     required: ['total_count', 'page', 'per_page', 'max_page', 'filters'],
   },
   ListLeadSourcesReply: {
+    description: 'A list nests each record under its entity key (spec conventions).',
     type: 'object',
     properties: {
       total_count: { type: 'number' },
       page: { type: 'number' },
       per_page: { type: 'number' },
       max_page: { type: 'number' },
-      lead_sources: { type: 'array', items: { $ref: '#/components/schemas/LeadSourceReply' } },
+      lead_sources: {
+        type: 'array',
+        items: { type: 'object', properties: { lead_source: { $ref: '#/components/schemas/LeadSourceDto' } }, required: ['lead_source'] },
+      },
     },
     required: ['total_count', 'page', 'per_page', 'max_page', 'lead_sources'],
   },
@@ -1449,7 +1452,10 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     description: "The spec's five summary blocks: top-level siblings of `data` after contact changes.",
     type: 'object',
     properties: {
-      lead_sources: { type: 'array', items: { $ref: '#/components/schemas/LeadSourceReply' } },
+      lead_sources: {
+        type: 'array',
+        items: { type: 'object', properties: { lead_source: { $ref: '#/components/schemas/LeadSourceDto' } }, required: ['lead_source'] },
+      },
       statuses: { type: 'array', items: { $ref: '#/components/schemas/StatusReply' } },
       tags: { $ref: '#/components/schemas/TagsSummaryDto' },
       contacts_count: {
