@@ -52,7 +52,7 @@ describe('actions (e2e)', () => {
       exact_time: null,
       position: 0,
       done: false,
-      done_at: null,
+      done_at: '',
       externally_controlled: false,
     });
     const timed = (
@@ -179,7 +179,7 @@ describe('actions (e2e)', () => {
     expect(undone).toMatchObject({
       status: 'date',
       done: false,
-      done_at: null,
+      done_at: '',
       date: '2030-02-01',
       position: 0,
     });

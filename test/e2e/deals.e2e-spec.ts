@@ -89,7 +89,7 @@ describe('deals (e2e)', () => {
       author: 'Ada Admin',
       contact_info: { contact_name: 'Ann Lee', company: 'Globex' },
       owner: { id: admin.user.id, name: 'Ada Admin', email: admin.user.email },
-      reason_lost_id: null,
+      reason_lost_id: '',
     });
     const pipelines = await ok(admin, 'GET', '/pipelines');
     expect(JSON.stringify(pipelines)).toContain(created.pipeline_id);

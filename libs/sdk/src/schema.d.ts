@@ -2532,7 +2532,8 @@ export interface components {
       exact_time: number | null;
       position: number;
       done: boolean;
-      done_at: string | null;
+      /** @description The day it was completed; '' while not done (never null). */
+      done_at: string;
       externally_controlled: boolean;
       created_at: string;
       modified_at: string;
@@ -2709,7 +2710,8 @@ export interface components {
       address: components['schemas']['CompanyAddressDto'];
       company_fields: components['schemas']['CompanyFieldValueDto'][];
       syncing_status: boolean;
-      synced_status_id: string | null;
+      /** @description '' when the company does not sync a status (never null). */
+      synced_status_id: string;
       syncing_tags: boolean;
       synced_tags: string[];
       contacts_count: number;
@@ -2769,8 +2771,8 @@ export interface components {
       job_title: string;
       starred: boolean;
       photo_url: string;
-      /** @description null when the contact has no company. */
-      company_id: string | null;
+      /** @description '' when the contact has no company (OnePageCRM's empty string, never null). */
+      company_id: string;
       company_name: string;
       urls: components['schemas']['TypedValueDto'][];
       phones: components['schemas']['TypedValueDto'][];
@@ -2780,10 +2782,10 @@ export interface components {
       status: string;
       status_id: string;
       tags: string[];
-      /** @description null when none. */
-      lead_source_id: string | null;
-      /** @description The lead source's text; null when none. */
-      lead_source: string | null;
+      /** @description '' when none (never null). */
+      lead_source_id: string;
+      /** @description The lead source's text; '' when none. */
+      lead_source: string;
       background: string;
       owner_id: string;
       custom_fields: components['schemas']['CustomFieldValueDto'][];
@@ -2799,7 +2801,8 @@ export interface components {
       company_size: number;
       sales_closed_for: string[];
       closed_sales: components['schemas']['ClosedSaleDto'][];
-      google_contacts_data: components['schemas']['GoogleContactsDataDto'] | null;
+      /** @description `{ account_email: '', id: '', saved_at: 0 }` when never saved to Google Contacts (never null). */
+      google_contacts_data: components['schemas']['GoogleContactsDataDto'];
       created_at: string;
       modified_at: string;
     };
@@ -2905,7 +2908,8 @@ export interface components {
       commission_type: string;
       commission: number;
       commission_percentage: number;
-      reason_lost_id: string | null;
+      /** @description '' when none (never null). */
+      reason_lost_id: string;
       deal_fields: components['schemas']['DealFieldValueDto'][];
       has_deal_items: boolean;
       deal_items: components['schemas']['DealItemDto'][];
@@ -3522,8 +3526,8 @@ export interface components {
       price: number;
       /** @description Order in the account's list (new items go last). */
       position: number;
-      /** @description The group bundling the item, or null. */
-      item_group_id: string | null;
+      /** @description The group bundling the item, or '' (never null). */
+      item_group_id: string;
       created_at: string;
       modified_at: string;
     };

@@ -73,7 +73,7 @@ export function toDealDto(
     commission_type: row.commission_type,
     commission: Number(row.commission),
     commission_percentage: Number(row.commission_percentage),
-    reason_lost_id: row.reason_lost_id,
+    reason_lost_id: row.reason_lost_id ?? '',
     deal_fields: dealFieldsOf(row.deal_fields ?? {}, definitions),
     has_deal_items: items.length > 0,
     deal_items: items,

@@ -729,7 +729,7 @@ describe('records (real PostgreSQL)', () => {
       expect(undone).toMatchObject({
         status: 'date_time',
         done: false,
-        done_at: null,
+        done_at: '',
         date: '2030-03-17',
         exact_time: 1_900_000_000,
       });

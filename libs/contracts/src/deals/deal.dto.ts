@@ -68,7 +68,8 @@ export interface DealDto {
   commission_type: string;
   commission: number;
   commission_percentage: number;
-  reason_lost_id: string | null;
+  /** '' when none (never null). */
+  reason_lost_id: string;
   deal_fields: DealFieldValueDto[];
   has_deal_items: boolean;
   deal_items: DealItemDto[];
