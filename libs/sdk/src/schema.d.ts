@@ -3499,6 +3499,8 @@ export interface components {
       /** @enum {string} */
       status: 'date' | 'date_time' | 'waiting';
       days_after: number;
+      /** @description OnePageCRM's name of days_after (the same value). */
+      days: number;
       time: string | null;
       predefined_action_group_id: string | null;
       created_at: string;
@@ -3507,7 +3509,11 @@ export interface components {
     PredefinedActionGroupDto: {
       id: string;
       name: string;
+      /** @description OnePageCRM's name of `name` (the same value). */
+      text: string;
       predefined_action_ids: string[];
+      /** @description OnePageCRM's name of `predefined_action_ids` (the same value). */
+      action_ids: string[];
       created_at: string;
       modified_at: string;
     };
@@ -5866,6 +5872,8 @@ export interface operations {
           status?: 'date' | 'date_time' | 'waiting';
           /** @description Days from the day the template is applied to the action's date (date and date_time). */
           days_after?: number;
+          /** @description OnePageCRM's name of `days_after`; wins when both are sent. */
+          days?: number;
           /** @description Local time of day `HH:MM`, required for date_time and refused otherwise. */
           time?: string;
         };
@@ -5985,6 +5993,8 @@ export interface operations {
           /** @enum {string} */
           status?: 'date' | 'date_time' | 'waiting';
           days_after?: number;
+          /** @description OnePageCRM's name of `days_after`; wins when both are sent. */
+          days?: number;
           time?: string;
           partial?: boolean;
         };
@@ -6170,11 +6180,15 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
-          name: string;
-          predefined_action_ids: string[];
+          name?: string;
+          /** @description OnePageCRM's name of `name`. */
+          text?: string;
+          /** @description OnePageCRM's name of `predefined_action_ids`. */
+          action_ids?: string[];
+          predefined_action_ids?: string[];
         };
       };
     };
@@ -6289,6 +6303,10 @@ export interface operations {
       content: {
         'application/json': {
           name?: string;
+          /** @description OnePageCRM's name of `name`. */
+          text?: string;
+          /** @description OnePageCRM's name of `predefined_action_ids`. */
+          action_ids?: string[];
           predefined_action_ids?: string[];
           partial?: boolean;
         };

@@ -1333,23 +1333,30 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       text: { type: 'string' },
       status: { type: 'string', enum: ['date', 'date_time', 'waiting'] },
       days_after: { type: 'number' },
+      days: { description: "OnePageCRM's name of days_after (the same value).", type: 'number' },
       time: { type: ['string', 'null'] },
       predefined_action_group_id: { type: ['string', 'null'] },
       created_at: { type: 'string' },
       modified_at: { type: 'string' },
     },
-    required: ['id', 'text', 'status', 'days_after', 'time', 'predefined_action_group_id', 'created_at', 'modified_at'],
+    required: ['id', 'text', 'status', 'days_after', 'days', 'time', 'predefined_action_group_id', 'created_at', 'modified_at'],
   },
   PredefinedActionGroupDto: {
     type: 'object',
     properties: {
       id: { type: 'string' },
       name: { type: 'string' },
+      text: { description: "OnePageCRM's name of `name` (the same value).", type: 'string' },
       predefined_action_ids: { type: 'array', items: { type: 'string' } },
+      action_ids: {
+        description: "OnePageCRM's name of `predefined_action_ids` (the same value).",
+        type: 'array',
+        items: { type: 'string' },
+      },
       created_at: { type: 'string' },
       modified_at: { type: 'string' },
     },
-    required: ['id', 'name', 'predefined_action_ids', 'created_at', 'modified_at'],
+    required: ['id', 'name', 'text', 'predefined_action_ids', 'action_ids', 'created_at', 'modified_at'],
   },
   PredefinedActionGroupReply: {
     type: 'object',
@@ -1766,8 +1773,10 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
     position: 'Absent or null: one more than the highest position of the set.',
     choices: 'Required (non-empty) for select_box and multiple_choice, refused for other types.',
   },
+  CreatePredefinedActionGroupRequest: { text: "OnePageCRM's name of `name`.", action_ids: "OnePageCRM's name of `predefined_action_ids`." },
   CreatePredefinedActionRequest: {
     days_after: "Days from the day the template is applied to the action's date (date and date_time).",
+    days: "OnePageCRM's name of `days_after`; wins when both are sent.",
     time: 'Local time of day `HH:MM`, required for date_time and refused otherwise.',
   },
   CreateWebhookRequest: {
@@ -1821,6 +1830,8 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
   TagNameRequest: { tag_name: 'A tag name in any letter case (URL-encoded in the path).' },
   TypedValueInput: { type: 'e.g. work, mobile, home, other (free text, lower-cased); default other.' },
   UpdateFieldRequest: { partial: 'Query (or body) `partial=true`: change only the fields sent.' },
+  UpdatePredefinedActionGroupRequest: { text: "OnePageCRM's name of `name`.", action_ids: "OnePageCRM's name of `predefined_action_ids`." },
+  UpdatePredefinedActionRequest: { days: "OnePageCRM's name of `days_after`; wins when both are sent." },
   WebhookDeliveryIdRequest: { delivery_id: 'Any string: an id that names no delivery of that webhook is 404, not 400.' },
   WebhookIdRequest: { webhook_id: "Any string: an id that names no webhook of the caller's account is 404, not 400." },
 };
