@@ -42,7 +42,7 @@ type Relationship = {
 };
 type ErrorBody = { status: number; error_name: string; errors: Record<string, string> };
 type Summary = {
-  lead_sources: Array<{ lead_source: LeadSource }>;
+  lead_sources: LeadSource[];
   statuses: Array<{ status: Status }>;
   tags: { tags: Tag[]; system_tags: Tag[] };
   contacts_count: { all: Counts[]; users: Array<Counts & { user_id: string }> };
@@ -354,33 +354,41 @@ describe('account configuration (e2e)', () => {
 
     await call(admin)('POST', '/custom_fields', { name: 'Size', type: 'number' });
     await call(admin)('POST', '/filters', { name: 'Boot filter' });
-    const boot = await call(member)<{
-      data: Record<string, unknown> & {
-        user: { user: Record<string, unknown> };
-        team: Array<{ user: Record<string, unknown> }>;
-        settings: Record<string, unknown>;
-        statuses: Array<{ status: Status }>;
-      };
-    }>('GET', '/bootstrap.json');
+    const boot = await call(member)<
+      {
+        data: Record<string, unknown> & {
+          user: Record<string, unknown>;
+          team: Array<Record<string, unknown>>;
+          settings: Record<string, unknown>;
+          call_results: Record<string, string>;
+          call_results_order: string[];
+        };
+      } & Summary
+    >('GET', '/bootstrap.json');
     expect(boot.status).toBe(200);
     const data = boot.body.data;
+    // As OnePageCRM: the summary blocks beside data, user and team not wrapped, call results a map.
+    expect(Object.keys(boot.body).sort()).toEqual(
+      ['contacts_count', 'data', 'lead_sources', 'message', 'status', 'statuses', 'tags', 'team_stream', 'timestamp'].sort(),
+    );
+    expect(data.call_results).toMatchObject({ no_answer: 'No answer', other: 'Other' });
+    expect(data.call_results_order).toEqual(['interested', 'not_interested', 'left_message', 'no_answer', 'other']);
+    expect(boot.body.contacts_count.users.map((u) => u.user_id).sort()).toEqual([admin.user.id, member.user.id].sort());
     expect(Object.keys(data).sort()).toEqual(
       [
         'auth_key',
         'call_results',
+        'call_results_order',
         'company_fields',
         'contact_titles',
         'custom_fields',
         'deal_fields',
         'filters',
-        'lead_sources',
         'pipelines',
         'predefined_action_groups',
         'predefined_actions',
         'relationship_types',
         'settings',
-        'statuses',
-        'tags',
         'team',
         'user',
         'user_id',
@@ -388,12 +396,12 @@ describe('account configuration (e2e)', () => {
     );
     expect(data.auth_key).toBeNull();
     expect(data.user_id).toBe(member.user.id);
-    expect(data.user.user).toMatchObject({ id: member.user.id, role: 'user', bcc_email: expect.any(String) });
-    expect(data.team.map((t) => t.user.id).sort()).toEqual([admin.user.id, member.user.id].sort());
-    expect(data.team.find((t) => t.user.id === admin.user.id)!.user.bcc_email).toBeUndefined();
+    expect(data.user).toMatchObject({ id: member.user.id, role: 'user', bcc_email: expect.any(String) });
+    expect(data.team.map((t) => t.id).sort()).toEqual([admin.user.id, member.user.id].sort());
+    expect(data.team.find((t) => t.id === admin.user.id)!.bcc_email).toBeUndefined();
     expect(data.settings).toMatchObject({
       account_id: admin.account.id,
-      lead_status_id: data.statuses[0].status.id,
+      lead_status_id: boot.body.statuses[0].status.id,
       role: 'user',
       auth_method: 'api_key',
       default_pipeline_id: first.id,

@@ -1498,6 +1498,8 @@ export interface paths {
     /**
      * Everything a client reads on connect: the caller's user (auth_key is always null), team, settings, custom/company/deal fields, filters, call results, predefined actions, relationship types, contact titles, statuses, lead sources, tags and pipelines
      * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     *
+     *     The envelope also carries the five summary blocks beside `data`.
      */
     get: operations['bootstrap'];
     put?: never;
@@ -2590,16 +2592,14 @@ export interface components {
      * @enum {string}
      */
     AuthMethod: 'api_key' | 'oauth';
-    /** @description Everything a client reads on connect, in one response (decisions.md "The rest of a complete CRM API v3"). `auth_key` is always null: crm-core never sees API keys (stored only as keyed hashes, shown once by the operator API and POST /change_auth_key), and a bearer token must never be exchanged for a full-scope API key (docs/decisions.md "Bootstrap"). */
+    /** @description Everything a client reads on connect, in one response (decisions.md "The rest of a complete CRM API v3"). `auth_key` is always null: crm-core never sees API keys (stored only as keyed hashes, shown once by the operator API and POST /change_auth_key), and a bearer token must never be exchanged for a full-scope API key (docs/decisions.md "Bootstrap"). The five summary blocks (statuses, lead_sources, tags, contacts_count, team_stream) are beside `data`, as OnePageCRM has them (the route's `replySummary`). */
     BootstrapReply: {
       user_id: string;
       auth_key: null;
-      user: {
-        user: components['schemas']['UserDto'];
-      };
-      team: {
-        user: components['schemas']['UserDto'];
-      }[];
+      /** @description Not wrapped, as OnePageCRM has it. */
+      user: components['schemas']['UserDto'];
+      /** @description Every user of the account, not wrapped. */
+      team: components['schemas']['UserDto'][];
       settings: components['schemas']['BootstrapSettings'];
       custom_fields: {
         custom_field: components['schemas']['FieldDto'];
@@ -2611,16 +2611,15 @@ export interface components {
         deal_field: components['schemas']['FieldDto'];
       }[];
       filters: components['schemas']['FilterReply'][];
-      call_results: components['schemas']['CallResultReply'][];
+      /** @description Call result ids to their labels, as OnePageCRM has it; `call_results_order` gives their order. */
+      call_results: {
+        [key: string]: string;
+      };
+      call_results_order: string[];
       predefined_actions: components['schemas']['PredefinedActionReply'][];
       predefined_action_groups: components['schemas']['PredefinedActionGroupReply'][];
       relationship_types: components['schemas']['RelationshipTypeReply'][];
       contact_titles: string[];
-      statuses: components['schemas']['StatusReply'][];
-      lead_sources: {
-        lead_source: components['schemas']['LeadSourceDto'];
-      }[];
-      tags: components['schemas']['TagsSummaryDto'];
       pipelines: components['schemas']['PipelineReply'][];
     };
     /** @description Account-level settings a client needs on connect. */
@@ -3625,9 +3624,8 @@ export interface components {
     SummaryBlocks: components['schemas']['SummaryBlocksDto'];
     /** @description The spec's five summary blocks: top-level siblings of `data` after contact changes. */
     SummaryBlocksDto: {
-      lead_sources: {
-        lead_source: components['schemas']['LeadSourceDto'];
-      }[];
+      /** @description Flat, as the spec and OnePageCRM have them. */
+      lead_sources: components['schemas']['LeadSourceDto'][];
       statuses: components['schemas']['StatusReply'][];
       tags: components['schemas']['TagsSummaryDto'];
       /** @description `all`: one entry, the whole account; `users`: one per user of the account. */
@@ -12004,7 +12002,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['SuccessEnvelope'] & {
             data: components['schemas']['BootstrapReply'];
-          };
+          } & components['schemas']['SummaryBlocks'];
         };
       };
       /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */

@@ -265,17 +265,15 @@ describe('account configuration (real PostgreSQL)', () => {
 
       expect(blocks.lead_sources).toEqual([
         {
-          lead_source: {
-            id: sourceId,
-            text: 'Web',
-            counts: 1,
-            total_count: 2,
-            action_stream_count: 1,
-            team_counts: [
-              { user_id: colleague.user_id, counts: 1 },
-              { user_id: caller.user_id, counts: 1 },
-            ],
-          },
+          id: sourceId,
+          text: 'Web',
+          counts: 1,
+          total_count: 2,
+          action_stream_count: 1,
+          team_counts: [
+            { user_id: colleague.user_id, counts: 1 },
+            { user_id: caller.user_id, counts: 1 },
+          ],
         },
       ]);
 

@@ -49,9 +49,8 @@ export class SummaryService {
     const leadSources = await this.repository.leadSources(db, accountId);
     const tags = await this.repository.tags(db, accountId);
     return {
-      lead_sources: leadSources.map((row) => ({
-        lead_source: toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds, caller.user_id),
-      })),
+      // Flat, as the spec ("array of lead source") and OnePageCRM have them.
+      lead_sources: leadSources.map((row) => toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds, caller.user_id)),
       statuses: statuses.map((row) => ({ status: toStatusDto(row, counts.byStatus.get(row.id), userIds, caller.user_id) })),
       tags: { tags: tags.map((tag) => toTagDto(tag.name, byTag.get(tag.id))), system_tags: systemTags(counts) },
       contacts_count: {

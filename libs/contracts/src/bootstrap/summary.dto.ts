@@ -47,7 +47,8 @@ export type TeamCount = { user_id: string; counts: number };
 
 /** The spec's five summary blocks: top-level siblings of `data` after contact changes. */
 export type SummaryBlocksDto = {
-  lead_sources: Array<{ lead_source: LeadSourceDto }>;
+  /** Flat, as the spec and OnePageCRM have them. */
+  lead_sources: LeadSourceDto[];
   statuses: StatusReply[];
   tags: TagsSummaryDto;
   /** `all`: one entry, the whole account; `users`: one per user of the account. */

@@ -74,16 +74,13 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
   AuthMethod: { description: 'How the caller authenticated at the gateway.', type: 'string', enum: ['api_key', 'oauth'] },
   BootstrapReply: {
     description:
-      'Everything a client reads on connect, in one response (decisions.md "The rest of a complete CRM API v3"). `auth_key` is always null: crm-core never sees API keys (stored only as keyed hashes, shown once by the operator API and POST /change_auth_key), and a bearer token must never be exchanged for a full-scope API key (docs/decisions.md "Bootstrap").',
+      'Everything a client reads on connect, in one response (decisions.md "The rest of a complete CRM API v3"). `auth_key` is always null: crm-core never sees API keys (stored only as keyed hashes, shown once by the operator API and POST /change_auth_key), and a bearer token must never be exchanged for a full-scope API key (docs/decisions.md "Bootstrap"). The five summary blocks (statuses, lead_sources, tags, contacts_count, team_stream) are beside `data`, as OnePageCRM has them (the route\'s `replySummary`).',
     type: 'object',
     properties: {
       user_id: { type: 'string' },
       auth_key: { type: 'null' },
-      user: { type: 'object', properties: { user: { $ref: '#/components/schemas/UserDto' } }, required: ['user'] },
-      team: {
-        type: 'array',
-        items: { type: 'object', properties: { user: { $ref: '#/components/schemas/UserDto' } }, required: ['user'] },
-      },
+      user: { allOf: [{ $ref: '#/components/schemas/UserDto' }], description: 'Not wrapped, as OnePageCRM has it.' },
+      team: { description: 'Every user of the account, not wrapped.', type: 'array', items: { $ref: '#/components/schemas/UserDto' } },
       settings: { $ref: '#/components/schemas/BootstrapSettings' },
       custom_fields: {
         type: 'array',
@@ -98,17 +95,16 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         items: { type: 'object', properties: { deal_field: { $ref: '#/components/schemas/FieldDto' } }, required: ['deal_field'] },
       },
       filters: { type: 'array', items: { $ref: '#/components/schemas/FilterReply' } },
-      call_results: { type: 'array', items: { $ref: '#/components/schemas/CallResultReply' } },
+      call_results: {
+        description: 'Call result ids to their labels, as OnePageCRM has it; `call_results_order` gives their order.',
+        type: 'object',
+        additionalProperties: { type: 'string' },
+      },
+      call_results_order: { type: 'array', items: { type: 'string' } },
       predefined_actions: { type: 'array', items: { $ref: '#/components/schemas/PredefinedActionReply' } },
       predefined_action_groups: { type: 'array', items: { $ref: '#/components/schemas/PredefinedActionGroupReply' } },
       relationship_types: { type: 'array', items: { $ref: '#/components/schemas/RelationshipTypeReply' } },
       contact_titles: { type: 'array', items: { type: 'string' } },
-      statuses: { type: 'array', items: { $ref: '#/components/schemas/StatusReply' } },
-      lead_sources: {
-        type: 'array',
-        items: { type: 'object', properties: { lead_source: { $ref: '#/components/schemas/LeadSourceDto' } }, required: ['lead_source'] },
-      },
-      tags: { $ref: '#/components/schemas/TagsSummaryDto' },
       pipelines: { type: 'array', items: { $ref: '#/components/schemas/PipelineReply' } },
     },
     required: [
@@ -122,13 +118,11 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       'deal_fields',
       'filters',
       'call_results',
+      'call_results_order',
       'predefined_actions',
       'predefined_action_groups',
       'relationship_types',
       'contact_titles',
-      'statuses',
-      'lead_sources',
-      'tags',
       'pipelines',
     ],
   },
@@ -1463,8 +1457,9 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     type: 'object',
     properties: {
       lead_sources: {
+        description: 'Flat, as the spec and OnePageCRM have them.',
         type: 'array',
-        items: { type: 'object', properties: { lead_source: { $ref: '#/components/schemas/LeadSourceDto' } }, required: ['lead_source'] },
+        items: { $ref: '#/components/schemas/LeadSourceDto' },
       },
       statuses: { type: 'array', items: { $ref: '#/components/schemas/StatusReply' } },
       tags: { $ref: '#/components/schemas/TagsSummaryDto' },
