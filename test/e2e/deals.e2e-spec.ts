@@ -121,7 +121,7 @@ describe('deals (e2e)', () => {
     const won = (await ok(admin, 'PATCH', `/deals/${d.id}`, { status: 'won' })).deal;
     expect(won).toMatchObject({
       status: 'won',
-      stage: null,
+      stage: 0,
       last_stage: 60,
       close_date: aToday(),
     });
@@ -218,7 +218,7 @@ describe('deals (e2e)', () => {
         amount: 200,
         deal_id: d.id,
         position: 0,
-        predefined_item_id: null,
+        predefined_item_id: '',
       }),
     ]);
     expect(d.linked_contacts).toEqual([

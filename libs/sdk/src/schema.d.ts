@@ -2890,7 +2890,8 @@ export interface components {
       sales_pipeline_id: string;
       name: string;
       text: string;
-      stage: number | null;
+      /** @description 0 for won and lost deals (never null): see last_stage. */
+      stage: number;
       last_stage?: number | null;
       /** @enum {string} */
       status: 'pending' | 'won' | 'lost';
@@ -2967,7 +2968,8 @@ export interface components {
       amount: number;
       qty: number;
       deal_id: string;
-      predefined_item_id: string | null;
+      /** @description '' when the item was not made from a predefined item (never null). */
+      predefined_item_id: string;
       position: number;
       created_at: string;
       modified_at: string;

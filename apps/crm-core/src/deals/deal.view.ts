@@ -41,7 +41,7 @@ export function toDealDto(
     amount: money(Number(i.price) * i.qty),
     qty: i.qty,
     deal_id: row.id,
-    predefined_item_id: i.predefined_item_id,
+    predefined_item_id: i.predefined_item_id ?? '',
     position: i.position,
     created_at: isoOf(i.created_at),
     modified_at: isoOf(i.modified_at),
@@ -60,7 +60,8 @@ export function toDealDto(
     sales_pipeline_id: row.sales_pipeline_id,
     name: row.name,
     text: row.text,
-    stage: row.status === 'pending' ? row.stage : null,
+    // A won or lost deal's stage is 0 (OnePageCRM's empty integer, never null); last_stage keeps where it closed from.
+    stage: row.status === 'pending' ? (row.stage ?? 0) : 0,
     status: row.status,
     expected_close_date: plainDateOf(row.expected_close_date)!,
     close_date: plainDateOf(row.close_date)!,

@@ -244,7 +244,7 @@ describe('records (real PostgreSQL)', () => {
       const won = (await deals.update(acme, { deal_id: deal.id, status: 'won' }, 'patch')).deal;
       expect(won).toMatchObject({
         status: 'won',
-        stage: null,
+        stage: 0,
         last_stage: 40,
         close_date: aToday(),
       });
@@ -262,7 +262,7 @@ describe('records (real PostgreSQL)', () => {
       ).deal;
       expect(lost).toMatchObject({
         status: 'lost',
-        stage: null,
+        stage: 0,
         last_stage: 40,
         close_date: '2021-05-05',
       });
