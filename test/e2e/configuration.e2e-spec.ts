@@ -406,8 +406,8 @@ describe('account configuration (e2e)', () => {
       auth_method: 'api_key',
       default_pipeline_id: first.id,
     });
-    expect(data.custom_fields).toEqual([{ custom_field: expect.objectContaining({ name: 'Size', type: 'number' }) }]);
-    expect(data.filters).toEqual([{ filter: expect.objectContaining({ name: 'Boot filter', conditions: [] }) }]);
+    expect(data.custom_fields).toEqual([expect.objectContaining({ name: 'Size', type: 'number' })]);
+    expect(data.filters).toEqual([expect.objectContaining({ name: 'Boot filter', conditions: [] })]);
     expect(data.contact_titles).toContain('Dr');
     expect(data.pipelines).toHaveLength(2);
   });

@@ -2601,22 +2601,17 @@ export interface components {
       /** @description Every user of the account, not wrapped. */
       team: components['schemas']['UserDto'][];
       settings: components['schemas']['BootstrapSettings'];
-      custom_fields: {
-        custom_field: components['schemas']['FieldDto'];
-      }[];
-      company_fields: {
-        company_field: components['schemas']['FieldDto'];
-      }[];
-      deal_fields: {
-        deal_field: components['schemas']['FieldDto'];
-      }[];
-      filters: components['schemas']['FilterReply'][];
+      /** @description Fields, filters and predefined actions are flat here, as in OnePageCRM's bootstrap. */
+      custom_fields: components['schemas']['FieldDto'][];
+      company_fields: components['schemas']['FieldDto'][];
+      deal_fields: components['schemas']['FieldDto'][];
+      filters: components['schemas']['FilterDto'][];
       /** @description Call result ids to their labels, as OnePageCRM has it; `call_results_order` gives their order. */
       call_results: {
         [key: string]: string;
       };
       call_results_order: string[];
-      predefined_actions: components['schemas']['PredefinedActionReply'][];
+      predefined_actions: components['schemas']['PredefinedActionDto'][];
       predefined_action_groups: components['schemas']['PredefinedActionGroupReply'][];
       relationship_types: components['schemas']['RelationshipTypeReply'][];
       contact_titles: string[];

@@ -1,7 +1,7 @@
-import type { FieldReply } from '../fields/field.dto';
-import type { FilterReply } from '../filters/filter.dto';
+import type { FieldDto } from '../fields/field.dto';
+import type { FilterDto } from '../filters/filter.dto';
 import type { PipelineReply } from '../pipelines/pipeline.dto';
-import type { PredefinedActionGroupReply, PredefinedActionReply } from '../predefined-actions/predefined-action.dto';
+import type { PredefinedActionDto, PredefinedActionGroupReply } from '../predefined-actions/predefined-action.dto';
 import type { RelationshipTypeReply } from '../relationship-types/relationship-type.dto';
 import type { AuthMethod, Role } from '../rpc/caller';
 import type { UserDto } from '../users/user.dto';
@@ -39,14 +39,15 @@ export type BootstrapReply = {
   /** Every user of the account, not wrapped. */
   team: UserDto[];
   settings: BootstrapSettings;
-  custom_fields: Array<FieldReply<'custom_fields'>>;
-  company_fields: Array<FieldReply<'company_fields'>>;
-  deal_fields: Array<FieldReply<'deal_fields'>>;
-  filters: FilterReply[];
+  /** Fields, filters and predefined actions are flat here, as in OnePageCRM's bootstrap. */
+  custom_fields: FieldDto[];
+  company_fields: FieldDto[];
+  deal_fields: FieldDto[];
+  filters: FilterDto[];
   /** Call result ids to their labels, as OnePageCRM has it; `call_results_order` gives their order. */
   call_results: Record<string, string>;
   call_results_order: string[];
-  predefined_actions: PredefinedActionReply[];
+  predefined_actions: PredefinedActionDto[];
   predefined_action_groups: PredefinedActionGroupReply[];
   relationship_types: RelationshipTypeReply[];
   contact_titles: string[];
