@@ -52,7 +52,7 @@ describe('actions (e2e)', () => {
       exact_time: null,
       position: 0,
       done: false,
-      done_at: null,
+      done_at: '',
       externally_controlled: false,
     });
     const timed = (
@@ -100,7 +100,7 @@ describe('actions (e2e)', () => {
     await contact(who, { last_name: 'Quiet' });
     const summary = async () => (await call(who)<Json>('PUT', `/contacts/${person.id}/assign_tag/probe`)).body.team_stream;
     const streamIds = async () => (await ok(who, 'GET', '/contacts?action_stream=true')).contacts.map((w: Json) => w.contact.id);
-    expect((await summary()).all.total_count).toBe(0);
+    expect((await summary()).all).toBe(0);
     expect(await streamIds()).toEqual([]);
     const next = await action(who, person.id, { status: 'waiting' });
     await action(who, person.id, {
@@ -108,8 +108,8 @@ describe('actions (e2e)', () => {
       date: '2030-01-01',
     });
     const stream = await summary();
-    expect(stream.all).toMatchObject({ total_count: 1, s: 1 });
-    expect(stream.users.find((u: Json) => u.user_id === who.user.id).counts).toMatchObject({ total_count: 1, s: 1 });
+    expect(stream.all).toBe(1);
+    expect(stream.users.find((u: Json) => u.user_id === who.user.id).counts).toBe(1);
     expect(await streamIds()).toEqual([person.id]);
     // Completing the next action promotes the queued one: still in the stream; completing that one too empties it.
     const promoted = (await ok(who, 'PUT', `/actions/${next.id}/mark_as_done`)).action;
@@ -118,7 +118,7 @@ describe('actions (e2e)', () => {
     const [left] = await open(who, person.id);
     await ok(who, 'PUT', `/actions/${left.id}/mark_as_done`);
     expect(await streamIds()).toEqual([]);
-    expect((await summary()).all.total_count).toBe(0);
+    expect((await summary()).all).toBe(0);
   });
 
   it('swaps a queued action dated before the next action (403 for others, 409 without a conflict)', async () => {
@@ -179,7 +179,7 @@ describe('actions (e2e)', () => {
     expect(undone).toMatchObject({
       status: 'date',
       done: false,
-      done_at: null,
+      done_at: '',
       date: '2030-02-01',
       position: 0,
     });

@@ -64,7 +64,7 @@ describe('companies (e2e)', () => {
       address: { address: '', city: '', state: '', zip_code: '', country_code: '' },
       company_fields: [],
       syncing_status: false,
-      synced_status_id: null,
+      synced_status_id: '',
       syncing_tags: false,
       synced_tags: [],
       image: '',

@@ -993,10 +993,11 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
     });
 
     it("GET /bootstrap answers the caller's user, team and the account configuration; also as .json", async () => {
-      const data = expectSuccess(await A('GET', '/bootstrap'));
+      // decisions.md: "the summary blocks, shaped as OnePageCRM's bootstrap": beside data, as OnePageCRM has them.
+      const data = expectSuccessWithSummary(await A('GET', '/bootstrap'));
       expect(data).toHaveProperty('auth_key');
       expect(JSON.stringify(data)).toContain(admin.user.id);
-      expectSuccess(await A('GET', '/bootstrap.json'));
+      expectSuccessWithSummary(await A('GET', '/bootstrap.json'));
     });
   });
 });

@@ -89,7 +89,7 @@ describe('deals (e2e)', () => {
       author: 'Ada Admin',
       contact_info: { contact_name: 'Ann Lee', company: 'Globex' },
       owner: { id: admin.user.id, name: 'Ada Admin', email: admin.user.email },
-      reason_lost_id: null,
+      reason_lost_id: '',
     });
     const pipelines = await ok(admin, 'GET', '/pipelines');
     expect(JSON.stringify(pipelines)).toContain(created.pipeline_id);
@@ -121,7 +121,7 @@ describe('deals (e2e)', () => {
     const won = (await ok(admin, 'PATCH', `/deals/${d.id}`, { status: 'won' })).deal;
     expect(won).toMatchObject({
       status: 'won',
-      stage: null,
+      stage: 0,
       last_stage: 60,
       close_date: aToday(),
     });
@@ -218,7 +218,7 @@ describe('deals (e2e)', () => {
         amount: 200,
         deal_id: d.id,
         position: 0,
-        predefined_item_id: null,
+        predefined_item_id: '',
       }),
     ]);
     expect(d.linked_contacts).toEqual([

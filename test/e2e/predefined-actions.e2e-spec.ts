@@ -8,12 +8,15 @@ type ActionBody = {
       text: string;
       status: string;
       days_after: number;
+      days: number;
       time: string | null;
       predefined_action_group_id: string | null;
     };
   };
 };
-type GroupBody = { data: { predefined_action_group: { id: string; name: string; predefined_action_ids: string[] } } };
+type GroupBody = {
+  data: { predefined_action_group: { id: string; name: string; text: string; predefined_action_ids: string[]; action_ids: string[] } };
+};
 
 /** Predefined actions and groups over HTTP (decisions.md "Configuration and users"). */
 describe('predefined actions and groups (e2e)', () => {
@@ -129,5 +132,34 @@ describe('predefined actions and groups (e2e)', () => {
       '/predefined_actions?per_page=100',
     );
     expect(strangerList.body.data.predefined_actions.map((p) => p.predefined_action.id)).toEqual([strangerTemplate.id]);
+  });
+
+  it("takes and answers OnePageCRM's field names: days, and a group's text and action_ids", async () => {
+    const first = await template('Ring', { days: 4 });
+    expect(first).toMatchObject({ days: 4, days_after: 4 });
+    // days wins over days_after; PUT and partial PUT take it too.
+    expect(await template('Both', { days: 2, days_after: 9 })).toMatchObject({ days: 2, days_after: 2 });
+    const put = await call(admin)<ActionBody>('PUT', `/predefined_actions/${first.id}?partial=true`, { days: 6 });
+    expect(put.body.data.predefined_action).toMatchObject({ text: 'Ring', days: 6, days_after: 6 });
+    const bad = await call(admin)('POST', '/predefined_actions', { text: 'x', days: -1 });
+    expect([bad.status, Object.keys((bad.body as { errors: object }).errors)]).toEqual([400, ['days']]);
+
+    const second = await template('Mail');
+    const made = await call(admin)<GroupBody>('POST', '/predefined_action_groups', { text: 'Outreach', action_ids: [second.id, first.id] });
+    expect(made.status).toBe(201);
+    const group = made.body.data.predefined_action_group;
+    expect(group).toMatchObject({
+      name: 'Outreach',
+      text: 'Outreach',
+      predefined_action_ids: [second.id, first.id],
+      action_ids: [second.id, first.id],
+    });
+    const renamed = await call(admin)<GroupBody>('PUT', `/predefined_action_groups/${group.id}`, {
+      text: 'Outreach 2',
+      action_ids: [first.id, second.id],
+    });
+    expect(renamed.body.data.predefined_action_group).toMatchObject({ text: 'Outreach 2', action_ids: [first.id, second.id] });
+    const missing = await call(admin)('POST', '/predefined_action_groups', { action_ids: [first.id, second.id] });
+    expect([missing.status, Object.keys((missing.body as { errors: object }).errors)]).toEqual([400, ['name']]);
   });
 });

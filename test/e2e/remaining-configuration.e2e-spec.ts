@@ -153,7 +153,7 @@ describe('remaining configuration and action operations (e2e)', () => {
         201,
       );
       expect(Object.keys(panel).sort()).toEqual(ITEM_KEYS);
-      expect(panel).toMatchObject({ name: 'Solar panel', description: '2019 model', cost: 100, price: 150.5, item_group_id: null });
+      expect(panel).toMatchObject({ name: 'Solar panel', description: '2019 model', cost: 100, price: 150.5, item_group_id: '' });
       const { predefined_item: battery } = await ok(admin, 'POST', '/predefined_items', { name: 'Battery' }, 201);
       expect(battery).toMatchObject({ description: '', cost: 0, price: 0, position: panel.position + 1 });
 
@@ -231,7 +231,7 @@ describe('remaining configuration and action operations (e2e)', () => {
       await expectError(stranger, 'DELETE', `/predefined_item_groups/${group.id}`, undefined, 404, 'resource_not_found');
 
       expect(await ok(admin, 'DELETE', `/predefined_item_groups/${group.id}`)).toEqual({});
-      expect((await ok(member, 'GET', `/predefined_items/${a.id}`)).predefined_item.item_group_id).toBeNull();
+      expect((await ok(member, 'GET', `/predefined_items/${a.id}`)).predefined_item.item_group_id).toBe('');
       await expectError(admin, 'GET', `/predefined_item_groups/${group.id}`, undefined, 404, 'resource_not_found');
     });
   });

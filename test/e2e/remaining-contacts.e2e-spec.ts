@@ -88,7 +88,7 @@ describe('remaining contact operations and action streams (e2e)', () => {
     expect((await ok(admin, 'GET', `/companies/${b.company_id}`)).company.contacts_count).toBe(1);
 
     const alone = await ok(admin, 'PUT', `/contacts/${a.id}/split`);
-    expect(alone.contact).toMatchObject({ company_id: null, company_name: '' });
+    expect(alone.contact).toMatchObject({ company_id: '', company_name: '' });
     expect(alone.company).toBeNull();
     const fresh = await ok(admin, 'PUT', `/contacts/${a.id}/split`, { company_name: 'Brand New Ltd' });
     expect(fresh.company).toMatchObject({ name: 'Brand New Ltd', contacts_count: 1 });

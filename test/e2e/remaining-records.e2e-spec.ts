@@ -116,7 +116,7 @@ describe('remaining company and relationship operations (e2e)', () => {
     await expectError(stranger, 'POST', `/companies/${a.company_id}/synced_status`, { status_id: status.id }, 404, 'resource_not_found');
 
     const off = (await ok(member, 'DELETE', `/companies/${a.company_id}/synced_status`)).company;
-    expect(off).toMatchObject({ syncing_status: false, synced_status_id: null });
+    expect(off).toMatchObject({ syncing_status: false, synced_status_id: '' });
     expect((await ok(admin, 'GET', `/contacts/${a.id}`)).contact.status_id).toBe(status.id);
     const later = await contact(admin, { last_name: 'Four', company_name: 'Sync Co' });
     expect(later.status_id).not.toBe(status.id);

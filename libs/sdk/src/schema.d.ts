@@ -1498,6 +1498,8 @@ export interface paths {
     /**
      * Everything a client reads on connect: the caller's user (auth_key is always null), team, settings, custom/company/deal fields, filters, call results, predefined actions, relationship types, contact titles, statuses, lead sources, tags and pipelines
      * @description **Authorization:** API key, or a bearer token with scope `crm.readonly`, `crm`, `mcp`.
+     *
+     *     The envelope also carries the five summary blocks beside `data`.
      */
     get: operations['bootstrap'];
     put?: never;
@@ -2532,7 +2534,8 @@ export interface components {
       exact_time: number | null;
       position: number;
       done: boolean;
-      done_at: string | null;
+      /** @description The day it was completed; '' while not done (never null). */
+      done_at: string;
       externally_controlled: boolean;
       created_at: string;
       modified_at: string;
@@ -2589,35 +2592,29 @@ export interface components {
      * @enum {string}
      */
     AuthMethod: 'api_key' | 'oauth';
-    /** @description Everything a client reads on connect, in one response (decisions.md "The rest of a complete CRM API v3"). `auth_key` is always null: crm-core never sees API keys (stored only as keyed hashes, shown once by the operator API and POST /change_auth_key), and a bearer token must never be exchanged for a full-scope API key (docs/decisions.md "Bootstrap"). */
+    /** @description Everything a client reads on connect, in one response (decisions.md "The rest of a complete CRM API v3"). `auth_key` is always null: crm-core never sees API keys (stored only as keyed hashes, shown once by the operator API and POST /change_auth_key), and a bearer token must never be exchanged for a full-scope API key (docs/decisions.md "Bootstrap"). The five summary blocks (statuses, lead_sources, tags, contacts_count, team_stream) are beside `data`, as OnePageCRM has them (the route's `replySummary`). */
     BootstrapReply: {
       user_id: string;
       auth_key: null;
-      user: {
-        user: components['schemas']['UserDto'];
-      };
-      team: {
-        user: components['schemas']['UserDto'];
-      }[];
+      /** @description Not wrapped, as OnePageCRM has it. */
+      user: components['schemas']['UserDto'];
+      /** @description Every user of the account, not wrapped. */
+      team: components['schemas']['UserDto'][];
       settings: components['schemas']['BootstrapSettings'];
-      custom_fields: {
-        custom_field: components['schemas']['FieldDto'];
-      }[];
-      company_fields: {
-        company_field: components['schemas']['FieldDto'];
-      }[];
-      deal_fields: {
-        deal_field: components['schemas']['FieldDto'];
-      }[];
-      filters: components['schemas']['FilterReply'][];
-      call_results: components['schemas']['CallResultReply'][];
-      predefined_actions: components['schemas']['PredefinedActionReply'][];
+      /** @description Fields, filters and predefined actions are flat here, as in OnePageCRM's bootstrap. */
+      custom_fields: components['schemas']['FieldDto'][];
+      company_fields: components['schemas']['FieldDto'][];
+      deal_fields: components['schemas']['FieldDto'][];
+      filters: components['schemas']['FilterDto'][];
+      /** @description Call result ids to their labels, as OnePageCRM has it; `call_results_order` gives their order. */
+      call_results: {
+        [key: string]: string;
+      };
+      call_results_order: string[];
+      predefined_actions: components['schemas']['PredefinedActionDto'][];
       predefined_action_groups: components['schemas']['PredefinedActionGroupReply'][];
       relationship_types: components['schemas']['RelationshipTypeReply'][];
       contact_titles: string[];
-      statuses: components['schemas']['StatusReply'][];
-      lead_sources: components['schemas']['LeadSourceReply'][];
-      tags: components['schemas']['TagsSummaryDto'];
       pipelines: components['schemas']['PipelineReply'][];
     };
     /** @description Account-level settings a client needs on connect. */
@@ -2707,7 +2704,8 @@ export interface components {
       address: components['schemas']['CompanyAddressDto'];
       company_fields: components['schemas']['CompanyFieldValueDto'][];
       syncing_status: boolean;
-      synced_status_id: string | null;
+      /** @description '' when the company does not sync a status (never null). */
+      synced_status_id: string;
       syncing_tags: boolean;
       synced_tags: string[];
       contacts_count: number;
@@ -2767,8 +2765,8 @@ export interface components {
       job_title: string;
       starred: boolean;
       photo_url: string;
-      /** @description null when the contact has no company. */
-      company_id: string | null;
+      /** @description '' when the contact has no company (OnePageCRM's empty string, never null). */
+      company_id: string;
       company_name: string;
       urls: components['schemas']['TypedValueDto'][];
       phones: components['schemas']['TypedValueDto'][];
@@ -2778,10 +2776,10 @@ export interface components {
       status: string;
       status_id: string;
       tags: string[];
-      /** @description null when none. */
-      lead_source_id: string | null;
-      /** @description The lead source's text; null when none. */
-      lead_source: string | null;
+      /** @description '' when none (never null). */
+      lead_source_id: string;
+      /** @description The lead source's text; '' when none. */
+      lead_source: string;
       background: string;
       owner_id: string;
       custom_fields: components['schemas']['CustomFieldValueDto'][];
@@ -2797,7 +2795,8 @@ export interface components {
       company_size: number;
       sales_closed_for: string[];
       closed_sales: components['schemas']['ClosedSaleDto'][];
-      google_contacts_data: components['schemas']['GoogleContactsDataDto'] | null;
+      /** @description `{ account_email: '', id: '', saved_at: 0 }` when never saved to Google Contacts (never null). */
+      google_contacts_data: components['schemas']['GoogleContactsDataDto'];
       created_at: string;
       modified_at: string;
     };
@@ -2886,7 +2885,8 @@ export interface components {
       sales_pipeline_id: string;
       name: string;
       text: string;
-      stage: number | null;
+      /** @description 0 for won and lost deals (never null): see last_stage. */
+      stage: number;
       last_stage?: number | null;
       /** @enum {string} */
       status: 'pending' | 'won' | 'lost';
@@ -2903,7 +2903,8 @@ export interface components {
       commission_type: string;
       commission: number;
       commission_percentage: number;
-      reason_lost_id: string | null;
+      /** @description '' when none (never null). */
+      reason_lost_id: string;
       deal_fields: components['schemas']['DealFieldValueDto'][];
       has_deal_items: boolean;
       deal_items: components['schemas']['DealItemDto'][];
@@ -2962,7 +2963,8 @@ export interface components {
       amount: number;
       qty: number;
       deal_id: string;
-      predefined_item_id: string | null;
+      /** @description '' when the item was not made from a predefined item (never null). */
+      predefined_item_id: string;
       position: number;
       created_at: string;
       modified_at: string;
@@ -3136,14 +3138,13 @@ export interface components {
     LeadSourceDto: {
       id: string;
       text: string;
-      counts: components['schemas']['LetterCounts'];
+      /** @description The caller's own contacts with it. */
+      counts: number;
       total_count: number;
       action_stream_count: number;
       team_counts: components['schemas']['TeamCount'][];
     };
-    LeadSourceReply: {
-      lead_source: components['schemas']['LeadSourceDto'];
-    };
+    LeadSourceReply: components['schemas']['LeadSourceDto'];
     /** @description The one shape of every `counts` (docs/decisions.md "Account configuration"): non-deleted contacts per first letter of their sort name (keys `1`, `a`..`z`, always all 27) plus `total_count`, the sum. Also the entries of `contacts_count.all` and `team_stream.all`. */
     LetterCounts: {
       1: number;
@@ -3273,12 +3274,15 @@ export interface components {
       max_page: number;
       filters: components['schemas']['FilterReply'][];
     };
+    /** @description A list nests each record under its entity key (spec conventions). */
     ListLeadSourcesReply: {
       total_count: number;
       page: number;
       per_page: number;
       max_page: number;
-      lead_sources: components['schemas']['LeadSourceReply'][];
+      lead_sources: {
+        lead_source: components['schemas']['LeadSourceDto'];
+      }[];
     };
     ListLinkedContactsReply: {
       linked_contacts: components['schemas']['LinkedContactReply'][];
@@ -3491,6 +3495,8 @@ export interface components {
       /** @enum {string} */
       status: 'date' | 'date_time' | 'waiting';
       days_after: number;
+      /** @description OnePageCRM's name of days_after (the same value). */
+      days: number;
       time: string | null;
       predefined_action_group_id: string | null;
       created_at: string;
@@ -3499,7 +3505,11 @@ export interface components {
     PredefinedActionGroupDto: {
       id: string;
       name: string;
+      /** @description OnePageCRM's name of `name` (the same value). */
+      text: string;
       predefined_action_ids: string[];
+      /** @description OnePageCRM's name of `predefined_action_ids` (the same value). */
+      action_ids: string[];
       created_at: string;
       modified_at: string;
     };
@@ -3518,8 +3528,8 @@ export interface components {
       price: number;
       /** @description Order in the account's list (new items go last). */
       position: number;
-      /** @description The group bundling the item, or null. */
-      item_group_id: string | null;
+      /** @description The group bundling the item, or '' (never null). */
+      item_group_id: string;
       created_at: string;
       modified_at: string;
     };
@@ -3577,7 +3587,8 @@ export interface components {
       description: string;
       /** @description `#RRGGBB`. */
       color: string;
-      counts: components['schemas']['LetterCounts'];
+      /** @description The caller's own contacts with it. */
+      counts: number;
       total_count: number;
       /** @description Contacts of this status in the caller's action stream. */
       action_stream_count: number;
@@ -3610,7 +3621,8 @@ export interface components {
     SummaryBlocks: components['schemas']['SummaryBlocksDto'];
     /** @description The spec's five summary blocks: top-level siblings of `data` after contact changes. */
     SummaryBlocksDto: {
-      lead_sources: components['schemas']['LeadSourceReply'][];
+      /** @description Flat, as the spec and OnePageCRM have them. */
+      lead_sources: components['schemas']['LeadSourceDto'][];
       statuses: components['schemas']['StatusReply'][];
       tags: components['schemas']['TagsSummaryDto'];
       /** @description `all`: one entry, the whole account; `users`: one per user of the account. */
@@ -3650,14 +3662,14 @@ export interface components {
       };
       /** @description Contacts with a next action: `all` of anyone, `users` per assignee. */
       team_stream: {
-        all: components['schemas']['LetterCounts'];
+        all: number;
         users: components['schemas']['TeamCount'][];
       };
     };
     /** @description An entry of `tags.tags` or `tags.system_tags`. */
     TagSummaryDto: {
       name: string;
-      counts: components['schemas']['LetterCounts'];
+      counts: number;
       total_count: number;
       action_stream_count: number;
     };
@@ -3665,10 +3677,10 @@ export interface components {
       tags: components['schemas']['TagSummaryDto'][];
       system_tags: components['schemas']['TagSummaryDto'][];
     };
-    /** @description One user's share of a group (status, lead source, action stream). */
+    /** @description One user's share of a group (status, lead source, action stream): a number of contacts, as OnePageCRM has it. */
     TeamCount: {
       user_id: string;
-      counts: components['schemas']['LetterCounts'];
+      counts: number;
     };
     /** @description An entry of `urls`, `phones` or `emails`. */
     TypedValueDto: {
@@ -5888,6 +5900,8 @@ export interface operations {
           status?: 'date' | 'date_time' | 'waiting';
           /** @description Days from the day the template is applied to the action's date (date and date_time). */
           days_after?: number;
+          /** @description OnePageCRM's name of `days_after`; wins when both are sent. */
+          days?: number;
           /** @description Local time of day `HH:MM`, required for date_time and refused otherwise. */
           time?: string;
         };
@@ -6013,6 +6027,8 @@ export interface operations {
           /** @enum {string} */
           status?: 'date' | 'date_time' | 'waiting';
           days_after?: number;
+          /** @description OnePageCRM's name of `days_after`; wins when both are sent. */
+          days?: number;
           time?: string;
           partial?: boolean;
         };
@@ -6206,11 +6222,15 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
-          name: string;
-          predefined_action_ids: string[];
+          name?: string;
+          /** @description OnePageCRM's name of `name`. */
+          text?: string;
+          /** @description OnePageCRM's name of `predefined_action_ids`. */
+          action_ids?: string[];
+          predefined_action_ids?: string[];
         };
       };
     };
@@ -6331,6 +6351,10 @@ export interface operations {
       content: {
         'application/json': {
           name?: string;
+          /** @description OnePageCRM's name of `name`. */
+          text?: string;
+          /** @description OnePageCRM's name of `predefined_action_ids`. */
+          action_ids?: string[];
           predefined_action_ids?: string[];
           partial?: boolean;
         };
@@ -12269,7 +12293,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['SuccessEnvelope'] & {
             data: components['schemas']['BootstrapReply'];
-          };
+          } & components['schemas']['SummaryBlocks'];
         };
       };
       /** @description Not modified: the `ETag` sent in `If-None-Match` still holds. */

@@ -14,7 +14,7 @@ export function toActionDto(row: ActionRow): ActionDto {
     exact_time: row.exact_time === null ? null : Number(row.exact_time),
     position: row.position,
     done: row.done,
-    done_at: plainDateOf(row.done_at),
+    done_at: plainDateOf(row.done_at) ?? '',
     externally_controlled: row.externally_controlled,
     created_at: new Date(row.created_at).toISOString(),
     modified_at: new Date(row.modified_at).toISOString(),

@@ -1,6 +1,6 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import { RpcCaller, RpcReplyInterceptor, ValidRequest, reply } from '@crm/messaging';
 import { Subjects, type BootstrapRequest, type Caller } from '@crm/contracts';
 import { BootstrapService } from './bootstrap.service';
 
@@ -11,7 +11,8 @@ export class BootstrapHandler {
 
   /** The request has no parameters; it is still validated (unknown query parameters are refused). */
   @MessagePattern(Subjects.Bootstrap)
-  get(@RpcCaller() caller: Caller, @ValidRequest() _request: BootstrapRequest) {
-    return this.bootstrap.get(caller);
+  async get(@RpcCaller() caller: Caller, @ValidRequest() _request: BootstrapRequest) {
+    const { data, summary } = await this.bootstrap.get(caller);
+    return reply(data, { summary: { ...summary } });
   }
 }

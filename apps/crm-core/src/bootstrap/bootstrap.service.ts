@@ -8,6 +8,7 @@ import {
   type BootstrapReply,
   type Caller,
   type PageInfo,
+  type SummaryBlocksDto,
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import { toFieldDto } from '../fields/field.view';
@@ -51,12 +52,13 @@ export class BootstrapService {
     private readonly summary: SummaryService,
   ) {}
 
-  async get(caller: Caller): Promise<BootstrapReply> {
+  /** The bootstrap `data` and the summary blocks that go beside it. */
+  async get(caller: Caller): Promise<{ data: BootstrapReply; summary: SummaryBlocksDto }> {
     const [me, team, customFields, companyFields, dealFields, predefinedActions, groups, relationshipTypes] = await Promise.all([
       this.users.get(caller, { user_id: caller.user_id }),
       everyPage(
         (page) => this.users.list(caller, pageOf(page)),
-        (r) => r.users,
+        (r) => r.users.map((entry) => entry.user),
       ),
       this.fields.all('custom_fields', caller.account_id),
       this.fields.all('company_fields', caller.account_id),
@@ -82,10 +84,10 @@ export class BootstrapService {
       return { account, pipelines, filters, blocks };
     });
     const defaultOf = (type: 'pipeline' | 'sales_pipeline') => rest.pipelines.find((p) => p.type === type && p.default)?.id ?? null;
-    return {
+    const data: BootstrapReply = {
       user_id: caller.user_id,
       auth_key: null,
-      user: me,
+      user: me.user,
       team,
       settings: {
         account_id: rest.account.id,
@@ -100,19 +102,18 @@ export class BootstrapService {
         per_page: { default: DEFAULT_PER_PAGE, max: MAX_PER_PAGE },
         system_tags: [...SYSTEM_TAGS],
       },
-      custom_fields: customFields.map((f) => ({ custom_field: toFieldDto(f) })),
-      company_fields: companyFields.map((f) => ({ company_field: toFieldDto(f) })),
-      deal_fields: dealFields.map((f) => ({ deal_field: toFieldDto(f) })),
-      filters: rest.filters.map((filter) => ({ filter })),
-      call_results: CALL_RESULTS.map((r) => ({ call_result: { ...r } })),
-      predefined_actions: predefinedActions,
+      custom_fields: customFields.map(toFieldDto),
+      company_fields: companyFields.map(toFieldDto),
+      deal_fields: dealFields.map(toFieldDto),
+      filters: rest.filters,
+      call_results: Object.fromEntries(CALL_RESULTS.map((r) => [r.id, r.text])),
+      call_results_order: CALL_RESULTS.map((r) => r.id),
+      predefined_actions: predefinedActions.map((entry) => entry.predefined_action),
       predefined_action_groups: groups,
       relationship_types: relationshipTypes,
       contact_titles: [...CONTACT_TITLES],
-      statuses: rest.blocks.statuses,
-      lead_sources: rest.blocks.lead_sources,
-      tags: rest.blocks.tags,
       pipelines: rest.pipelines.map((pipeline) => ({ pipeline })),
     };
+    return { data, summary: rest.blocks };
   }
 }

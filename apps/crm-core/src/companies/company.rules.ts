@@ -30,7 +30,9 @@ export const COMPANY_COLUMNS = [
 ] as const;
 
 /** The stored, writable state of a company: company field values by field id. */
-export type CompanyState = Pick<CompanyDto, Exclude<(typeof COMPANY_COLUMNS)[number], 'company_fields'>> & {
+export type CompanyState = Omit<Pick<CompanyDto, Exclude<(typeof COMPANY_COLUMNS)[number], 'company_fields'>>, 'synced_status_id'> & {
+  /** Stored: null when none (the API shows ''). */
+  synced_status_id: string | null;
   company_fields: Record<string, unknown>;
 };
 

@@ -51,7 +51,13 @@ export const STATE_COLUMNS = [
 ] as const;
 
 /** The stored, writable state of a contact (what PUT replaces and PATCH merges into): custom field values by field id, tag ids. */
-export type ContactState = Pick<ContactDto, Exclude<(typeof STATE_COLUMNS)[number], 'custom_fields'>> & {
+export type ContactState = Omit<
+  Pick<ContactDto, Exclude<(typeof STATE_COLUMNS)[number], 'custom_fields'>>,
+  'company_id' | 'lead_source_id'
+> & {
+  /** Stored: null when none (the API shows ''). */
+  company_id: string | null;
+  lead_source_id: string | null;
   custom_fields: Record<string, unknown>;
   tag_ids: string[];
 };

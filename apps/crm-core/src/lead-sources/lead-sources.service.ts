@@ -6,8 +6,8 @@ import {
   type CreateLeadSourceRequest,
   type LeadSourceIdRequest,
   type LeadSourceReply,
+  type ListLeadSourcesReply,
   type ListLeadSourcesRequest,
-  type PageInfo,
   type PatchLeadSourceRequest,
   type UpdateLeadSourceRequest,
 } from '@crm/contracts';
@@ -30,11 +30,12 @@ export class LeadSourcesService {
     private readonly summary: SummaryService,
   ) {}
 
-  async list(caller: Caller, request: ListLeadSourcesRequest): Promise<PageInfo & { lead_sources: LeadSourceReply[] }> {
+  async list(caller: Caller, request: ListLeadSourcesRequest): Promise<ListLeadSourcesReply> {
     const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
       const { total, rows } = await this.leadSources.page(tx, caller.account_id, request, page, per_page);
-      return { lead_sources: await this.withCounts(tx, caller, rows), ...pageInfo(total, page, per_page) };
+      const lead_sources = (await this.withCounts(tx, caller, rows)).map((lead_source) => ({ lead_source }));
+      return { lead_sources, ...pageInfo(total, page, per_page) };
     });
   }
 
@@ -91,7 +92,7 @@ export class LeadSourcesService {
   private async withCounts(db: Db, caller: Caller, rows: LeadSourceRow[]): Promise<LeadSourceReply[]> {
     if (rows.length === 0) return [];
     const { userIds, counts } = await this.summary.counts(db, caller);
-    return rows.map((row) => ({ lead_source: toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds) }));
+    return rows.map((row) => toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds, caller.user_id));
   }
 
   private find(db: Db, accountId: string, leadSourceId: string, lock = false): Promise<LeadSourceRow> {

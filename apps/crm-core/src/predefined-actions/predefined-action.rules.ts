@@ -38,16 +38,17 @@ type Template = Pick<PredefinedActionDto, 'text' | 'status' | 'days_after' | 'ti
  * time); with `partial=true` they stay, except a time that the new status cannot have.
  */
 export function updatedTemplate(current: Template, request: Omit<UpdatePredefinedActionRequest, 'predefined_action_id'>): Template {
+  const daysAfter = request.days ?? request.days_after;
   if (request.partial !== true)
     return {
       text: request.text ?? current.text,
       status: request.status ?? 'date',
-      days_after: request.days_after ?? 0,
+      days_after: daysAfter ?? 0,
       time: request.time ?? null,
     };
   const status = request.status ?? current.status;
   const time = request.time !== undefined ? request.time : status === 'date_time' ? current.time : null;
-  return { text: request.text ?? current.text, status, days_after: request.days_after ?? current.days_after, time };
+  return { text: request.text ?? current.text, status, days_after: daysAfter ?? current.days_after, time };
 }
 
 /** Members of the group being changed count as ungrouped: they may stay. */

@@ -7,6 +7,7 @@ export function toPredefinedActionDto(row: PredefinedActionRow): PredefinedActio
     text: row.text,
     status: row.status,
     days_after: row.days_after,
+    days: row.days_after,
     time: row.time,
     predefined_action_group_id: row.group_id,
     created_at: new Date(row.created_at).toISOString(),
@@ -18,7 +19,9 @@ export function toPredefinedActionGroupDto(row: PredefinedActionGroupRow): Prede
   return {
     id: row.id,
     name: row.name,
+    text: row.name,
     predefined_action_ids: row.member_ids,
+    action_ids: row.member_ids,
     created_at: new Date(row.created_at).toISOString(),
     modified_at: new Date(row.modified_at).toISOString(),
   };

@@ -62,10 +62,12 @@ export class PredefinedActionsService {
 
   async create(caller: Caller, request: CreatePredefinedActionRequest): Promise<PredefinedActionReply> {
     assertAdmin(caller);
-    checkPredefinedAction(request);
+    const { days, ...fields } = request;
+    const template = { ...fields, days_after: days ?? fields.days_after, time: fields.time ?? null };
+    checkPredefinedAction(template);
     const id = newId();
     const db = this.dataSource.manager;
-    await this.actions.insert(db, caller.account_id, id, { ...request, time: request.time ?? null });
+    await this.actions.insert(db, caller.account_id, id, template);
     return { predefined_action: toPredefinedActionDto(await this.findAction(db, caller.account_id, id)) };
   }
 
@@ -115,12 +117,13 @@ export class PredefinedActionsService {
   /** Groups ungrouped templates of the account, in the order given. */
   async createGroup(caller: Caller, request: CreatePredefinedActionGroupRequest): Promise<PredefinedActionGroupReply> {
     assertAdmin(caller);
-    const ids = groupMemberIds(request.predefined_action_ids);
+    const ids = groupMemberIds(request.action_ids ?? request.predefined_action_ids);
+    const name = request.text ?? request.name;
     const groupId = newId();
     try {
       await this.dataSource.transaction(async (tx) => {
         checkGroupable(ids, await this.actions.lockForGrouping(tx, caller.account_id, ids.filter(isId)));
-        await this.actions.insertGroup(tx, caller.account_id, groupId, request.name, ids);
+        await this.actions.insertGroup(tx, caller.account_id, groupId, name, ids);
       });
     } catch (error) {
       if (isUniqueViolation(error, GROUP_NAME_INDEX))
@@ -144,12 +147,13 @@ export class PredefinedActionsService {
       return await this.dataSource.transaction(async (tx) => {
         const group = await this.findGroup(tx, caller.account_id, request.predefined_action_group_id, true);
         await assertIfMatch(tx, 'predefined_action_groups', group.id);
-        if (request.predefined_action_ids !== undefined) {
-          const ids = groupMemberIds(request.predefined_action_ids);
+        const memberIds = request.action_ids ?? request.predefined_action_ids;
+        if (memberIds !== undefined) {
+          const ids = groupMemberIds(memberIds);
           checkGroupable(ids, regroupable(group.id, await this.actions.lockForGrouping(tx, caller.account_id, ids.filter(isId))));
           await this.actions.setGroupMembers(tx, group.id, ids);
         }
-        await this.actions.renameGroup(tx, group.id, request.name ?? group.name);
+        await this.actions.renameGroup(tx, group.id, request.text ?? request.name ?? group.name);
         return { predefined_action_group: toPredefinedActionGroupDto(await this.findGroup(tx, caller.account_id, group.id)) };
       });
     } catch (error) {

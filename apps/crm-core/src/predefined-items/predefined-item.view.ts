@@ -9,7 +9,7 @@ export function toPredefinedItemDto(row: PredefinedItemRow): PredefinedItemDto {
     cost: Number(row.cost),
     price: Number(row.price),
     position: row.position,
-    item_group_id: row.group_id,
+    item_group_id: row.group_id ?? '',
     created_at: new Date(row.created_at).toISOString(),
     modified_at: new Date(row.modified_at).toISOString(),
   };

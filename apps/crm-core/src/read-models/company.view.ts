@@ -27,7 +27,7 @@ export function toCompanyDto(row: CompanyRow, definitions: FieldDefinitionRow[])
     address: address(row.address),
     company_fields: fieldValues(row.company_fields ?? {}, definitions, 'company_field') as CompanyFieldValueDto[],
     syncing_status: row.syncing_status,
-    synced_status_id: row.synced_status_id,
+    synced_status_id: row.synced_status_id ?? '',
     syncing_tags: row.syncing_tags,
     synced_tags: row.synced_tags,
     contacts_count: row.contacts_count,

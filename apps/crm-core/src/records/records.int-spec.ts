@@ -245,7 +245,7 @@ describe('records (real PostgreSQL)', () => {
       const won = (await deals.update(acme, { deal_id: deal.id, status: 'won' }, 'patch')).deal;
       expect(won).toMatchObject({
         status: 'won',
-        stage: null,
+        stage: 0,
         last_stage: 40,
         close_date: aToday(),
       });
@@ -263,7 +263,7 @@ describe('records (real PostgreSQL)', () => {
       ).deal;
       expect(lost).toMatchObject({
         status: 'lost',
-        stage: null,
+        stage: 0,
         last_stage: 40,
         close_date: '2021-05-05',
       });
@@ -736,7 +736,7 @@ describe('records (real PostgreSQL)', () => {
       expect(undone).toMatchObject({
         status: 'date_time',
         done: false,
-        done_at: null,
+        done_at: '',
         date: '2030-03-17',
         exact_time: 1_900_000_000,
       });

@@ -116,7 +116,7 @@ export class StatusesService {
   private async withCounts(db: Db, caller: Caller, rows: StatusRow[]): Promise<StatusReply[]> {
     if (rows.length === 0) return [];
     const { userIds, counts } = await this.summary.counts(db, caller);
-    return rows.map((row) => ({ status: toStatusDto(row, counts.byStatus.get(row.id), userIds) }));
+    return rows.map((row) => ({ status: toStatusDto(row, counts.byStatus.get(row.id), userIds, caller.user_id) }));
   }
 
   private find(db: Db, accountId: string, statusId: string, lock = false): Promise<StatusRow> {

@@ -1,5 +1,5 @@
 import { emptyLetterCounts } from '@crm/contracts';
-import { accountCountsOf, countFields, letterOf, streamCountsOf, tagCountsOf, teamCounts } from './counts';
+import { accountCountsOf, countFields, letterOf, streamCountsOf, tagCountsOf, teamCounts, teamLetterCounts } from './counts';
 import type { ContactGroupRow } from './summary.repository';
 
 const row = (over: Partial<ContactGroupRow>): ContactGroupRow => ({
@@ -58,16 +58,35 @@ describe('summary counts', () => {
     expect(streams.byUser.get('u1')).toMatchObject({ a: 1, total_count: 1 });
   });
 
-  it('lists every user of the account in team counts, zeros included', () => {
-    expect(teamCounts(['u1', 'u2'], new Map([['u2', { ...emptyLetterCounts(), total_count: 1 }]]))).toEqual([
+  it('lists every user of the account in team counts, zeros included: letter counts, and integers as OnePageCRM has them', () => {
+    const team = new Map([['u2', { ...emptyLetterCounts(), b: 1, total_count: 1 }]]);
+    expect(teamLetterCounts(['u1', 'u2'], team)).toEqual([
       { user_id: 'u1', counts: emptyLetterCounts() },
-      { user_id: 'u2', counts: { ...emptyLetterCounts(), total_count: 1 } },
+      { user_id: 'u2', counts: { ...emptyLetterCounts(), b: 1, total_count: 1 } },
     ]);
-    expect(countFields(undefined, ['u1'])).toEqual({
-      counts: emptyLetterCounts(),
+    expect(teamCounts(['u1', 'u2'], team)).toEqual([
+      { user_id: 'u1', counts: 0 },
+      { user_id: 'u2', counts: 1 },
+    ]);
+    expect(countFields(undefined, ['u1'], 'u1')).toEqual({
+      counts: 0,
       total_count: 0,
       action_stream_count: 0,
-      team_counts: [{ user_id: 'u1', counts: emptyLetterCounts() }],
+      team_counts: [{ user_id: 'u1', counts: 0 }],
+    });
+    // counts: the caller's own contacts; total_count: the account's.
+    const group = accountCountsOf([
+      { g_status: 0, g_source: 1, status_id: 's', lead_source_id: null, owner_id: 'u1', letter: 'a', n: 2, n_stream: 1 },
+      { g_status: 0, g_source: 1, status_id: 's', lead_source_id: null, owner_id: 'u2', letter: 'b', n: 3, n_stream: 0 },
+    ] as never).byStatus.get('s');
+    expect(countFields(group, ['u1', 'u2'], 'u2')).toEqual({
+      counts: 3,
+      total_count: 5,
+      action_stream_count: 1,
+      team_counts: [
+        { user_id: 'u1', counts: 2 },
+        { user_id: 'u2', counts: 3 },
+      ],
     });
   });
 });

@@ -100,16 +100,34 @@ export function streamCountsOf(rows: readonly StreamGroupRow[]): StreamCounts {
   return { all, byUser };
 }
 
-/** One entry per user of the account (zeros included), in the order of GET /users. */
-export function teamCounts(userIds: readonly string[], team: Map<string, LetterCounts>): TeamCount[] {
+/** One entry per user of the account (zeros included), in the order of GET /users: letter counts (contacts_count). */
+export function teamLetterCounts(
+  userIds: readonly string[],
+  team: Map<string, LetterCounts>,
+): Array<{ user_id: string; counts: LetterCounts }> {
   return userIds.map((user_id) => ({ user_id, counts: team.get(user_id) ?? emptyLetterCounts() }));
 }
 
-/** The record fields every counted configuration item shows. */
+/** One entry per user of the account (zeros included), in the order of GET /users: the user's number of contacts. */
+export function teamCounts(userIds: readonly string[], team: Map<string, LetterCounts>): TeamCount[] {
+  return userIds.map((user_id) => ({ user_id, counts: team.get(user_id)?.total_count ?? 0 }));
+}
+
+/**
+ * The record fields every counted configuration item shows, integers as OnePageCRM has them:
+ * `counts` the caller's own contacts in the group, `total_count` the account's, `team_counts`
+ * each user's.
+ */
 export function countFields(
   group: GroupCounts | undefined,
   userIds: readonly string[],
-): { counts: LetterCounts; total_count: number; action_stream_count: number; team_counts: TeamCount[] } {
+  callerId: string,
+): { counts: number; total_count: number; action_stream_count: number; team_counts: TeamCount[] } {
   const g = group ?? emptyGroup();
-  return { counts: g.counts, total_count: g.counts.total_count, action_stream_count: g.stream, team_counts: teamCounts(userIds, g.team) };
+  return {
+    counts: g.team.get(callerId)?.total_count ?? 0,
+    total_count: g.counts.total_count,
+    action_stream_count: g.stream,
+    team_counts: teamCounts(userIds, g.team),
+  };
 }

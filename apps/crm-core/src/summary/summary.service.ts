@@ -4,7 +4,7 @@ import type { Db } from '../common/sql';
 import { toLeadSourceDto } from '../lead-sources/lead-source.view';
 import { toStatusDto } from '../statuses/status.view';
 import { systemTags, toTagDto } from '../tags/tag.view';
-import { accountCountsOf, streamCountsOf, tagCountsOf, teamCounts, type AccountCounts, type GroupCounts } from './counts';
+import { accountCountsOf, streamCountsOf, tagCountsOf, teamCounts, teamLetterCounts, type AccountCounts, type GroupCounts } from './counts';
 import { SummaryRepository } from './summary.repository';
 
 /** The five top-level summary blocks, counted after the change (decisions.md "Paging and lists"). */
@@ -49,14 +49,15 @@ export class SummaryService {
     const leadSources = await this.repository.leadSources(db, accountId);
     const tags = await this.repository.tags(db, accountId);
     return {
-      lead_sources: leadSources.map((row) => ({ lead_source: toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds) })),
-      statuses: statuses.map((row) => ({ status: toStatusDto(row, counts.byStatus.get(row.id), userIds) })),
+      // Flat, as the spec ("array of lead source") and OnePageCRM have them.
+      lead_sources: leadSources.map((row) => toLeadSourceDto(row, counts.byLeadSource.get(row.id), userIds, caller.user_id)),
+      statuses: statuses.map((row) => ({ status: toStatusDto(row, counts.byStatus.get(row.id), userIds, caller.user_id) })),
       tags: { tags: tags.map((tag) => toTagDto(tag.name, byTag.get(tag.id))), system_tags: systemTags(counts) },
       contacts_count: {
         all: [counts.all.counts],
-        users: teamCounts(userIds, counts.all.team).map(({ user_id, counts: c }) => ({ user_id, ...c })),
+        users: teamLetterCounts(userIds, counts.all.team).map(({ user_id, counts: c }) => ({ user_id, ...c })),
       },
-      team_stream: { all: stream.all, users: teamCounts(userIds, stream.byUser) },
+      team_stream: { all: stream.all.total_count, users: teamCounts(userIds, stream.byUser) },
     };
   }
 }

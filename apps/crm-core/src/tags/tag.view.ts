@@ -3,7 +3,7 @@ import { emptyGroup, type AccountCounts, type GroupCounts } from '../summary/cou
 
 export function toTagDto(name: string, group: GroupCounts | undefined): TagSummaryDto {
   const g = group ?? emptyGroup();
-  return { name, counts: g.counts, total_count: g.counts.total_count, action_stream_count: g.stream };
+  return { name, counts: g.counts.total_count, total_count: g.counts.total_count, action_stream_count: g.stream };
 }
 
 /** The system tags (derived groups, see SYSTEM_TAGS) from the account's counts. */

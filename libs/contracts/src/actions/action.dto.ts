@@ -16,7 +16,8 @@ export interface ActionDto {
   exact_time: number | null;
   position: number;
   done: boolean;
-  done_at: string | null;
+  /** The day it was completed; '' while not done (never null). */
+  done_at: string;
   externally_controlled: boolean;
   created_at: string;
   modified_at: string;

@@ -1,13 +1,9 @@
-import type { CallResultReply } from '../call-results/call-result.dto';
-import type { FieldReply } from '../fields/field.dto';
-import type { FilterReply } from '../filters/filter.dto';
-import type { LeadSourceReply } from '../lead-sources/lead-source.dto';
+import type { FieldDto } from '../fields/field.dto';
+import type { FilterDto } from '../filters/filter.dto';
 import type { PipelineReply } from '../pipelines/pipeline.dto';
-import type { PredefinedActionGroupReply, PredefinedActionReply } from '../predefined-actions/predefined-action.dto';
+import type { PredefinedActionDto, PredefinedActionGroupReply } from '../predefined-actions/predefined-action.dto';
 import type { RelationshipTypeReply } from '../relationship-types/relationship-type.dto';
 import type { AuthMethod, Role } from '../rpc/caller';
-import type { StatusReply } from '../statuses/status.dto';
-import type { TagsSummaryDto } from '../tags/tag.dto';
 import type { UserDto } from '../users/user.dto';
 
 /** Account-level settings a client needs on connect. */
@@ -31,25 +27,29 @@ export type BootstrapSettings = {
  * Everything a client reads on connect, in one response (decisions.md "The rest of a complete
  * CRM API v3"). `auth_key` is always null: crm-core never sees API keys (stored only as keyed
  * hashes, shown once by the operator API and POST /change_auth_key), and a bearer token must
- * never be exchanged for a full-scope API key (docs/decisions.md "Bootstrap").
+ * never be exchanged for a full-scope API key (docs/decisions.md "Bootstrap"). The five summary
+ * blocks (statuses, lead_sources, tags, contacts_count, team_stream) are beside `data`, as OnePageCRM
+ * has them (the route's `replySummary`).
  */
 export type BootstrapReply = {
   user_id: string;
   auth_key: null;
-  user: { user: UserDto };
-  team: Array<{ user: UserDto }>;
+  /** Not wrapped, as OnePageCRM has it. */
+  user: UserDto;
+  /** Every user of the account, not wrapped. */
+  team: UserDto[];
   settings: BootstrapSettings;
-  custom_fields: Array<FieldReply<'custom_fields'>>;
-  company_fields: Array<FieldReply<'company_fields'>>;
-  deal_fields: Array<FieldReply<'deal_fields'>>;
-  filters: FilterReply[];
-  call_results: CallResultReply[];
-  predefined_actions: PredefinedActionReply[];
+  /** Fields, filters and predefined actions are flat here, as in OnePageCRM's bootstrap. */
+  custom_fields: FieldDto[];
+  company_fields: FieldDto[];
+  deal_fields: FieldDto[];
+  filters: FilterDto[];
+  /** Call result ids to their labels, as OnePageCRM has it; `call_results_order` gives their order. */
+  call_results: Record<string, string>;
+  call_results_order: string[];
+  predefined_actions: PredefinedActionDto[];
   predefined_action_groups: PredefinedActionGroupReply[];
   relationship_types: RelationshipTypeReply[];
   contact_titles: string[];
-  statuses: StatusReply[];
-  lead_sources: LeadSourceReply[];
-  tags: TagsSummaryDto;
   pipelines: PipelineReply[];
 };

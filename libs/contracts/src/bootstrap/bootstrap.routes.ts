@@ -12,6 +12,7 @@ export const BOOTSTRAP_ROUTES: readonly RouteDeclaration[] = [
     access: 'read',
     request: BootstrapRequest,
     reply: 'BootstrapReply',
+    replySummary: true,
     successStatus: 200,
     summary:
       "Everything a client reads on connect: the caller's user (auth_key is always null), team, settings, custom/company/deal fields, filters, call results, predefined actions, relationship types, contact titles, statuses, lead sources, tags and pipelines",

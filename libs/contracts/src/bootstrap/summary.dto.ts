@@ -1,4 +1,4 @@
-import type { LeadSourceReply } from '../lead-sources/lead-source.dto';
+import type { LeadSourceDto } from '../lead-sources/lead-source.dto';
 import type { StatusReply } from '../statuses/status.dto';
 import type { TagsSummaryDto } from '../tags/tag.dto';
 
@@ -42,18 +42,19 @@ export type CountLetter = (typeof COUNT_LETTERS)[number];
  */
 export type LetterCounts = Record<CountLetter, number> & { total_count: number };
 
-/** One user's share of a group (status, lead source, action stream). */
-export type TeamCount = { user_id: string; counts: LetterCounts };
+/** One user's share of a group (status, lead source, action stream): a number of contacts, as OnePageCRM has it. */
+export type TeamCount = { user_id: string; counts: number };
 
 /** The spec's five summary blocks: top-level siblings of `data` after contact changes. */
 export type SummaryBlocksDto = {
-  lead_sources: LeadSourceReply[];
+  /** Flat, as the spec and OnePageCRM have them. */
+  lead_sources: LeadSourceDto[];
   statuses: StatusReply[];
   tags: TagsSummaryDto;
   /** `all`: one entry, the whole account; `users`: one per user of the account. */
   contacts_count: { all: LetterCounts[]; users: Array<LetterCounts & { user_id: string }> };
   /** Contacts with a next action: `all` of anyone, `users` per assignee. */
-  team_stream: { all: LetterCounts; users: TeamCount[] };
+  team_stream: { all: number; users: TeamCount[] };
 };
 
 export function emptyLetterCounts(): LetterCounts {

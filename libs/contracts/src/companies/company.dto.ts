@@ -28,7 +28,8 @@ export interface CompanyDto {
   address: CompanyAddressDto;
   company_fields: CompanyFieldValueDto[];
   syncing_status: boolean;
-  synced_status_id: string | null;
+  /** '' when the company does not sync a status (never null). */
+  synced_status_id: string;
   syncing_tags: boolean;
   synced_tags: string[];
   contacts_count: number;

@@ -18,7 +18,7 @@ import { CompanyAddressInput } from '../addresses/address.requests';
 import { CONTACT_LIMITS, CONTACT_SORT_KEYS, ContactSortKey, DateFilter, FieldIdInput, SortOrder } from '../contacts/contact.requests';
 import { PagingRequest } from '../paging/paging.request';
 import { TimeFilterRequest } from '../paging/time-filter.request';
-import { FieldReference, OptionalFlag, OptionalId, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
+import { FieldReference, OptionalFlag, OptionalIdOrEmpty, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
 import { lower, LowerKey, toBoolean, trim, trimEach } from '../validation/transforms';
 
 export const COMPANY_SORT_KEYS = ['name', 'created_at', 'modified_at'] as const;
@@ -126,7 +126,7 @@ export class CompanyFieldsInput {
   @IsBoolean({ message: 'syncing_status must be true or false' })
   syncing_status?: boolean | null;
 
-  @OptionalId()
+  @OptionalIdOrEmpty()
   synced_status_id?: string | null;
 
   /** With synced_tags: every contact of the company gets those tags. */

@@ -57,8 +57,8 @@ export interface ContactDto {
   job_title: string;
   starred: boolean;
   photo_url: string;
-  /** null when the contact has no company. */
-  company_id: string | null;
+  /** '' when the contact has no company (OnePageCRM's empty string, never null). */
+  company_id: string;
   company_name: string;
   urls: TypedValueDto[];
   phones: TypedValueDto[];
@@ -68,10 +68,10 @@ export interface ContactDto {
   status: string;
   status_id: string;
   tags: string[];
-  /** null when none. */
-  lead_source_id: string | null;
-  /** The lead source's text; null when none. */
-  lead_source: string | null;
+  /** '' when none (never null). */
+  lead_source_id: string;
+  /** The lead source's text; '' when none. */
+  lead_source: string;
   background: string;
   owner_id: string;
   custom_fields: CustomFieldValueDto[];
@@ -87,7 +87,8 @@ export interface ContactDto {
   company_size: number;
   sales_closed_for: string[];
   closed_sales: ClosedSaleDto[];
-  google_contacts_data: GoogleContactsDataDto | null;
+  /** `{ account_email: '', id: '', saved_at: 0 }` when never saved to Google Contacts (never null). */
+  google_contacts_data: GoogleContactsDataDto;
   created_at: string;
   modified_at: string;
 }

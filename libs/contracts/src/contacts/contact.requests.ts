@@ -19,7 +19,14 @@ import {
 } from 'class-validator';
 import { ADDRESS_PART_MAX, CompanyAddressInput } from '../addresses/address.requests';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE } from '../paging/paging.request';
-import { FieldReference, OptionalFlag, OptionalId, OptionalTrimmedString, SortOrderParam } from '../validation/field-rules';
+import {
+  FieldReference,
+  OptionalFlag,
+  OptionalId,
+  OptionalIdOrEmpty,
+  OptionalTrimmedString,
+  SortOrderParam,
+} from '../validation/field-rules';
 import { lower, LowerKey, toInteger, toTimeString, trim, trimEach } from '../validation/transforms';
 import { ID_PATTERN, IsTimeBound, NotWith } from '../validation/validators';
 
@@ -368,7 +375,7 @@ export class ContactFieldsInput {
   @Length(1, CONTACT_LIMITS.tagName, { each: true, message: `each tag must be 1 to ${CONTACT_LIMITS.tagName} characters` })
   tags?: string[] | null;
 
-  @OptionalId()
+  @OptionalIdOrEmpty()
   lead_source_id?: string | null;
 
   @IsOptional()

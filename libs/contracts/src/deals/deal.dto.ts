@@ -15,7 +15,8 @@ export interface DealItemDto {
   amount: number;
   qty: number;
   deal_id: string;
-  predefined_item_id: string | null;
+  /** '' when the item was not made from a predefined item (never null). */
+  predefined_item_id: string;
   position: number;
   created_at: string;
   modified_at: string;
@@ -52,7 +53,8 @@ export interface DealDto {
   sales_pipeline_id: string;
   name: string;
   text: string;
-  stage: number | null;
+  /** 0 for won and lost deals (never null): see last_stage. */
+  stage: number;
   last_stage?: number | null;
   status: DealStatus;
   expected_close_date: string;
@@ -68,7 +70,8 @@ export interface DealDto {
   commission_type: string;
   commission: number;
   commission_percentage: number;
-  reason_lost_id: string | null;
+  /** '' when none (never null). */
+  reason_lost_id: string;
   deal_fields: DealFieldValueDto[];
   has_deal_items: boolean;
   deal_items: DealItemDto[];

@@ -1,16 +1,19 @@
-import type { LetterCounts, TeamCount } from '../bootstrap/summary.dto';
+import type { TeamCount } from '../bootstrap/summary.dto';
 import type { PageInfo } from '../paging/paging.request';
 
 /** The spec's Lead source, with its counts. */
 export type LeadSourceDto = {
   id: string;
   text: string;
-  counts: LetterCounts;
+  /** The caller's own contacts with it. */
+  counts: number;
   total_count: number;
   action_stream_count: number;
   team_counts: TeamCount[];
 };
 
-export type LeadSourceReply = { lead_source: LeadSourceDto };
+/** One lead source: flat in `data`, as the spec and OnePageCRM have it (not wrapped). */
+export type LeadSourceReply = LeadSourceDto;
 
-export type ListLeadSourcesReply = PageInfo & { lead_sources: LeadSourceReply[] };
+/** A list nests each record under its entity key (spec conventions). */
+export type ListLeadSourcesReply = PageInfo & { lead_sources: Array<{ lead_source: LeadSourceDto }> };

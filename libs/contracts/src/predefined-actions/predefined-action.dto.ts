@@ -6,6 +6,8 @@ export interface PredefinedActionDto {
   text: string;
   status: PredefinedActionStatus;
   days_after: number;
+  /** OnePageCRM's name of days_after (the same value). */
+  days: number;
   time: string | null;
   predefined_action_group_id: string | null;
   created_at: string;
@@ -15,7 +17,11 @@ export interface PredefinedActionDto {
 export interface PredefinedActionGroupDto {
   id: string;
   name: string;
+  /** OnePageCRM's name of `name` (the same value). */
+  text: string;
   predefined_action_ids: string[];
+  /** OnePageCRM's name of `predefined_action_ids` (the same value). */
+  action_ids: string[];
   created_at: string;
   modified_at: string;
 }

@@ -48,6 +48,13 @@ export class CreatePredefinedActionRequest {
   @Max(3650, { message: 'days_after must be an integer from 0 to 3650' })
   days_after: number = 0;
 
+  /** OnePageCRM's name of `days_after`; wins when both are sent. */
+  @IsOptional()
+  @IsInt({ message: 'days must be an integer from 0 to 3650' })
+  @Min(0, { message: 'days must be an integer from 0 to 3650' })
+  @Max(3650, { message: 'days must be an integer from 0 to 3650' })
+  days?: number;
+
   /** Local time of day `HH:MM`, required for date_time and refused otherwise. */
   @IsOptional()
   @Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'time must be HH:MM (00:00 to 23:59)' })
@@ -76,6 +83,13 @@ export class UpdatePredefinedActionRequest extends PredefinedActionIdRequest {
   @Max(3650, { message: 'days_after must be an integer from 0 to 3650' })
   days_after?: number;
 
+  /** OnePageCRM's name of `days_after`; wins when both are sent. */
+  @IsOptional()
+  @IsInt({ message: 'days must be an integer from 0 to 3650' })
+  @Min(0, { message: 'days must be an integer from 0 to 3650' })
+  @Max(3650, { message: 'days must be an integer from 0 to 3650' })
+  days?: number;
+
   @ValidateIf((o: UpdatePredefinedActionRequest) => o.time !== undefined && o.time !== null)
   @Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'time must be HH:MM (00:00 to 23:59)' })
   time?: string | null;
@@ -93,11 +107,28 @@ export class PredefinedActionGroupIdRequest {
 
 /** POST /predefined_action_groups: a named, ordered set of at least two templates. */
 export class CreatePredefinedActionGroupRequest {
+  @ValidateIf((o: CreatePredefinedActionGroupRequest) => o.text === undefined)
   @Transform(trim)
   @IsString({ message: 'name must be a string' })
   @Length(1, 100, { message: 'name must be 1 to 100 characters' })
   name: string;
 
+  /** OnePageCRM's name of `name`. */
+  @ValidateIf((o: CreatePredefinedActionGroupRequest) => o.text !== undefined)
+  @Transform(trim)
+  @IsString({ message: 'text must be a string' })
+  @Length(1, 100, { message: 'text must be 1 to 100 characters' })
+  text?: string;
+
+  /** OnePageCRM's name of `predefined_action_ids`. */
+  @ValidateIf((o: CreatePredefinedActionGroupRequest) => o.action_ids !== undefined)
+  @IsArray({ message: 'action_ids must be an array of ids' })
+  @ArrayMinSize(2, { message: 'a group needs at least two predefined actions' })
+  @ArrayMaxSize(100, { message: 'a group holds at most 100 predefined actions' })
+  @IsString({ each: true, message: 'action_ids must hold id strings' })
+  action_ids?: string[];
+
+  @ValidateIf((o: CreatePredefinedActionGroupRequest) => o.action_ids === undefined)
   @IsArray({ message: 'predefined_action_ids must be an array of ids' })
   @ArrayMinSize(2, { message: 'a group needs at least two predefined actions' })
   @ArrayMaxSize(100, { message: 'a group holds at most 100 predefined actions' })
@@ -111,13 +142,30 @@ export class CreatePredefinedActionGroupRequest {
  * `partial=true` changes only the fields sent.
  */
 export class UpdatePredefinedActionGroupRequest extends PredefinedActionGroupIdRequest {
-  @ValidateIf((o: UpdatePredefinedActionGroupRequest) => o.partial !== true || o.name !== undefined)
+  @ValidateIf((o: UpdatePredefinedActionGroupRequest) => o.text === undefined && (o.partial !== true || o.name !== undefined))
   @Transform(trim)
   @IsString({ message: 'name must be a string' })
   @Length(1, 100, { message: 'name must be 1 to 100 characters' })
   name?: string;
 
-  @ValidateIf((o: UpdatePredefinedActionGroupRequest) => o.partial !== true || o.predefined_action_ids !== undefined)
+  /** OnePageCRM's name of `name`. */
+  @ValidateIf((o: UpdatePredefinedActionGroupRequest) => o.text !== undefined)
+  @Transform(trim)
+  @IsString({ message: 'text must be a string' })
+  @Length(1, 100, { message: 'text must be 1 to 100 characters' })
+  text?: string;
+
+  /** OnePageCRM's name of `predefined_action_ids`. */
+  @ValidateIf((o: UpdatePredefinedActionGroupRequest) => o.action_ids !== undefined)
+  @IsArray({ message: 'action_ids must be an array of ids' })
+  @ArrayMinSize(2, { message: 'a group needs at least two predefined actions' })
+  @ArrayMaxSize(100, { message: 'a group holds at most 100 predefined actions' })
+  @IsString({ each: true, message: 'action_ids must hold id strings' })
+  action_ids?: string[];
+
+  @ValidateIf(
+    (o: UpdatePredefinedActionGroupRequest) => o.action_ids === undefined && (o.partial !== true || o.predefined_action_ids !== undefined),
+  )
   @IsArray({ message: 'predefined_action_ids must be an array of ids' })
   @ArrayMinSize(2, { message: 'a group needs at least two predefined actions' })
   @ArrayMaxSize(100, { message: 'a group holds at most 100 predefined actions' })

@@ -14,8 +14,8 @@ export interface PredefinedItemDto {
   price: number;
   /** Order in the account's list (new items go last). */
   position: number;
-  /** The group bundling the item, or null. */
-  item_group_id: string | null;
+  /** The group bundling the item, or '' (never null). */
+  item_group_id: string;
   created_at: string;
   modified_at: string;
 }

@@ -1,4 +1,4 @@
-import type { LetterCounts, TeamCount } from '../bootstrap/summary.dto';
+import type { TeamCount } from '../bootstrap/summary.dto';
 import type { PageInfo } from '../paging/paging.request';
 
 /** The spec's Status (account configuration), with its counts. */
@@ -11,7 +11,8 @@ export type StatusDto = {
   description: string;
   /** `#RRGGBB`. */
   color: string;
-  counts: LetterCounts;
+  /** The caller's own contacts with it. */
+  counts: number;
   total_count: number;
   /** Contacts of this status in the caller's action stream. */
   action_stream_count: number;

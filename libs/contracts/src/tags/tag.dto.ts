@@ -1,8 +1,7 @@
-import type { LetterCounts } from '../bootstrap/summary.dto';
 import type { PageInfo } from '../paging/paging.request';
 
 /** An entry of `tags.tags` or `tags.system_tags`. */
-export type TagSummaryDto = { name: string; counts: LetterCounts; total_count: number; action_stream_count: number };
+export type TagSummaryDto = { name: string; counts: number; total_count: number; action_stream_count: number };
 
 export type TagsSummaryDto = { tags: TagSummaryDto[]; system_tags: TagSummaryDto[] };
 

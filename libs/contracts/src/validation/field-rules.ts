@@ -57,6 +57,18 @@ export function OptionalId(): PropertyDecorator {
   return named((name) => [IsOptional(), Matches(ID_PATTERN, { message: `${name} must be a 24-character hexadecimal id` })]);
 }
 
+/**
+ * An optional reference that answers show as '' when none (decisions.md "OnePageCRM shapes and
+ * the conformance fixture"): '' is taken as null (none), so a client can send back what it read.
+ */
+export function OptionalIdOrEmpty(): PropertyDecorator {
+  return named((name) => [
+    Transform(({ value }: { value: unknown }) => (value === '' ? null : value)),
+    IsOptional(),
+    Matches(ID_PATTERN, { message: `${name} must be a 24-character hexadecimal id` }),
+  ]);
+}
+
 /** Optional boolean; in a query string true/false in any letter case or 1/0. */
 export function OptionalFlag(): PropertyDecorator {
   return named((name) => [IsOptional(), Transform(toBoolean), IsBoolean({ message: `${name} must be true or false (or 1 or 0)` })]);
