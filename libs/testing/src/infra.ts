@@ -28,6 +28,8 @@ export function isReachable(url: string, defaultPort: number, timeoutMs = 1500):
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = new Socket();
+    // A probe never keeps the process alive (jest's main process runs it in the global setup).
+    socket.unref();
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
