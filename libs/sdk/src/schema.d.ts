@@ -2876,7 +2876,7 @@ export interface components {
       custom_field: components['schemas']['FieldIdInput'];
       value: unknown;
     };
-    /** @description The spec's Deal. A won or lost deal also carries `last_stage` (the stage it closed from) and has `stage` null; `previous_pipeline_stages` only with `include_history=true`. */
+    /** @description The spec's Deal. A won or lost deal also carries `last_stage` (the stage it closed from) and has `stage` 0; `previous_pipeline_stages` only with `include_history=true`. */
     DealDto: {
       id: string;
       contact_id: string;

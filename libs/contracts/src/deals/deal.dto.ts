@@ -43,7 +43,7 @@ export interface LinkedContactDto {
 
 /**
  * The spec's Deal. A won or lost deal also carries `last_stage` (the stage it closed from) and has
- * `stage` null; `previous_pipeline_stages` only with `include_history=true`.
+ * `stage` 0; `previous_pipeline_stages` only with `include_history=true`.
  */
 export interface DealDto {
   id: string;

@@ -526,7 +526,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
   },
   DealDto: {
     description:
-      "The spec's Deal. A won or lost deal also carries `last_stage` (the stage it closed from) and has `stage` null; `previous_pipeline_stages` only with `include_history=true`.",
+      "The spec's Deal. A won or lost deal also carries `last_stage` (the stage it closed from) and has `stage` 0; `previous_pipeline_stages` only with `include_history=true`.",
     type: 'object',
     properties: {
       id: { type: 'string' },
