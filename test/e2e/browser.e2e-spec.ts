@@ -1,13 +1,12 @@
 import { createAccount } from '@crm/testing';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './chromium';
 import { setupE2e } from './setup';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The authorization code flow as a person does it: Debian's Chromium driven by playwright-core. */
 describe('login and consent in a real browser (e2e)', () => {
@@ -19,10 +18,6 @@ describe('login and consent in a real browser (e2e)', () => {
   const password = 'browser test password';
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}: install Debian's chromium package (scripts/test.sh does it as root) or set CHROMIUM_PATH`,
-      );
     callbackServer = http.createServer((req, res) => {
       // Only the OAuth callback counts (browsers also ask for /favicon.ico).
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -31,19 +26,7 @@ describe('login and consent in a real browser (e2e)', () => {
     });
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
     redirectUri = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

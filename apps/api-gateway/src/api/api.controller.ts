@@ -6,7 +6,7 @@ import { RateLimiter } from '../limits/rate-limiter';
 import type { ApiRequest } from '../routing/api-route.middleware';
 import { UploadPipeline } from '../uploads/upload-pipeline';
 import { ApiPipeline } from './api-pipeline';
-import { parseIfNoneMatch, replyTag } from './etag';
+import { envelopeJson, parseIfNoneMatch, replyTag } from './etag';
 
 /**
  * Every API v3 route: resolved by ApiRouteMiddleware, authenticated by ApiAuthGuard, then per-user
@@ -50,7 +50,14 @@ export class ApiController {
         ? await this.uploads.run(req.user, req.apiRoute!, req, input, key)
         : await this.pipeline.run(req.user, req.apiRoute!, input, key);
       if (outcome.replayed) res.set('Idempotent-Replayed', 'true');
-      const etag = replyTag(req.method, req.apiRoute!.route.reply, (outcome.body as { data?: unknown } | null)?.data);
+      const body = outcome.body as Record<string, unknown> | null;
+      if (body === null || typeof body !== 'object' || body.data === undefined) {
+        res.status(outcome.status).json(body);
+        return;
+      }
+      // `data` is serialized once: the ETag hashes that text and the body is built around it.
+      const dataJson = JSON.stringify(body.data);
+      const etag = replyTag(req.method, req.apiRoute!.route.reply, body.data, dataJson);
       if (etag !== undefined) {
         const ifNoneMatch = req.method === 'GET' || req.method === 'HEAD' ? req.header('if-none-match') : undefined;
         const notModified = ifNoneMatch !== undefined && noneMatchHolds(parseIfNoneMatch(ifNoneMatch), etag);
@@ -60,7 +67,7 @@ export class ApiController {
           return;
         }
       }
-      res.status(outcome.status).json(outcome.body);
+      res.status(outcome.status).type('application/json').send(envelopeJson(body, dataJson));
     } finally {
       verdict.release();
     }

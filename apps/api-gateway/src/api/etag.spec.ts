@@ -1,5 +1,5 @@
 import type { ApiError } from '@crm/contracts';
-import { acceptIfMatch, parseIfNoneMatch, recordKey, recordVersion, replyTag } from './etag';
+import { acceptIfMatch, envelopeJson, parseIfNoneMatch, recordKey, recordVersion, replyTag } from './etag';
 
 const contact = (modifiedAt: string, name = 'Ann') => ({
   contact: { id: 'c1', first_name: name, modified_at: modifiedAt },
@@ -66,5 +66,16 @@ describe('conditional headers', () => {
     expect(errorOf(() => acceptIfMatch('updateContact', 'abc'))).toMatchObject({ errorName: 'invalid_request_data', http: 400 });
     expect(errorOf(() => parseIfNoneMatch('abc'))).toMatchObject({ errorName: 'invalid_request_data', http: 400 });
     expect(parseIfNoneMatch('"a", W/"b"')).toEqual(['a', 'b']);
+  });
+
+  it('builds the envelope around data serialized once, equal to serializing the whole envelope', () => {
+    const data = { contact: { id: 'c1', name: 'Ann "A" \u2028' }, next_actions: [] };
+    const envelope = { status: 0, message: 'OK', timestamp: 1795705529, data };
+    expect(JSON.parse(envelopeJson(envelope, JSON.stringify(data)))).toEqual(envelope);
+    const withSummary = { ...envelope, contacts_count: { all: [] }, team_stream: null };
+    expect(JSON.parse(envelopeJson(withSummary, JSON.stringify(data)))).toEqual(withSummary);
+    expect(JSON.parse(envelopeJson({ data: [] }, '[]'))).toEqual({ data: [] });
+    // The tag hashes the same text whether or not the caller passes it.
+    expect(replyTag('GET', 'ContactReply', data, JSON.stringify(data))).toBe(replyTag('GET', 'ContactReply', data));
   });
 });

@@ -26,13 +26,21 @@ function versionOf(record: Record<string, unknown>): number | undefined {
   return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
 
-/** The strong ETag of a reply's `data` whose record (if any) has version `version`. */
-export function entityTag(data: unknown, version: number): string {
-  const hash = createHash('sha1')
-    .update(JSON.stringify(data) ?? '')
-    .digest('base64url')
-    .slice(0, 16);
+/** The strong ETag of a reply's `data`, serialized as `dataJson`, whose record (if any) has version `version`. */
+function entityTag(dataJson: string, version: number): string {
+  const hash = createHash('sha1').update(dataJson).digest('base64url').slice(0, 16);
   return `"${version.toString(36)}.${hash}"`;
+}
+
+/**
+ * The JSON text of a success envelope whose `data` is already serialized as `dataJson` (the ETag
+ * hashed that text): `data` is serialized once per reply, not once for the tag and again for the
+ * body.
+ */
+export function envelopeJson(body: Record<string, unknown>, dataJson: string): string {
+  const { data: _data, ...envelope } = body;
+  const head = JSON.stringify(envelope);
+  return head === '{}' ? `{"data":${dataJson}}` : `${head.slice(0, -1)},"data":${dataJson}}`;
 }
 
 /**
@@ -62,10 +70,11 @@ const malformed = (name: string) =>
 
 /**
  * The ETag of a success reply: every GET's, and a write's whose `data` holds one record (a write
- * answering nothing, or many, gets none and is not hashed). `reply` is the route's reply name.
+ * answering nothing, or many, gets none and is not hashed). `reply` is the route's reply name;
+ * `dataJson`, `data` serialized (when the caller has it already).
  */
-export function replyTag(method: string, reply: string, data: unknown): string | undefined {
+export function replyTag(method: string, reply: string, data: unknown, dataJson = JSON.stringify(data) ?? ''): string | undefined {
   const version = recordVersion(data, recordKey(reply));
-  if (method === 'GET' || method === 'HEAD' || version > 0) return entityTag(data, version);
+  if (method === 'GET' || method === 'HEAD' || version > 0) return entityTag(dataJson, version);
   return undefined;
 }

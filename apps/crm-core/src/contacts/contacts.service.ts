@@ -261,13 +261,7 @@ export class ContactsService {
   async closeSalesCycle(caller: Caller, request: CloseSalesCycleRequest): Promise<ContactWrapperDto> {
     return this.dataSource.transaction(async (tx) => {
       const contact = await this.lock(tx, caller, request.contact_id);
-      await this.contacts.setClosedSales(
-        tx,
-        contact.id,
-        closeSalesCycle(contact.closed_sales, caller.user_id, request.comment, new Date()),
-      );
-      await this.writeContactEvent(tx, caller.account_id, contact.id, 'updated');
-      return this.wrapper(tx, caller, contact.id);
+      return this.closeCycle(tx, caller, contact, request.comment);
     });
   }
 
@@ -287,14 +281,20 @@ export class ContactsService {
           contact_status_id: contact.status_id,
           data: { id },
         });
-      await this.contacts.setClosedSales(
-        tx,
-        contact.id,
-        closeSalesCycle(contact.closed_sales, caller.user_id, request.comment, new Date()),
-      );
-      await this.writeContactEvent(tx, caller.account_id, contact.id, 'updated');
-      return this.wrapper(tx, caller, contact.id);
+      return this.closeCycle(tx, caller, contact, request.comment);
     });
+  }
+
+  /** In the caller's transaction, with the contact locked: closes the caller's cycle, emits `updated`, answers the wrapper. */
+  private async closeCycle(
+    tx: Db,
+    caller: Caller,
+    contact: { id: string; closed_sales: Parameters<typeof closeSalesCycle>[0] },
+    comment: CloseSalesCycleRequest['comment'],
+  ): Promise<ContactWrapperDto> {
+    await this.contacts.setClosedSales(tx, contact.id, closeSalesCycle(contact.closed_sales, caller.user_id, comment, new Date()));
+    await this.writeContactEvent(tx, caller.account_id, contact.id, 'updated');
+    return this.wrapper(tx, caller, contact.id);
   }
 
   /** Reopens the caller's sales cycle with the contact; one that is not closed stays as it is. */

@@ -18,7 +18,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ADDRESS_PART_MAX, CompanyAddressInput } from '../addresses/address.requests';
-import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE } from '../paging/paging.request';
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PAGE_MESSAGE, MAX_PER_PAGE, PagingRequest } from '../paging/paging.request';
 import {
   FieldReference,
   OptionalFlag,
@@ -473,23 +473,9 @@ export class TeamStreamRequest extends ListContactsRequest {
 }
 
 /** GET /contacts/filters/{filter_id}: the contacts a saved filter matches, in action stream order. */
-export class ContactsByFilterRequest {
+export class ContactsByFilterRequest extends PagingRequest {
   @IsString()
   filter_id: string;
-
-  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
-  @Transform(toInteger)
-  @IsInt({ message: 'page must be an integer of at least 1' })
-  @Min(1, { message: 'page must be an integer of at least 1' })
-  @Max(MAX_PAGE, { message: MAX_PAGE_MESSAGE })
-  page: number = 1;
-
-  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
-  @Transform(toInteger)
-  @Transform(({ value }) => (typeof value === 'number' && value > MAX_PER_PAGE ? MAX_PER_PAGE : value))
-  @IsInt({ message: 'per_page must be an integer of at least 1' })
-  @Min(1, { message: 'per_page must be an integer of at least 1' })
-  per_page: number = DEFAULT_PER_PAGE;
 }
 
 /** Splits the `ids` of a {@link ContactIdsRequest} into distinct lower-case ids. */
