@@ -51,6 +51,9 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     CRM_NAMESPACE: `bench-${randomBytes(4).toString('hex')}`,
     OPERATOR_TOKEN: randomBytes(32).toString('base64url'),
     API_KEY_PEPPER: randomBytes(32).toString('base64url'),
+    // Signs attachment download URLs and upload forms (required in production).
+    STORAGE_SECRET: randomBytes(32).toString('base64url'),
+    STORAGE_DIR: path.join(os.tmpdir(), `crm-bench-files-${randomBytes(4).toString('hex')}`),
     // The Ed25519 pair that signs NATS requests (raw keys, base64url: the JWK's d and x).
     ...callerKeys(),
     PORT: String(ports.gateway),
