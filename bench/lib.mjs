@@ -2,6 +2,7 @@
 // namespace, NODE_ENV=production) so a running development system is untouched.
 import { spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +52,8 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     CRM_NAMESPACE: `bench-${randomBytes(4).toString('hex')}`,
     OPERATOR_TOKEN: randomBytes(32).toString('base64url'),
     API_KEY_PEPPER: randomBytes(32).toString('base64url'),
+    // Signs attachment URLs and upload policies (production refuses the development default).
+    STORAGE_SECRET: randomBytes(32).toString('base64url'),
     // The Ed25519 pair that signs NATS requests (raw keys, base64url: the JWK's d and x).
     ...callerKeys(),
     PORT: String(ports.gateway),
@@ -115,4 +118,59 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
 function callerKeys() {
   const { d, x } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
   return { CALLER_SIGNING_KEY: d, CALLER_VERIFY_KEYS: x };
+}
+
+/** USER_HZ: the unit of /proc/PID/stat's utime and stime (100 on Linux). */
+const CLOCK_TICKS = 100;
+const SERVICE_APPS = ['api-gateway', 'crm-core', 'auth-server', 'webhook-dispatcher'];
+
+/**
+ * CPU seconds used so far, per process, from /proc (null without /proc): the four services of the
+ * system whose CRM_NAMESPACE is `namespace` (keys api-gateway, crm-core, auth-server,
+ * webhook-dispatcher), the PostgreSQL backends of `database` (postgres) and the server's own
+ * processes (postgres-shared: WAL writer, checkpointer... shared with every database), nats-server
+ * and redis-server (shared with anything else using them), and `pids` (a Map of pid -> key, e.g.
+ * the floors). Returns a Map of pid -> { key, seconds }; {@link cpuUsedPerKey} turns two into usage.
+ */
+export function cpuSnapshot({ namespace, database, pids = new Map() }) {
+  let all;
+  try {
+    all = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  const out = new Map();
+  for (const pid of all) {
+    try {
+      let key = pids.get(Number(pid)) ?? null;
+      if (!key) {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (cmd.startsWith('postgres: ')) {
+          // A backend shows its client's address; another database's backends are not this run's.
+          if (cmd.includes(` ${database} `)) key = 'postgres';
+          else if (!/\(\d+\)|\[local\]/.test(cmd)) key = 'postgres-shared';
+        } else if (/(^|\/)nats-server\0/.test(cmd)) key = 'nats-server';
+        else if (/(^|\/)redis-server[\0 ]/.test(cmd)) key = 'redis-server';
+        else {
+          const app = SERVICE_APPS.find((a) => cmd.includes(`dist/apps/${a}/`));
+          if (app && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`CRM_NAMESPACE=${namespace}`)) key = app;
+        }
+      }
+      if (!key) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, { key, seconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS });
+    } catch {
+      // the process ended meanwhile, or is not ours to read
+    }
+  }
+  return out;
+}
+
+/** CPU seconds each key used between two {@link cpuSnapshot}s (a process that ended meanwhile is not counted). */
+export function cpuUsedPerKey(before, after) {
+  const used = {};
+  if (!before || !after) return used;
+  for (const [pid, { key, seconds }] of after) used[key] = (used[key] ?? 0) + seconds - (before.get(pid)?.seconds ?? 0);
+  return used;
 }

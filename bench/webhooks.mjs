@@ -57,6 +57,8 @@ const env = {
   CRM_NAMESPACE: `benchwh-${randomBytes(4).toString('hex')}`,
   OPERATOR_TOKEN: randomBytes(32).toString('base64url'),
   API_KEY_PEPPER: randomBytes(32).toString('base64url'),
+  // Signs attachment URLs and upload policies (production refuses the development default).
+  STORAGE_SECRET: randomBytes(32).toString('base64url'),
   // The Ed25519 pair that signs NATS requests (raw keys, base64url: the JWK's d and x).
   ...callerKeys(),
   AUTH_ISSUER: `http://127.0.0.1:${ports.auth}`,
