@@ -33,6 +33,7 @@ const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.P
 const OUTBOX_CHANNEL = 'crm_outbox';
 const CONTACT_PATH = /^\/contacts\/([0-9a-f]{24})$/;
 
+/** The API's envelope around `data` already serialized (spliced in, as the gateway builds its replies). */
 const envelope = (dataJson) => `{"status":0,"message":"OK","timestamp":${Math.floor(Date.now() / 1000)},"data":${dataJson}}`;
 const reply = (res, status, body = '{}') => res.writeHead(status, { 'content-type': 'application/json' }).end(body);
 /** An objectid-like id (4-byte seconds + 8 random bytes, hex), as crm-core's newId makes them. */

@@ -174,7 +174,8 @@ async function main() {
 
     // The chain floor's credential: the account's own API key, as HMAC-SHA256 under a pepper of this run.
     const pepper = randomBytes(32).toString('base64url');
-    await redis.set(`${credentialPrefix}${userId}`, createHmac('sha256', pepper).update(account.user.api_key).digest());
+    // Expires on its own should the run die before removing it.
+    await redis.set(`${credentialPrefix}${userId}`, createHmac('sha256', pepper).update(account.user.api_key).digest(), 'EX', 86_400);
     const floorEnv = {
       DATABASE_URL: dbUrl,
       FLOOR_SUBJECT: `bench-floor-${randomBytes(4).toString('hex')}`,
@@ -292,8 +293,12 @@ async function main() {
       for (const s of scenarios) {
         const r = await run(s, SECONDS, measuredProcesses);
         results.get(s.key).push(r);
+        const cpu = Object.entries(r.cpuSeconds)
+          .filter(([, seconds]) => (seconds * 1000) / r.requests >= 0.05)
+          .map(([key, seconds]) => `${key} ${((seconds * 1000) / r.requests).toFixed(2)}`)
+          .join(', ');
         log(
-          `round ${round}, ${s.name} @${s.connections}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, statuses ${JSON.stringify(r.statuses)}, load ${r.loadBefore[0].toFixed(2)} -> ${r.loadAfter[0].toFixed(2)}`,
+          `round ${round}, ${s.name} @${s.connections}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, statuses ${JSON.stringify(r.statuses)}, load ${r.loadBefore[0].toFixed(2)} -> ${r.loadAfter[0].toFixed(2)}; CPU ms/request: ${cpu}`,
         );
       }
     }
