@@ -76,10 +76,22 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     const result = spawnSync(cmd, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed (exit ${result.status}): ${result.stdout}`);
   };
+  const dropDatabase = async () => {
+    const admin = new pg.Client({ connectionString: baseDb.replace(/\/[^/]*$/, '/postgres') });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
+    await admin.end();
+  };
   log('building');
   run('npm', ['run', 'build', '--silent']);
   log(`migrating a fresh database ${dbUrl.pathname.slice(1)}`);
-  for (const app of ['auth-server', 'crm-core', 'webhook-dispatcher']) run(node, [`dist/apps/${app}/src/main.js`, 'migrate']);
+  try {
+    for (const app of ['auth-server', 'crm-core', 'webhook-dispatcher']) run(node, [`dist/apps/${app}/src/main.js`, 'migrate']);
+  } catch (error) {
+    // A failed migration leaves a database behind (the first one creates it).
+    await dropDatabase().catch(() => undefined);
+    throw error;
+  }
   log('starting the four services');
   const services = spawn(node, ['tools/dev-run.mjs'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   const urls = {
@@ -93,10 +105,7 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
   const stop = async () => {
     process.kill(-services.pid, 'SIGTERM');
     await new Promise((r) => services.once('exit', r));
-    const admin = new pg.Client({ connectionString: baseDb.replace(/\/[^/]*$/, '/postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
-    await admin.end();
+    await dropDatabase();
   };
   try {
     await Promise.all(Object.values(urls).map((u) => waitReady(`${u}/readyz`)));
