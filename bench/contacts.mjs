@@ -4,7 +4,7 @@
 // crm-core's contact-columns), then driven through the gateway's full production chain (HTTP
 // Basic authentication, per-user limits, validation, NATS, crm-core, PostgreSQL; no caching):
 //
-//   - GET /contacts/{id} at 32 clients, against the floor (bench/contacts-floor.mjs: node:http and
+//   - GET /contacts/{id} at 32 clients, against the raw floor (bench/floors.mjs raw: node:http and
 //     one pg query by primary key on the same table) at 32 clients;
 //   - GET /contacts?per_page=100 and GET /contacts?search=... at 16 clients;
 //   - a whole cascade walk (500 batches of 100) following next_set_url, time per batch;
@@ -17,13 +17,13 @@
 //   npm run bench:contacts [-- --seconds 10 --contacts 50000 --scale-contacts 20000]
 //   npm run bench:contacts -- --only scale [--scale-contacts 20000 --seconds 10]
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import pg from 'pg';
-import { machineDescription, node, parseArgs, root, startSystem, waitReady } from './lib.mjs';
+import { cpuSnapshot, cpuUsedPerKey, machineDescription, node, parseArgs, root, startSystem, waitReady } from './lib.mjs';
+import { contactColumns, FIRST, insertContacts, objectId, rng, seedContacts, word } from './seed.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const SECONDS = Number(args.seconds ?? 10);
@@ -74,39 +74,8 @@ function send(method, url, headers, body) {
   });
 }
 
-/**
- * CPU seconds used so far by this run's gateway and crm-core (told apart from other systems on
- * the machine by their CRM_NAMESPACE) and by the PostgreSQL backends of this run's database, from
- * /proc: a cost per request that does not depend on how busy the machine is. Null without /proc.
- */
+/** This run's namespace and database, for lib.mjs cpuSnapshot (CPU per request per process, from /proc). */
 const measured = { namespace: '', database: '' };
-function cpuSnapshot() {
-  const out = new Map();
-  let pids = [];
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return null;
-  }
-  for (const pid of pids) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      let key = null;
-      if (cmd.startsWith('postgres: ') && cmd.includes(` ${measured.database} `)) key = 'postgres';
-      else if (cmd.includes('dist/apps/api-gateway/') || cmd.includes('dist/apps/crm-core/')) {
-        if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`CRM_NAMESPACE=${measured.namespace}`)) continue;
-        key = cmd.includes('api-gateway') ? 'gateway' : 'core';
-      }
-      if (!key) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(pid, { key, seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
-    } catch {
-      // the process ended meanwhile, or is not ours to read
-    }
-  }
-  return out;
-}
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -118,7 +87,7 @@ async function load(name, makeRequest, { seconds = SECONDS, connections }) {
   const statuses = new Map();
   const until = Date.now() + seconds * 1000;
   const started = process.hrtime.bigint();
-  const cpuBefore = cpuSnapshot();
+  const cpuBefore = cpuSnapshot(measured);
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (Date.now() < until) {
@@ -130,15 +99,10 @@ async function load(name, makeRequest, { seconds = SECONDS, connections }) {
     }),
   );
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-  const cpuAfter = cpuSnapshot();
+  const used = cpuUsedPerKey(cpuBefore, cpuSnapshot(measured));
   latencies.sort((a, b) => a - b);
-  // Per process: what it used during the scenario (a process that ended meanwhile is not counted).
-  const used = (key) =>
-    [...cpuAfter.entries()]
-      .filter(([, v]) => v.key === key)
-      .reduce((sum, [pid, v]) => sum + v.seconds - (cpuBefore.get(pid)?.seconds ?? 0), 0);
-  const perRequest = (key) => (cpuBefore && cpuAfter ? ((used(key) * 1000) / latencies.length).toFixed(2) : 'n/a');
-  const cpu = { gateway: perRequest('gateway'), core: perRequest('core'), postgres: perRequest('postgres') };
+  const perRequest = (key) => (cpuBefore ? (((used[key] ?? 0) * 1000) / latencies.length).toFixed(2) : 'n/a');
+  const cpu = { gateway: perRequest('api-gateway'), core: perRequest('crm-core'), postgres: perRequest('postgres') };
   const row = {
     name,
     connections,
@@ -153,171 +117,6 @@ async function load(name, makeRequest, { seconds = SECONDS, connections }) {
     `${name} @${connections}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, statuses ${JSON.stringify(row.statuses)}, CPU ms/request ${JSON.stringify(cpu)}`,
   );
   return row;
-}
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run seeds the same data. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const SYLLABLES = [
-  'ka',
-  'lo',
-  'mi',
-  'ra',
-  'ten',
-  'vo',
-  'sa',
-  'ber',
-  'dan',
-  'el',
-  'fi',
-  'gor',
-  'ha',
-  'is',
-  'jo',
-  'ku',
-  'lin',
-  'mar',
-  'no',
-  'pe',
-  'qui',
-  'ros',
-  'sti',
-  'tu',
-  'ul',
-  'ver',
-  'wen',
-  'xa',
-  'yor',
-  'zed',
-];
-const FIRST = [
-  'Ada',
-  'Ben',
-  'Cleo',
-  'Dan',
-  'Eve',
-  'Finn',
-  'Gia',
-  'Hugo',
-  'Ivy',
-  'Jon',
-  'Kai',
-  'Lea',
-  'Max',
-  'Nia',
-  'Oto',
-  'Pia',
-  'Quin',
-  'Rosa',
-  'Sam',
-  'Tea',
-  'Uma',
-  'Vik',
-  'Wes',
-  'Xia',
-  'Yan',
-  'Zoe',
-];
-
-function word(random, parts) {
-  let w = '';
-  for (let i = 0; i < parts; i += 1) w += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
-  return w.charAt(0).toUpperCase() + w.slice(1);
-}
-
-/** Objectid-like ids: 4-byte seconds + 8 random bytes, hex. */
-function objectId(random, seconds) {
-  let hex = seconds.toString(16).padStart(8, '0');
-  for (let i = 0; i < 16; i += 1) hex += Math.floor(random() * 16).toString(16);
-  return hex;
-}
-
-/** One batch of contacts in one INSERT (unnest of arrays); the derived columns come computed. */
-async function insertContacts(db, accountId, ownerId, statusId, rows) {
-  await db.query(
-    `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, first_name, last_name, company_id, company_name, phones, emails, sort_name, letter, search_text, created_at, modified_at)
-     SELECT v.id, $1, $2, $3, v.f, v.l, v.cid, v.cname, v.ph::jsonb, v.em::jsonb, v.s, v.le, v.t, v.ca::timestamptz, v.ca::timestamptz
-     FROM unnest($4::varchar[], $5::varchar[], $6::varchar[], $7::varchar[], $8::varchar[], $9::text[], $10::text[], $11::varchar[], $12::varchar[], $13::text[], $14::text[]) AS v(id, f, l, cid, cname, ph, em, s, le, t, ca)`,
-    [
-      accountId,
-      ownerId,
-      statusId,
-      rows.map((r) => r.id),
-      rows.map((r) => r.first),
-      rows.map((r) => r.last),
-      rows.map((r) => r.company?.id ?? null),
-      rows.map((r) => r.company?.name ?? ''),
-      rows.map((r) => JSON.stringify(r.phones)),
-      rows.map((r) => JSON.stringify(r.emails)),
-      rows.map((r) => r.sortName),
-      rows.map((r) => r.letter),
-      rows.map((r) => r.search),
-      rows.map((r) => r.created),
-    ],
-  );
-}
-
-async function seed(dbUrl, accountId, ownerId, columns) {
-  const random = rng(42);
-  const db = new pg.Client({ connectionString: dbUrl });
-  await db.connect();
-  try {
-    const [{ id: statusId }] = (await db.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND is_lead', [accountId])).rows;
-    const now = Math.floor(Date.now() / 1000);
-    const companies = Array.from({ length: Math.floor(CONTACTS / 10) }, (_, i) => ({
-      id: objectId(random, now - 86_400 * 30),
-      name: `${word(random, 2)} ${['Ltd', 'Inc', 'GmbH', 'Group', 'Labs'][i % 5]} ${i}`,
-    }));
-    await db.query(
-      'INSERT INTO crm.companies (id, account_id, name) SELECT id, $1, name FROM unnest($2::varchar[], $3::varchar[]) AS v(id, name)',
-      [accountId, companies.map((c) => c.id), companies.map((c) => c.name)],
-    );
-    const lastNames = [];
-    const BATCH = 2500;
-    for (let start = 0; start < CONTACTS; start += BATCH) {
-      const rows = [];
-      for (let i = start; i < Math.min(CONTACTS, start + BATCH); i += 1) {
-        const first = FIRST[Math.floor(random() * FIRST.length)];
-        const last = word(random, 2 + Math.floor(random() * 2));
-        lastNames.push(last);
-        const company = random() < 0.4 ? companies[Math.floor(random() * companies.length)] : null;
-        const phones = [
-          { type: 'work', value: `+1 (${200 + Math.floor(random() * 800)}) ${String(Math.floor(random() * 1e7)).padStart(7, '0')}` },
-        ];
-        const emails = [{ type: 'work', value: `${first.toLowerCase()}.${last.toLowerCase()}${i}@example.test` }];
-        const parts = { first_name: first, last_name: last, company_name: company?.name ?? '', phones, emails, urls: [] };
-        const sortName = columns.sortNameOf(parts);
-        rows.push({
-          id: objectId(random, now - 86_400 * 30 + i),
-          first,
-          last,
-          company,
-          phones,
-          emails,
-          sortName,
-          letter: columns.letterOf(sortName),
-          search: columns.searchTextOf(parts),
-          created: new Date((now - 86_400 * 30 + i) * 1000).toISOString(),
-        });
-      }
-      await insertContacts(db, accountId, ownerId, statusId, rows);
-    }
-    await db.query('VACUUM ANALYZE crm.contacts');
-    await db.query('VACUUM ANALYZE crm.companies');
-    const ids = (await db.query('SELECT id FROM crm.contacts WHERE account_id = $1', [accountId])).rows.map((r) => r.id);
-    return { ids, lastNames };
-  } finally {
-    await db.end();
-  }
 }
 
 /**
@@ -593,7 +392,7 @@ async function main() {
     const accountId = account.account.id;
     const userId = account.user.id;
     const basic = { authorization: `Basic ${Buffer.from(`${userId}:${account.user.api_key}`).toString('base64')}` };
-    const columns = createRequire(import.meta.url)(path.join(root, 'dist/apps/crm-core/src/contacts/contact-columns.js'));
+    const columns = contactColumns();
     const scale = () => scaleScenario({ api: `${gateway}/api/v3`, basic, dbUrl: system.env.DATABASE_URL, accountId, userId, columns });
 
     if (ONLY === 'scale') {
@@ -614,10 +413,10 @@ async function main() {
 
     log(`seeding ${CONTACTS} contacts with SQL`);
     const seedStart = Date.now();
-    const { ids, lastNames } = await seed(system.env.DATABASE_URL, accountId, userId, columns);
+    const { ids, lastNames } = await seedContacts(system.env.DATABASE_URL, accountId, userId, columns, CONTACTS);
     log(`seeded ${ids.length} contacts in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
 
-    floor = spawn(node, [path.join(root, 'bench/contacts-floor.mjs')], {
+    floor = spawn(node, [path.join(root, 'bench/floors.mjs'), 'raw'], {
       env: { ...process.env, DATABASE_URL: system.env.DATABASE_URL, PORT: String(FLOOR_PORT) },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

@@ -2,6 +2,7 @@
 // namespace, NODE_ENV=production) so a running development system is untouched.
 import { spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,10 +77,22 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     const result = spawnSync(cmd, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed (exit ${result.status}): ${result.stdout}`);
   };
+  const dropDatabase = async () => {
+    const admin = new pg.Client({ connectionString: baseDb.replace(/\/[^/]*$/, '/postgres') });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
+    await admin.end();
+  };
   log('building');
   run('npm', ['run', 'build', '--silent']);
   log(`migrating a fresh database ${dbUrl.pathname.slice(1)}`);
-  for (const app of ['auth-server', 'crm-core', 'webhook-dispatcher']) run(node, [`dist/apps/${app}/src/main.js`, 'migrate']);
+  try {
+    for (const app of ['auth-server', 'crm-core', 'webhook-dispatcher']) run(node, [`dist/apps/${app}/src/main.js`, 'migrate']);
+  } catch (error) {
+    // A failed migration leaves a database behind (the first one creates it).
+    await dropDatabase().catch(() => undefined);
+    throw error;
+  }
   log('starting the four services');
   const services = spawn(node, ['tools/dev-run.mjs'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   const urls = {
@@ -93,10 +106,7 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
   const stop = async () => {
     process.kill(-services.pid, 'SIGTERM');
     await new Promise((r) => services.once('exit', r));
-    const admin = new pg.Client({ connectionString: baseDb.replace(/\/[^/]*$/, '/postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
-    await admin.end();
+    await dropDatabase();
   };
   try {
     await Promise.all(Object.values(urls).map((u) => waitReady(`${u}/readyz`)));
@@ -118,4 +128,59 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
 function callerKeys() {
   const { d, x } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
   return { CALLER_SIGNING_KEY: d, CALLER_VERIFY_KEYS: x };
+}
+
+/** USER_HZ: the unit of /proc/PID/stat's utime and stime (100 on Linux). */
+const CLOCK_TICKS = 100;
+const SERVICE_APPS = ['api-gateway', 'crm-core', 'auth-server', 'webhook-dispatcher'];
+
+/**
+ * CPU seconds used so far, per process, from /proc (null without /proc): the four services of the
+ * system whose CRM_NAMESPACE is `namespace` (keys api-gateway, crm-core, auth-server,
+ * webhook-dispatcher), the PostgreSQL backends of `database` (postgres) and the server's own
+ * processes (postgres-shared: WAL writer, checkpointer... shared with every database), nats-server
+ * and redis-server (shared with anything else using them), and `pids` (a Map of pid -> key, e.g.
+ * the floors). Returns a Map of pid -> { key, seconds }; {@link cpuUsedPerKey} turns two into usage.
+ */
+export function cpuSnapshot({ namespace, database, pids = new Map() }) {
+  let all;
+  try {
+    all = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  const out = new Map();
+  for (const pid of all) {
+    try {
+      let key = pids.get(Number(pid)) ?? null;
+      if (!key) {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (cmd.startsWith('postgres: ')) {
+          // A backend shows its client's address; another database's backends are not this run's.
+          if (cmd.includes(` ${database} `)) key = 'postgres';
+          else if (!/\(\d+\)|\[local\]/.test(cmd)) key = 'postgres-shared';
+        } else if (/(^|\/)nats-server\0/.test(cmd)) key = 'nats-server';
+        else if (/(^|\/)redis-server[\0 ]/.test(cmd)) key = 'redis-server';
+        else {
+          const app = SERVICE_APPS.find((a) => cmd.includes(`dist/apps/${a}/`));
+          if (app && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`CRM_NAMESPACE=${namespace}`)) key = app;
+        }
+      }
+      if (!key) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, { key, seconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS });
+    } catch {
+      // the process ended meanwhile, or is not ours to read
+    }
+  }
+  return out;
+}
+
+/** CPU seconds each key used between two {@link cpuSnapshot}s (a process that ended meanwhile is not counted). */
+export function cpuUsedPerKey(before, after) {
+  const used = {};
+  if (!before || !after) return used;
+  for (const [pid, { key, seconds }] of after) used[key] = (used[key] ?? 0) + seconds - (before.get(pid)?.seconds ?? 0);
+  return used;
 }

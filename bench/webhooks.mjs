@@ -11,9 +11,15 @@
 //     exactly as crm-core's writeEvent does (row + NOTIFY in the write's transaction), from the
 //     COMMIT's acknowledgement to the receiver's 2xx; then the same with a dispatcher killed
 //     mid-run; and, when the contacts endpoints exist, POST /contacts at the same rate through
-//     the gateway (from the API's 201, which follows the commit, to the receiver's 2xx).
+//     the gateway (from the API's 201, which follows the commit, to the receiver's 2xx);
+//  4. api-notes (issue 17): POST /notes through the gateway open loop at --rate (500/s) for
+//     --seconds (20), rate limits raised; every note's webhook must reach the receiver with a valid
+//     signature: statuses, lost (201'd notes whose event did not arrive within --grace seconds,
+//     default 30), bad signatures, duplicates, and API 201 -> receiver 2xx p50/p99 against the
+//     targets (p50 < 10 ms, p99 < 100 ms).
 //
-//   npm run bench:webhooks [-- --events 50000 --rate 500 --seconds 20]
+//   npm run bench:webhooks [-- --events 50000 --rate 500 --seconds 20 --grace 30 --port-base 3500]
+//   npm run bench:webhooks -- --only api-notes      (one or more scenarios: drain,kill,hang,latency,latency-kill,api,api-notes)
 //
 // With --chaos, the chaos soak instead (bench/chaos.mjs: 100,000 events through the API while the
 // dispatcher is SIGKILLed and private PostgreSQL and NATS servers are restarted; a report in
@@ -38,12 +44,20 @@ const SECONDS = Number(args.seconds ?? 20);
 /** POST /contacts per second in the API latency runs: the issue's 500, and one the API sustains on this machine. */
 const API_RATES = (args['api-rates'] ?? `${RATE},100`).split(',').map(Number);
 const HANG_EVENTS = Number(args['hang-events'] ?? 15_000);
-const SCENARIOS = (args.scenarios ?? 'drain,kill,hang,latency,latency-kill,api').split(',');
+/** `--only api-notes` (or `--scenarios`, its older name) runs some of the scenarios. */
+const SCENARIOS = (args.only ?? args.scenarios ?? 'drain,kill,hang,latency,latency-kill,api,api-notes').split(',');
+/** Seconds a 201'd note's event may take to reach the receiver before it counts as lost. */
+const GRACE_SECONDS = Number(args.grace ?? 30);
+/** Targets of issue 17 for API 201 -> receiver 2xx. */
+const TARGET_P50_MS = 10;
+const TARGET_P99_MS = 100;
 const log = (msg) => console.log(`[bench:webhooks] ${msg}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
 
-const ports = { gateway: 3500, auth: 3501, core: 3502, dispatchers: [3503, 3504] };
+/** Five ports from --port-base (3500): gateway, auth-server, crm-core, two dispatchers (the operator API on auth + 100). */
+const PORT_BASE = Number(args['port-base'] ?? 3500);
+const ports = { gateway: PORT_BASE, auth: PORT_BASE + 1, core: PORT_BASE + 2, dispatchers: [PORT_BASE + 3, PORT_BASE + 4] };
 
 // ---------------------------------------------------------------- the system, process by process
 const baseDb = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/crm';
@@ -531,6 +545,80 @@ async function latencyApi(receivers, API_RATE) {
   return row;
 }
 
+/**
+ * Issue 17 item 4: POST /notes through the gateway open loop at RATE/s for SECONDS, each note's
+ * `note` webhook verified by the receiver; waits up to GRACE_SECONDS for the events of the 201'd
+ * notes. The first 2 s (when the run is longer than 4 s) warm the pools and are left out of the latencies.
+ */
+async function apiNotes(receivers) {
+  const target = await callApi('POST', '/contacts', { last_name: 'Notes target' });
+  if (target.status !== 201) throw new Error(`POST /contacts: ${target.status} ${JSON.stringify(target.body)}`);
+  const contactId = target.body.data.contact.id;
+  const d = await startDispatcher(0);
+  const hook = await registerWebhook(receivers, '/api-notes', ['note']);
+  const responses = new Map();
+  const arrivals = new Map();
+  hook.receiver.onFirst = (id, body) => arrivals.set(JSON.parse(body).data.note.id, now());
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  const auth = `Basic ${Buffer.from(`${admin.user.id}:${admin.user.api_key}`).toString('base64')}`;
+  const statuses = {};
+  const count = (status) => (statuses[status] = (statuses[status] ?? 0) + 1);
+  log(`api-notes: POST /notes at ${RATE}/s for ${SECONDS} s`);
+  const late = await openLoop(
+    (i) =>
+      new Promise((resolve) => {
+        const sent = now();
+        const req = http.request(
+          `${gateway}/notes`,
+          { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json' } },
+          (res) => {
+            const chunks = [];
+            res.on('data', (c) => chunks.push(c));
+            res.on('end', () => {
+              count(res.statusCode);
+              if (res.statusCode === 201)
+                responses.set(JSON.parse(Buffer.concat(chunks).toString()).data.note.id, { sent, answered: now(), i });
+              resolve();
+            });
+          },
+        );
+        req.on('error', () => (count('error'), resolve()));
+        req.end(JSON.stringify({ contact_id: contactId, text: `Open loop note ${i}` }));
+      }),
+    SECONDS,
+  );
+  const delivered = () => [...responses.keys()].every((id) => arrivals.has(id));
+  await waitFor(`every 201'd note delivered within ${GRACE_SECONDS} s`, delivered, GRACE_SECONDS * 1000).catch((e) => log(e.message));
+  const lost = [...responses.keys()].filter((id) => !arrivals.has(id)).length;
+  const warm = SECONDS > 4 ? RATE * 2 : 0;
+  const kept = [...responses].filter(([id, r]) => r.i >= warm && arrivals.has(id));
+  const fromAnswer = percentiles(kept.map(([id, r]) => Math.max(0, arrivals.get(id) - r.answered)));
+  const api = percentiles([...responses.values()].filter((r) => r.i >= warm).map((r) => r.answered - r.sent));
+  agent.destroy();
+  await hook.off();
+  await d.stop();
+  const requests = RATE * SECONDS;
+  const row = {
+    rate: RATE,
+    seconds: SECONDS,
+    requests,
+    created: responses.size,
+    statuses,
+    late,
+    lost,
+    badSignatures: hook.receiver.badSignatures,
+    duplicates: hook.receiver.duplicates,
+    fromAnswer,
+    api,
+  };
+  row.met =
+    row.created === requests && lost === 0 && row.badSignatures === 0 && fromAnswer.p50 < TARGET_P50_MS && fromAnswer.p99 < TARGET_P99_MS;
+  log(
+    `api-notes: ${row.created}/${requests} notes 201, statuses ${JSON.stringify(statuses)}, ${lost} lost, ${row.badSignatures} bad signatures, ${row.duplicates} duplicates; 201 -> 2xx p50 ${fromAnswer.p50?.toFixed(1)} ms p99 ${fromAnswer.p99?.toFixed(1)} ms (targets < ${TARGET_P50_MS} / < ${TARGET_P99_MS}) — ${row.met ? 'met' : 'NOT met'}`,
+  );
+  return row;
+}
+
 // ---------------------------------------------------------------- main
 const loadAtStart = os.loadavg()[0];
 async function main() {
@@ -569,7 +657,7 @@ async function main() {
   ).json();
   const receivers = await startReceivers();
 
-  const report = { drain: [], hang: [], latency: [], api: [] };
+  const report = { drain: [], hang: [], latency: [], api: [], apiNotes: null };
   // Every scenario starts with one dispatcher running (registrations live in the dispatcher) and stops its dispatchers at the end.
   const run = (name) => SCENARIOS.includes(name);
   let running = dispatcher;
@@ -587,6 +675,7 @@ async function main() {
   if (run('latency')) report.latency.push(await latencyOutbox(receivers, { kill: false }));
   if (run('latency-kill')) report.latency.push(await latencyOutbox(receivers, { kill: true }));
   if (run('api')) for (const rate of API_RATES) report.api.push(await latencyApi(receivers, rate));
+  if (run('api-notes')) report.apiNotes = await apiNotes(receivers);
 
   writeReport(report);
   await receivers.close();
@@ -595,7 +684,7 @@ async function main() {
 
 function writeReport(report) {
   const date = new Date().toISOString().slice(0, 10);
-  const ms = (v) => v.toFixed(1);
+  const ms = (v) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
   const [base, hung] = report.hang;
   const cost = base && hung ? ((1 - hung.windowPerSecond / base.windowPerSecond) * 100).toFixed(1) : 'n/a';
   const costWhole = base && hung ? ((1 - hung.healthyPerSecond / base.healthyPerSecond) * 100).toFixed(1) : 'n/a';
@@ -604,46 +693,55 @@ function writeReport(report) {
     '',
     `Machine: ${machineDescription()}; 1-minute load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (the machine is shared: other work ran meanwhile). Everything on this machine: PostgreSQL 15, NATS (JetStream, file storage), the four services from a fresh build with NODE_ENV=production and LOG_LEVEL=warn, the receivers (one keep-alive HTTP server verifying every signature with the standardwebhooks package) and this driver. One crm-core; one webhook-dispatcher unless stated; default settings (WEBHOOK_RECEIVER_CONCURRENCY 32, timeout 10 s). Deal events of about 700 bytes.`,
     '',
-    '## Drain: events already in the stream',
-    '',
-    `Each run: a webhook registered, the dispatchers stopped, ${EVENTS} events committed to crm.outbox (writeEvent semantics) and relayed to JetStream by crm-core, then the dispatcher(s) started; deliveries per second from the first to the last verified delivery (and from the dispatcher's start).`,
-    '',
-    '| scenario | events | deliveries/s | from start /s | duplicates | bad signatures | outbox -> stream /s | mean attempt ms | CPU s: dispatcher / PostgreSQL / NATS / driver |',
-    '|---|---|---|---|---|---|---|---|---|',
-    ...report.drain.map(
-      (r) =>
-        `| ${r.scenario} | ${r.events} | ${r.perSecond} | ${r.fromStart} | ${r.duplicates} | ${r.badSignatures} | ${r.relayPerSecond} | ${r.attemptMs.toFixed(1)} | ${[r.cpu.dispatcher, r.cpu.postgres, r.cpu.nats, r.cpu.driver].map((v) => v.toFixed(1)).join(' / ')} |`,
-    ),
-    '',
-    "CPU seconds are those used during the drain (a killed dispatcher's are not counted; NATS is the shared server).",
-    '',
-    '## A hanging receiver',
-    '',
-    `${HANG_EVENTS} events in the stream, four webhooks of the account (so ${HANG_EVENTS * 4} deliveries); throughput of the three healthy receivers, with the fourth answering normally, then with it not answering at all for 10 s (from the first delivery).`,
-    '',
-    '| scenario | healthy deliveries/s in the first 10 s | to the fourth in those 10 s | healthy deliveries | seconds to drain them | healthy deliveries/s over the drain |',
-    '|---|---|---|---|---|---|',
-    ...report.hang.map(
-      (r) =>
-        `| ${r.scenario} | ${r.windowPerSecond} | ${r.stuckInWindow} | ${r.healthyDeliveries} | ${r.seconds.toFixed(1)} | ${r.healthyPerSecond} |`,
-    ),
-    '',
-    Number(cost) > 0
-      ? `Cost of the hanging receiver to the healthy ones while it hangs: ${cost}% of their throughput (${costWhole}% over the whole drain, which includes the fourth receiver catching up on its backlog once it answers again, on the same two cores).`
-      : `Cost of the hanging receiver to the healthy ones while it hangs: none — they delivered ${(-Number(cost)).toFixed(1)}% more per second than with the fourth receiver answering (whose deliveries then share the two cores); ${Number(costWhole) > 0 ? `${costWhole}% less` : `${(-Number(costWhole)).toFixed(1)}% more`} over the whole drain, which includes its catching up once it answers again.`,
-    '',
-    '## Latency at a fixed arrival rate (open loop)',
-    '',
-    `${RATE} events/s for ${SECONDS} s (the first 2 s not counted), each its own transaction (one statement: the outbox row and its NOTIFY, as crm-core's writeEvent writes them) on a pool of 24 connections; latency from the commit's acknowledgement to the receiver's 2xx (same clock). The legs are p50s: commit -> stored in JetStream (outbox relay), -> stored as a delivery (dispatcher), -> receiver's 2xx. "late" counts writes the driver started more than one interval late.`,
-    '',
-    '| scenario | n | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | late | duplicates | legs (relay / ingest / send) ms |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-    ...report.latency.map(
-      (r) =>
-        `| ${r.scenario} | ${r.n} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${r.late} | ${r.duplicates} | ${ms(r.breakdown.relay)} / ${ms(r.breakdown.ingest)} / ${ms(r.breakdown.send)} |`,
-    ),
-    '',
   ];
+  if (report.drain.length > 0)
+    lines.push(
+      '## Drain: events already in the stream',
+      '',
+      `Each run: a webhook registered, the dispatchers stopped, ${EVENTS} events committed to crm.outbox (writeEvent semantics) and relayed to JetStream by crm-core, then the dispatcher(s) started; deliveries per second from the first to the last verified delivery (and from the dispatcher's start).`,
+      '',
+      '| scenario | events | deliveries/s | from start /s | duplicates | bad signatures | outbox -> stream /s | mean attempt ms | CPU s: dispatcher / PostgreSQL / NATS / driver |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...report.drain.map(
+        (r) =>
+          `| ${r.scenario} | ${r.events} | ${r.perSecond} | ${r.fromStart} | ${r.duplicates} | ${r.badSignatures} | ${r.relayPerSecond} | ${r.attemptMs.toFixed(1)} | ${[r.cpu.dispatcher, r.cpu.postgres, r.cpu.nats, r.cpu.driver].map((v) => v.toFixed(1)).join(' / ')} |`,
+      ),
+      '',
+      "CPU seconds are those used during the drain (a killed dispatcher's are not counted; NATS is the shared server).",
+      '',
+    );
+  if (report.hang.length > 0)
+    lines.push(
+      '## A hanging receiver',
+      '',
+      `${HANG_EVENTS} events in the stream, four webhooks of the account (so ${HANG_EVENTS * 4} deliveries); throughput of the three healthy receivers, with the fourth answering normally, then with it not answering at all for 10 s (from the first delivery).`,
+      '',
+      '| scenario | healthy deliveries/s in the first 10 s | to the fourth in those 10 s | healthy deliveries | seconds to drain them | healthy deliveries/s over the drain |',
+      '|---|---|---|---|---|---|',
+      ...report.hang.map(
+        (r) =>
+          `| ${r.scenario} | ${r.windowPerSecond} | ${r.stuckInWindow} | ${r.healthyDeliveries} | ${r.seconds.toFixed(1)} | ${r.healthyPerSecond} |`,
+      ),
+      '',
+      Number(cost) > 0
+        ? `Cost of the hanging receiver to the healthy ones while it hangs: ${cost}% of their throughput (${costWhole}% over the whole drain, which includes the fourth receiver catching up on its backlog once it answers again, on the same two cores).`
+        : `Cost of the hanging receiver to the healthy ones while it hangs: none — they delivered ${(-Number(cost)).toFixed(1)}% more per second than with the fourth receiver answering (whose deliveries then share the two cores); ${Number(costWhole) > 0 ? `${costWhole}% less` : `${(-Number(costWhole)).toFixed(1)}% more`} over the whole drain, which includes its catching up once it answers again.`,
+      '',
+    );
+  if (report.latency.length > 0 || report.api.length > 0)
+    lines.push(
+      '## Latency at a fixed arrival rate (open loop)',
+      '',
+      `${RATE} events/s for ${SECONDS} s (the first 2 s not counted), each its own transaction (one statement: the outbox row and its NOTIFY, as crm-core's writeEvent writes them) on a pool of 24 connections; latency from the commit's acknowledgement to the receiver's 2xx (same clock). The legs are p50s: commit -> stored in JetStream (outbox relay), -> stored as a delivery (dispatcher), -> receiver's 2xx. "late" counts writes the driver started more than one interval late.`,
+      '',
+      '| scenario | n | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | late | duplicates | legs (relay / ingest / send) ms |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...report.latency.map(
+        (r) =>
+          `| ${r.scenario} | ${r.n} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${r.late} | ${r.duplicates} | ${ms(r.breakdown.relay)} / ${ms(r.breakdown.ingest)} / ${ms(r.breakdown.send)} |`,
+      ),
+      '',
+    );
   if (report.api.length > 0) {
     lines.push(
       `Through the API: POST /contacts at a fixed rate for ${SECONDS} s (HTTP Basic, the full gateway chain, one crm-core). The commit happens before the 201, so "201 -> 2xx" is at most the commit-to-2xx latency. When the rate is above what the API sustains on this machine, requests queue and every figure grows with the queue.`,
@@ -661,6 +759,21 @@ function writeReport(report) {
       );
     }
     lines.push('');
+  }
+  const n = report.apiNotes;
+  if (n) {
+    lines.push(
+      '## Notes through the API, every webhook delivered (issue 17)',
+      '',
+      `POST /notes on one contact through the gateway (HTTP Basic, the full chain, per-user limits' ceilings raised), open loop at ${n.rate}/s for ${n.seconds} s; one webhook of type note, its receiver verifying every signature. Lost: notes answered 201 whose event had not reached the receiver ${GRACE_SECONDS} s after the last request. Latencies leave out the first 2 s (runs over 4 s).`,
+      '',
+      '| rate /s | requests | 201 | statuses | late | lost | bad signatures | duplicates | 201 -> 2xx p50 ms | p90 | p99 | p99.9 | max | API p50 ms | API p99 ms |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      `| ${n.rate} | ${n.requests} | ${n.created} | ${JSON.stringify(n.statuses)} | ${n.late} | ${n.lost} | ${n.badSignatures} | ${n.duplicates} | ${ms(n.fromAnswer.p50)} | ${ms(n.fromAnswer.p90)} | ${ms(n.fromAnswer.p99)} | ${ms(n.fromAnswer.p999)} | ${ms(n.fromAnswer.max)} | ${ms(n.api.p50)} | ${ms(n.api.p99)} |`,
+      '',
+      `Target: every note 201 and delivered with a valid signature (0 lost, 0 bad signatures), API 201 -> receiver 2xx p50 < ${TARGET_P50_MS} ms and p99 < ${TARGET_P99_MS} ms — ${n.met ? 'met' : 'NOT met'}.`,
+      '',
+    );
   }
   const dir = path.join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
