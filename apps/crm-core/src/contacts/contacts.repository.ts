@@ -37,6 +37,11 @@ export interface NameKey {
 export interface ContactQuery {
   ctes: SqlFragment[];
   where: SqlFragment;
+  /**
+   * Set when the query is the owner scope alone (no other filter): its total is the stored
+   * per-owner counters' (migration 1764700000000), `owner_id` null for the whole team.
+   */
+  counted?: { account_id: string; owner_id: string | null };
 }
 
 const JSON_COLUMNS: ReadonlySet<string> = new Set(['urls', 'phones', 'emails', 'address_list', 'custom_fields']);
@@ -77,8 +82,9 @@ export class ContactsRepository {
   filter(accountId: string, userId: string, f: ContactFilterRequest, saved: SqlFragment | null): ContactQuery {
     const ctes: SqlFragment[] = [];
     const where: SqlFragment[] = [sql`c.account_id = ${accountId}`, sql`c.deleted_at IS NULL`];
-    if (f.owner_id) where.push(sql`c.owner_id = ${f.owner_id.toLowerCase()}`);
-    else if (f.team !== true) where.push(sql`c.owner_id = ${userId}`);
+    const ownerId = f.owner_id ? f.owner_id.toLowerCase() : f.team !== true ? userId : null;
+    if (ownerId !== null) where.push(sql`c.owner_id = ${ownerId}`);
+    const scopeOnly = where.length;
 
     if (f.search) {
       const term = searchTermOf(f.search);
@@ -167,11 +173,26 @@ export class ContactsRepository {
       );
     if (saved) where.push(sql`(${saved})`);
     where.push(...timeFilterConditions(f, 'c'));
-    return { ctes, where: sql.and(where) };
+    const counted = ctes.length === 0 && where.length === scopeOnly ? { account_id: accountId, owner_id: ownerId } : undefined;
+    return { ctes, where: sql.and(where), counted };
   }
 
   async count(db: Db, q: ContactQuery): Promise<number> {
+    if (q.counted) return this.storedCount(db, q.counted.account_id, q.counted.owner_id);
     const row = await one<{ total: number }>(db, sql`${withClause(q)}SELECT count(*)::int AS total FROM crm.contacts c WHERE ${q.where}`);
+    return row.total;
+  }
+
+  /** The account's non-deleted contacts of `ownerId` (every owner's when null), from the stored counters. */
+  private async storedCount(db: Db, accountId: string, ownerId: string | null): Promise<number> {
+    const row = await one<{ total: number }>(
+      db,
+      ownerId === null
+        ? sql`SELECT coalesce(sum(contacts_count), 0)::int AS total FROM crm.contact_owner_counters WHERE account_id = ${accountId}`
+        : sql`SELECT coalesce(sum(contacts_count), 0)::int AS total FROM crm.contact_owner_counters
+              WHERE account_id = ${accountId} AND owner_id = ${ownerId}`,
+      { prepare: true },
+    );
     return row.total;
   }
 

@@ -21,6 +21,7 @@ import { CompanyCountersAccount1764400000000 } from '../migrations/1764400000000
 import { StoredFiles1764500300000 } from '../migrations/1764500300000-stored-files';
 import { RemainingOperations1764500700000 } from '../migrations/1764500700000-remaining-operations';
 import { QueryParameterIndexes1764600500000 } from '../migrations/1764600500000-query-parameter-indexes';
+import { OwnerContactCounters1764700000000 } from '../migrations/1764700000000-owner-contact-counters';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -61,6 +62,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       RemainingOperations1764500700000,
       // issue 13, item 5: indexes for GET /companies?letter= and ?phone=
       QueryParameterIndexes1764600500000,
+      // issue 17: GET /contacts reads its total from stored per-owner counters
+      OwnerContactCounters1764700000000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

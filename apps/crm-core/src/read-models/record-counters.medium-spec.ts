@@ -52,6 +52,14 @@ const COMPANY_RECOUNT = `
   ) dd ON true
   WHERE co.account_id = $1 ORDER BY co.id`;
 
+/** Per-owner stored contact counters (migration 1764700000000) that differ from a recount of the non-deleted contacts. */
+const OWNER_MISMATCHES = `
+  WITH stored AS (SELECT owner_id, sum(contacts_count)::int AS n FROM crm.contact_owner_counters WHERE account_id = $1 GROUP BY owner_id),
+       recount AS (SELECT owner_id, count(*)::int AS n FROM crm.contacts WHERE account_id = $1 AND deleted_at IS NULL GROUP BY owner_id)
+  SELECT coalesce(s.owner_id, r.owner_id) AS owner_id, s.n AS stored, r.n AS recount
+  FROM stored s FULL JOIN recount r ON r.owner_id = s.owner_id
+  WHERE coalesce(s.n, 0) <> coalesce(r.n, 0)`;
+
 /** Deterministic pseudo-random numbers (mulberry32). */
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -128,6 +136,8 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
   }
 
   const STATUSES = ['pending', 'won', 'lost'];
+  /** Owners contacts move between (owner_id has no foreign key; the counters do not care who they are). */
+  const OWNERS = [newId(), newId(), newId()];
   const amountOf = (random: () => number) => Math.round(random() * 1_000_000) / 100;
 
   /**
@@ -191,10 +201,13 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
         return;
       }
       default: {
-        // a rename-like update that changes no counter, and now and then a hard delete (its deals cascade)
+        // a rename-like update that changes no counter, an owner change, and now and then a hard delete (its deals cascade)
         const id = await pick();
         if (!id) return;
-        if (random() < 0.3) await client.query('DELETE FROM crm.contacts WHERE id = $1', [id]);
+        const roll = random();
+        if (roll < 0.3) await client.query('DELETE FROM crm.contacts WHERE id = $1', [id]);
+        else if (roll < 0.6)
+          await client.query('UPDATE crm.contacts SET owner_id = $2 WHERE id = $1', [id, OWNERS[Math.floor(random() * 3)]]);
         else await client.query("UPDATE crm.contacts SET first_name = 'x' WHERE id = $1", [id]);
       }
     }
@@ -249,6 +262,11 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
 
     expect((await pool.query(CONTACT_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     expect((await pool.query(DEAL_COMPANY_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    expect((await pool.query(OWNER_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    const owners = await pool.query('SELECT DISTINCT owner_id FROM crm.contacts WHERE account_id = $1 AND deleted_at IS NULL', [
+      acme.accountId,
+    ]);
+    expect(owners.rowCount).toBeGreaterThan(1);
     const withCompany = await pool.query('SELECT 1 FROM crm.deals WHERE account_id = $1 AND company_id IS NOT NULL', [acme.accountId]);
     expect(withCompany.rowCount).toBeGreaterThan(0);
     const recount = (await pool.query(COMPANY_RECOUNT, [acme.accountId])).rows;
