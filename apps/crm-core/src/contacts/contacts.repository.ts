@@ -212,6 +212,9 @@ export class ContactsRepository {
     const rows = await many<{ id: string }>(
       db,
       sql`${withClause(q)}SELECT c.id FROM crm.contacts c WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
+      // The plain list (owner scope and order only: a few dozen texts in all) is the most frequent
+      // read; planning it cost more than running it. Filtered lists vary too much to keep plans.
+      { prepare: q.counted !== undefined },
     );
     return rows.map((r) => r.id);
   }
