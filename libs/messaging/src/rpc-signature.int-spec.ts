@@ -13,7 +13,7 @@ import { decodeResponse, encodeRequest } from './nats-wire';
 import { RpcCaller } from './rpc-params.decorators';
 import { RpcClient } from './rpc-client';
 import { RpcReplyInterceptor } from './rpc-reply.interceptor';
-import type { RpcConsumer } from './nats-permissions';
+import type { RpcConsumer } from './rpc-consumers';
 import { generateCallerKeys, MAX_SIGNATURE_TTL_MS, RpcSigner } from './rpc-signature';
 
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';

@@ -1,7 +1,7 @@
 import { createHash, createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { loadConfig } from '@crm/config';
 import { AreCallerVerifyKeys, IsCallerSigningKey } from './caller-keys.validators';
-import { consumerOfPublished, RPC_CONSUMERS } from './nats-permissions';
+import { consumerOfPublished, RPC_CONSUMERS } from './rpc-consumers';
 import {
   deriveConsumerKey,
   generateCallerKeys,

@@ -1,5 +1,5 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { consumerOfPublished, RPC_CONSUMERS, type RpcConsumer } from './nats-permissions';
+import { consumerOfPublished, RPC_CONSUMERS, type RpcConsumer } from './rpc-consumers';
 
 /**
  * Signatures of NATS requests (decisions.md "NATS trust boundary"). The sender computes an
