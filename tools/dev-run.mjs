@@ -160,7 +160,8 @@ function callerKeysOf(app) {
     try {
       keys.CALLER_VERIFY_KEYS = deriveConsumerKey(env.CALLER_SIGNING_KEY, app);
     } catch (error) {
-      usage(`CALLER_SIGNING_KEY is not valid: ${error.message}`);
+      console.error(`[dev-run] CALLER_SIGNING_KEY is not valid: ${error.message}`);
+      process.exit(2);
     }
   }
   return keys;
