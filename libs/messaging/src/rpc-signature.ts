@@ -26,6 +26,7 @@ export const MAX_SIGNATURE_TTL_MS = 5 * 60_000;
 /** Verify keys a consumer accepts at once: the current key and the one being rotated in or out (and spares). */
 export const MAX_VERIFY_KEYS = 4;
 const KEY_BYTES = 32;
+/** Where the keys come from: the end of every message about a missing or invalid key. */
 export const CALLER_KEYS_HOW =
   '`npm start` makes them for development; `node scripts/caller-keys.mjs` generates a signing key and derives each consumer\'s key; see README "Configuration"';
 /** Signatures a consumer remembers to refuse a replay before its expiry. */
