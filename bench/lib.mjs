@@ -1,7 +1,7 @@
 // Shared by the benchmarks: a private, production-like system (fresh build, own database and
 // namespace, NODE_ENV=production) so a running development system is untouched.
 import { spawn, spawnSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,8 +55,8 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     // Signs attachment download URLs and upload forms (required in production).
     STORAGE_SECRET: randomBytes(32).toString('base64url'),
     STORAGE_DIR: path.join(os.tmpdir(), `crm-bench-files-${randomBytes(4).toString('hex')}`),
-    // The Ed25519 pair that signs NATS requests (raw keys, base64url: the JWK's d and x).
-    ...callerKeys(),
+    // The secret that signs NATS requests; dev-run derives each consumer's key from it.
+    CALLER_SIGNING_KEY: randomBytes(32).toString('base64url'),
     PORT: String(ports.gateway),
     AUTH_PORT: String(ports.auth),
     // The operator API's internal port (the public AUTH_PORT answers 404 on /operator/*).
@@ -124,11 +124,6 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
   };
 }
 
-/** CALLER_SIGNING_KEY and CALLER_VERIFY_KEYS: a fresh Ed25519 pair for this run. */
-function callerKeys() {
-  const { d, x } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
-  return { CALLER_SIGNING_KEY: d, CALLER_VERIFY_KEYS: x };
-}
 
 /** USER_HZ: the unit of /proc/PID/stat's utime and stime (100 on Linux). */
 const CLOCK_TICKS = 100;

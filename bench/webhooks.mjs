@@ -27,7 +27,7 @@
 //
 //   npm run bench:webhooks -- --chaos [--events 100000 --clients 8 --rate 0 --seconds 0 --chaos-every 3,12]
 import { spawn, spawnSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -74,7 +74,7 @@ const env = {
   // Signs attachment download URLs and upload forms (required in production).
   STORAGE_SECRET: randomBytes(32).toString('base64url'),
   STORAGE_DIR: path.join(os.tmpdir(), `crm-bench-files-${randomBytes(4).toString('hex')}`),
-  // The Ed25519 pair that signs NATS requests (raw keys, base64url: the JWK's d and x).
+  // The secret that signs NATS requests and the consumers' keys derived from it.
   ...callerKeys(),
   AUTH_ISSUER: `http://127.0.0.1:${ports.auth}`,
   AUTH_URL: `http://127.0.0.1:${ports.auth}`,
@@ -810,8 +810,16 @@ main()
     process.exit(1);
   });
 
-/** CALLER_SIGNING_KEY and CALLER_VERIFY_KEYS: a fresh Ed25519 pair for this run. */
+/**
+ * A fresh CALLER_SIGNING_KEY and, as CALLER_VERIFY_KEYS, the three consumers' keys derived from it
+ * (libs/messaging rpc-signature.ts): every service here gets the same environment, so each one's
+ * own key is among them (a deployment gives each consumer its own key only).
+ */
 function callerKeys() {
-  const { d, x } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
-  return { CALLER_SIGNING_KEY: d, CALLER_VERIFY_KEYS: x };
+  const secret = randomBytes(32);
+  const consumerKey = (service) => createHmac('sha256', secret).update(`crm-rpc-consumer-v2\n${service}`).digest('base64url');
+  return {
+    CALLER_SIGNING_KEY: secret.toString('base64url'),
+    CALLER_VERIFY_KEYS: ['auth-server', 'crm-core', 'webhook-dispatcher'].map(consumerKey).join(','),
+  };
 }

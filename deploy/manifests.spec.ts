@@ -24,6 +24,7 @@ import {
   type ISecret,
   type IService,
 } from 'kubernetes-models/v1';
+import { deriveConsumerKey, verifyKeysVariableOf } from '@crm/messaging';
 import { parse } from 'yaml';
 import { K8S_DIR, OVERLAYS, renderOverlay, type K8sObject, type Overlay } from './render';
 
@@ -680,6 +681,20 @@ describe('docker-compose.yml', () => {
     expect(s.healthcheck?.test.join(' ')).toContain(`:${port}/readyz`);
     expect(s.depends_on?.nats).toEqual({ condition: 'service_healthy' });
     if (migrates) expect(s.depends_on?.[`${app}-migrate`]).toEqual({ condition: 'service_completed_successfully' });
+  });
+
+  it("gives the request signing key to the gateway and the auth-server only, and each consumer its own key, derived from the default's", () => {
+    /** `${VARIABLE:-default}` -> [VARIABLE, default]. */
+    const interpolated = (value: string | undefined) => /^\$\{(\w+):-(.+)\}$/.exec(value ?? '')?.slice(1) ?? [];
+    const [signingVariable, signingKey] = interpolated(svc('api-gateway').environment?.CALLER_SIGNING_KEY);
+    expect(signingVariable).toBe('CALLER_SIGNING_KEY');
+    for (const app of APP_NAMES) {
+      const env = svc(app).environment ?? {};
+      expect({ app, signs: env.CALLER_SIGNING_KEY !== undefined }).toEqual({ app, signs: app === 'api-gateway' || app === 'auth-server' });
+      if (env.CALLER_SIGNING_KEY !== undefined) expect(interpolated(env.CALLER_SIGNING_KEY)).toEqual([signingVariable, signingKey]);
+      if (app === 'api-gateway') expect(env.CALLER_VERIFY_KEYS).toBeUndefined();
+      else expect(interpolated(env.CALLER_VERIFY_KEYS)).toEqual([verifyKeysVariableOf(app), deriveConsumerKey(signingKey!, app)]);
+    }
   });
 
   it('publishes the gateway on 3000 and the auth-server on 3001, and runs two crm-core replicas', () => {

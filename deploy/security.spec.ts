@@ -3,7 +3,7 @@
 // users, and NetworkPolicies that select existing pods and name ports those pods have.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { natsServerConfig, NATS_SERVICES, passwordVariableOf } from '@crm/messaging';
+import { natsServerConfig, NATS_SERVICES, passwordVariableOf, RPC_CONSUMERS, verifyKeysVariableOf } from '@crm/messaging';
 import type { IDeployment, IStatefulSet } from 'kubernetes-models/apps/v1';
 import type { IJob } from 'kubernetes-models/batch/v1';
 import type { INetworkPolicy, INetworkPolicyPeer, INetworkPolicyPort } from 'kubernetes-models/networking.k8s.io/v1';
@@ -131,17 +131,26 @@ describe('deploy/: NATS users', () => {
 });
 
 describe('deploy/: who holds which secret', () => {
-  it('gives the request signing key to the gateway and the auth-server only, and the verify keys to all', () => {
-    expect(config.CALLER_VERIFY_KEYS).toBeDefined();
+  it('gives the request signing key to the gateway and the auth-server only, and each consumer its own verify key only', () => {
     for (const source of [...configMaps, ...secrets.filter((s) => s.metadata!.name !== 'crm-caller-signing-key')])
       expect(Object.keys({ ...(source as IConfigMap).data, ...(source as ISecret).stringData })).not.toContain('CALLER_SIGNING_KEY');
+    // A consumer's key signs requests to it: a secret, never in a ConfigMap nor shared through envFrom.
+    for (const source of configMaps) expect(Object.keys(source.data ?? {}).filter((k) => k.startsWith('CALLER_'))).toEqual([]);
+    expect(Object.keys(named(secrets, 'crm-caller-verify-keys').stringData!).sort()).toEqual(
+      RPC_CONSUMERS.map(verifyKeysVariableOf).sort(),
+    );
     for (const app of NATS_SERVICES) {
-      const ref = main(app).env?.find((e) => e.name === 'CALLER_SIGNING_KEY')?.valueFrom?.secretKeyRef;
-      expect({ app, ref }).toEqual({
+      const env = main(app).env ?? [];
+      const signing = env.find((e) => e.name === 'CALLER_SIGNING_KEY')?.valueFrom?.secretKeyRef;
+      const verify = env.find((e) => e.name === 'CALLER_VERIFY_KEYS')?.valueFrom?.secretKeyRef;
+      const consumer = RPC_CONSUMERS.find((c) => c === app);
+      expect({ app, signing, verify }).toEqual({
         app,
-        ref: SIGNERS.includes(app) ? { name: 'crm-caller-signing-key', key: 'CALLER_SIGNING_KEY' } : undefined,
+        signing: SIGNERS.includes(app) ? { name: 'crm-caller-signing-key', key: 'CALLER_SIGNING_KEY' } : undefined,
+        verify: consumer ? { name: 'crm-caller-verify-keys', key: verifyKeysVariableOf(consumer) } : undefined,
       });
-      for (const c of containersOf(app)) expect((c.envFrom ?? []).map((f) => f.secretRef?.name)).not.toContain('crm-caller-signing-key');
+      for (const c of containersOf(app))
+        expect((c.envFrom ?? []).map((f) => f.secretRef?.name).filter((name) => name?.startsWith('crm-caller-'))).toEqual([]);
     }
   });
 

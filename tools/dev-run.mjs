@@ -9,6 +9,10 @@
 //   HTTP_PORT = WEBHOOK_DISPATCHER_PORT (3003). An HTTP_PORT in our own env is never passed on.
 // - Each service's Prometheus /metrics is on METRICS_PORT = its port + 6460 (9460, 9461, 9462 + 10*i,
 //   9463: the services' own defaults); a METRICS_PORT in our own env is never passed on.
+// - NATS request keys (decisions.md "NATS trust boundary"): CALLER_SIGNING_KEY goes to api-gateway
+//   and auth-server only; each consumer (auth-server, crm-core, webhook-dispatcher) gets its own
+//   CALLER_VERIFY_KEYS, derived from it (libs/messaging rpc-signature.ts). A CALLER_VERIFY_KEYS in
+//   our own env is never passed on.
 // - Every output line is prefixed with a padded, colored service name. The services' JSON log
 //   lines are shown as readable lines (pino-pretty; tools/log-format.cjs), or kept intact after
 //   the prefix with LOG_FORMAT=json or NODE_ENV=production (`cut -d'|' -f2-` gives the JSON).
@@ -34,6 +38,7 @@ import { isBuildSource, outputOf, servicesFor } from './dev-watch.cjs';
 import { createLineFormatter, logFormat } from './log-format.cjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
 
 function usage(message) {
   if (message) console.error(`[dev-run] ${message}`);
@@ -94,6 +99,9 @@ delete base.HTTP_PORT;
 delete base.METRICS_PORT;
 delete base.PORT;
 delete base.AUTH_PORT;
+// Given per service below: the signing key to the senders, each consumer its own verify key.
+delete base.CALLER_SIGNING_KEY;
+delete base.CALLER_VERIFY_KEYS;
 base.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/crm';
 base.REDIS_URL ??= 'redis://127.0.0.1:6379';
 base.NATS_URL ??= 'nats://127.0.0.1:4222';
@@ -103,10 +111,10 @@ base.PUBLIC_URL ??= `http://localhost:${gatewayPort}`;
 base.PUBLIC_AUTH_URL ??= `http://localhost:${authPort}`;
 base.AUTH_ISSUER ??= `http://localhost:${authPort}`;
 
-const missingSecrets = ['OPERATOR_TOKEN', 'API_KEY_PEPPER'].filter((k) => !base[k]);
+const missingSecrets = ['OPERATOR_TOKEN', 'API_KEY_PEPPER', 'CALLER_SIGNING_KEY'].filter((k) => !env[k]);
 if (missingSecrets.length > 0) {
   console.error(
-    `[dev-run] ${missingSecrets.join(' and ')} not set: start everything with \`npm start\` (scripts/up.sh), which creates them in .local/`,
+    `[dev-run] ${missingSecrets.join(', ')} not set: start everything with \`npm start\` (scripts/up.sh), which creates them in .local/`,
   );
   process.exit(2);
 }
@@ -142,6 +150,23 @@ if (missingBuilds.length > 0) {
   console.error('[dev-run] run `npm run build` first (npm start does it for you)');
   process.exit(2);
 }
+
+const { deriveConsumerKey } = require(path.join(opts.dist, 'libs', 'messaging', 'src', 'rpc-signature.js'));
+/** CALLER_SIGNING_KEY and CALLER_VERIFY_KEYS of one app, as a deployment gives them. */
+function callerKeysOf(app) {
+  const keys = {};
+  if (app === 'api-gateway' || app === 'auth-server') keys.CALLER_SIGNING_KEY = env.CALLER_SIGNING_KEY;
+  if (app !== 'api-gateway') {
+    try {
+      keys.CALLER_VERIFY_KEYS = deriveConsumerKey(env.CALLER_SIGNING_KEY, app);
+    } catch (error) {
+      console.error(`[dev-run] CALLER_SIGNING_KEY is not valid: ${error.message}`);
+      process.exit(2);
+    }
+  }
+  return keys;
+}
+for (const spec of specs) Object.assign(spec.env, callerKeysOf(spec.app));
 
 // ---- output -------------------------------------------------------------------------------
 const useColor = (process.stdout.isTTY && !env.NO_COLOR) || Boolean(env.FORCE_COLOR && env.FORCE_COLOR !== '0');
@@ -267,7 +292,6 @@ function restart(spec) {
 }
 
 // ---- --watch ------------------------------------------------------------------------------
-const require = createRequire(import.meta.url);
 const hashOf = (file) => (existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null);
 
 /** Compiles the changed sources (the swc CLI with .swcrc, as `npm run build`); resolves with those whose output changed. */

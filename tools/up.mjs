@@ -9,8 +9,8 @@
 //
 // --watch: dev-run recompiles a changed file and restarts the services it affects.
 // Env: PORT (3000), AUTH_PORT (3001), CRM_CORE_PORT (3002), WEBHOOK_DISPATCHER_PORT (3003),
-//      DATABASE_URL, REDIS_URL, NATS_URL, OPERATOR_TOKEN, API_KEY_PEPPER, CALLER_SIGNING_KEY,
-//      CALLER_VERIFY_KEYS, READY_TIMEOUT (120 s), LOG_FORMAT (pretty | json).
+//      DATABASE_URL, REDIS_URL, NATS_URL, OPERATOR_TOKEN, API_KEY_PEPPER, CALLER_SIGNING_KEY (dev-run
+//      derives each consumer's CALLER_VERIFY_KEYS from it), READY_TIMEOUT (120 s), LOG_FORMAT (pretty | json).
 // Runs on the project's Node 22 (node_modules/.bin/node).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -96,7 +96,7 @@ async function checkPortsFree(ports) {
 }
 
 // ---- secrets --------------------------------------------------------------------------------
-const SECRET_KEYS = ['OPERATOR_TOKEN', 'API_KEY_PEPPER', 'CALLER_SIGNING_KEY', 'CALLER_VERIFY_KEYS'];
+const SECRET_KEYS = ['OPERATOR_TOKEN', 'API_KEY_PEPPER', 'CALLER_SIGNING_KEY'];
 
 function readEnvFile(file) {
   if (!existsSync(file)) return {};
@@ -109,9 +109,9 @@ function readEnvFile(file) {
 }
 
 /**
- * OPERATOR_TOKEN, API_KEY_PEPPER and the Ed25519 pair that signs NATS requests: from the
- * environment, else .local/secrets.env, else generated once and saved there. A signing key without
- * its verify key gets the matching public key.
+ * OPERATOR_TOKEN, API_KEY_PEPPER and the secret that signs NATS requests (CALLER_SIGNING_KEY):
+ * from the environment, else .local/secrets.env, else generated once and saved there. Each
+ * consumer's CALLER_VERIFY_KEYS is derived from it when dev-run starts the services.
  */
 function ensureSecrets() {
   const saved = readEnvFile(SECRETS_FILE);
@@ -123,31 +123,26 @@ function ensureSecrets() {
     if (!saved[key] && origin[key].startsWith('generated')) generated.push(key);
   }
   const rpc = require(path.join(root, 'dist/libs/messaging/src/rpc-signature.js'));
-  let keysOrigin = 'environment';
-  if (!env.CALLER_SIGNING_KEY) {
-    env.CALLER_SIGNING_KEY = saved.CALLER_SIGNING_KEY ?? '';
-    env.CALLER_VERIFY_KEYS ||= saved.CALLER_VERIFY_KEYS ?? '';
-    keysOrigin = '.local/secrets.env';
+  let keyOrigin = 'environment';
+  if (!env.CALLER_SIGNING_KEY && saved.CALLER_SIGNING_KEY) {
+    env.CALLER_SIGNING_KEY = saved.CALLER_SIGNING_KEY;
+    keyOrigin = '.local/secrets.env';
   }
   if (!env.CALLER_SIGNING_KEY) {
-    const pair = rpc.generateCallerKeyPair();
-    env.CALLER_SIGNING_KEY = pair.signingKey;
-    env.CALLER_VERIFY_KEYS = pair.verifyKey;
-    keysOrigin = 'generated, saved in .local/secrets.env';
-    generated.push('CALLER_SIGNING_KEY', 'CALLER_VERIFY_KEYS');
-  } else if (!env.CALLER_VERIFY_KEYS) {
-    try {
-      const { createPublicKey } = require('node:crypto');
-      env.CALLER_VERIFY_KEYS = createPublicKey(rpc.parseSigningKey(env.CALLER_SIGNING_KEY)).export({ format: 'jwk' }).x;
-    } catch {
-      throw new UpError(
-        'CALLER_SIGNING_KEY is not an Ed25519 private key (base64 of 32 bytes or a PKCS#8 PEM)',
-        'unset it to use a generated one',
-      );
-    }
+    env.CALLER_SIGNING_KEY = rpc.generateCallerKeys().signingKey;
+    keyOrigin = 'generated, saved in .local/secrets.env';
+    generated.push('CALLER_SIGNING_KEY');
+  }
+  try {
+    rpc.parseSigningKey(env.CALLER_SIGNING_KEY);
+  } catch (error) {
+    throw new UpError(
+      `CALLER_SIGNING_KEY (${keyOrigin}) is not valid: ${error.message}`,
+      'unset it (or remove it from .local/secrets.env) to use a generated one',
+    );
   }
   for (const key of ['OPERATOR_TOKEN', 'API_KEY_PEPPER']) log.info(`  ${key}: ${origin[key]}`);
-  log.info(`  CALLER_SIGNING_KEY / CALLER_VERIFY_KEYS: ${keysOrigin}`);
+  log.info(`  CALLER_SIGNING_KEY: ${keyOrigin}`);
   if (env.OPERATOR_TOKEN.length < 32)
     throw new UpError(
       `OPERATOR_TOKEN must be at least 32 characters (it has ${env.OPERATOR_TOKEN.length})`,

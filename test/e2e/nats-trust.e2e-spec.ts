@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { namespacedSubject, RpcHeaders, Subjects, type Caller } from '@crm/contracts';
 import { REPO_ROOT, resolveTestInfra } from '@crm/testing';
 import { spawn } from 'node:child_process';
@@ -12,13 +12,12 @@ const decoder = new TextDecoder();
 /** The request as the gateway's RpcClient encodes it (Nest's NATS packet). */
 const packet = (subject: string, data: unknown): Uint8Array => encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() }));
 
-/** A signature in the consumers' header format, made with a key of our own (not the gateway's). */
-function strangerSignature(subject: string, data: Uint8Array): string {
-  const key = generateKeyPairSync('ed25519').privateKey;
+/** A signature in the consumers' header format (v2: HMAC-SHA256) under `key`, named by its key id. */
+function signatureWith(key: Buffer, subject: string, data: Uint8Array): string {
   const expiresAt = Date.now() + 10_000;
   const digest = createHash('sha256').update(data).digest('base64url');
-  const signature = sign(null, Buffer.from(`crm-rpc-signature-v1\n${subject}\n${expiresAt}\n${digest}`), key).toString('base64url');
-  return `v1.${randomBytes(9).toString('base64url')}.${expiresAt}.${signature}`;
+  const mac = createHmac('sha256', key).update(`crm-rpc-signature-v2\n${subject}\n${expiresAt}\n${digest}`).digest('base64url');
+  return `v2.${createHash('sha256').update(key).digest('base64url').slice(0, 12)}.${expiresAt}.${mac}`;
 }
 
 /**
@@ -64,7 +63,7 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
       const data = packet(subject, forged);
       expect(await publish(subject, data)).toMatchObject(refused);
       const headers = natsHeaders();
-      headers.set(RpcHeaders.signature, strangerSignature(namespacedSubject(services.namespace, subject), data));
+      headers.set(RpcHeaders.signature, signatureWith(randomBytes(32), namespacedSubject(services.namespace, subject), data));
       expect(await publish(subject, data, headers)).toMatchObject(refused);
     }
     // Internal subjects without a caller: the credential record of a user, a new user in another account.
@@ -90,6 +89,25 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
     expect(await ok(admin, 'GET', `/users/${admin.user.id}`)).toMatchObject({ user: { id: admin.user.id } });
   });
 
+  it("refuses requests to the auth-server and the dispatcher signed with crm-core's key (what a compromised crm-core holds)", async () => {
+    const crmCoreKey = Buffer.from(services.callerKeys!.verifyKeys['crm-core'], 'base64url');
+    const resolve = packet(Subjects.CredentialsResolve, { user_id: stranger.user.id });
+    const webhooks = packet(Subjects.WebhooksList, { caller: callerOf(stranger), payload: {} });
+    for (const [subject, data] of [
+      [Subjects.CredentialsResolve, resolve],
+      [Subjects.WebhooksList, webhooks],
+    ] as const) {
+      const headers = natsHeaders();
+      headers.set(RpcHeaders.signature, signatureWith(crmCoreKey, namespacedSubject(services.namespace, subject), data));
+      expect(await publish(subject, data, headers)).toMatchObject(refused);
+    }
+    // The same construction under crm-core's key is what crm-core takes: only the key is wrong above.
+    const get = packet(Subjects.UsersGet, { caller: callerOf(stranger), payload: { user_id: stranger.user.id } });
+    const headers = natsHeaders();
+    headers.set(RpcHeaders.signature, signatureWith(crmCoreKey, namespacedSubject(services.namespace, Subjects.UsersGet), get));
+    expect(await publish(Subjects.UsersGet, get, headers)).toMatchObject({ response: { ok: true } });
+  });
+
   it('refuses a request the gateway signed when it is re-sent to another subject, replayed, or used after it expired', async () => {
     const subject = namespacedSubject(services.namespace, Subjects.UsersGet);
     const captured = new Promise<Msg>((resolve) => {
@@ -104,7 +122,7 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
     await nc.flush();
     expect(await ok(admin, 'GET', `/users/${admin.user.id}`)).toMatchObject({ user: { id: admin.user.id } });
     const msg = await captured;
-    expect(msg.headers?.get(RpcHeaders.signature)).toMatch(/^v1\./);
+    expect(msg.headers?.get(RpcHeaders.signature)).toMatch(/^v2\./);
 
     expect(await publish(Subjects.UsersList, msg.data, msg.headers)).toMatchObject(refused);
     expect(await publish(Subjects.UsersGet, msg.data, msg.headers)).toMatchObject(refused);

@@ -101,8 +101,8 @@ export async function spawnDispatcher(
       NATS_URL: natsUrl,
       REDIS_URL: redisUrl,
       CRM_NAMESPACE: services.namespace,
-      // The system's request keys: it accepts only requests the gateway signed.
-      CALLER_VERIFY_KEYS: services.callerKeys?.verifyKey ?? '',
+      // The dispatcher's own request key: it accepts only requests signed for it.
+      CALLER_VERIFY_KEYS: services.callerKeys?.verifyKeys['webhook-dispatcher'] ?? '',
       HTTP_PORT: String(port),
       METRICS_PORT: String(metricsPort),
       WEBHOOK_ALLOW_PRIVATE: 'true',

@@ -1,7 +1,5 @@
 import { ValidateBy } from 'class-validator';
-import { parseSigningKey, parseVerifyKeys } from './rpc-signature';
-
-const CALLER_KEYS_HOW = '`npm start` generates a pair in .local/secrets.env';
+import { CALLER_KEYS_HOW, parseSigningKey, parseVerifyKeys } from './rpc-signature';
 
 function problemOf(parse: () => unknown): string | undefined {
   try {
@@ -13,9 +11,9 @@ function problemOf(parse: () => unknown): string | undefined {
 }
 
 /**
- * CALLER_SIGNING_KEY: an Ed25519 private key as base64 of its 32 bytes or a PKCS#8 PEM. Checked
- * here when set; required to start the service in every environment (decisions.md "NATS trust
- * boundary"), though not for `main.js migrate`, which sends no request.
+ * CALLER_SIGNING_KEY: a 32-byte secret as base64 or base64url. Checked here when set; required to
+ * start the service in every environment (decisions.md "NATS trust boundary"), though not for
+ * `main.js migrate`, which sends no request.
  */
 export const IsCallerSigningKey = () =>
   ValidateBy({
@@ -23,14 +21,14 @@ export const IsCallerSigningKey = () =>
     validator: {
       validate: (value: unknown) => value === '' || (typeof value === 'string' && problemOf(() => parseSigningKey(value)) === undefined),
       defaultMessage: (args) =>
-        `${args?.property} is not a valid Ed25519 private key (${problemOf(() => parseSigningKey(String(args?.value)))}; ${CALLER_KEYS_HOW})`,
+        `${args?.property} is not a valid signing key (${problemOf(() => parseSigningKey(String(args?.value)))}; ${CALLER_KEYS_HOW})`,
     },
   });
 
 /**
- * CALLER_VERIFY_KEYS: the Ed25519 public keys (comma-separated, two during a rotation) whose
- * signatures this service accepts on NATS requests. Checked here when set; required to start the
- * service (not for `main.js migrate`).
+ * CALLER_VERIFY_KEYS: this service's own keys, derived from the signing key for it
+ * (comma-separated, two during a rotation), that requests to it are signed with. Checked here
+ * when set; required to start the service (not for `main.js migrate`).
  */
 export const AreCallerVerifyKeys = () =>
   ValidateBy({
@@ -38,6 +36,6 @@ export const AreCallerVerifyKeys = () =>
     validator: {
       validate: (value: unknown) => value === '' || (typeof value === 'string' && problemOf(() => parseVerifyKeys(value)) === undefined),
       defaultMessage: (args) =>
-        `${args?.property} is not a list of Ed25519 public keys (${problemOf(() => parseVerifyKeys(String(args?.value)))}; ${CALLER_KEYS_HOW})`,
+        `${args?.property} is not a list of verify keys (${problemOf(() => parseVerifyKeys(String(args?.value)))}; ${CALLER_KEYS_HOW})`,
     },
   });

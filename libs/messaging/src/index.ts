@@ -6,6 +6,7 @@ export * from './rpc-reply.interceptor';
 export * from './nats-client.module';
 export * from './attach-nats-server';
 export * from './rpc-params.decorators';
+export * from './rpc-consumers';
 export * from './rpc-signature';
 export * from './caller-keys.validators';
 export * from './nats-permissions';

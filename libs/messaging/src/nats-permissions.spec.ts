@@ -1,6 +1,7 @@
 import { API_ROUTES, Subjects } from '@crm/contracts';
 import { parseNatsUrl, redactUrl } from './nats-connection';
-import { consumerOf, natsAuthorizationConfig, natsPermissions, senderOf } from './nats-permissions';
+import { natsAuthorizationConfig, natsPermissions, senderOf } from './nats-permissions';
+import { consumerOf } from './rpc-consumers';
 
 describe('NATS permissions', () => {
   const byUser = Object.fromEntries(natsPermissions('crm').map((p) => [p.user, p]));

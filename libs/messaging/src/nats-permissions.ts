@@ -7,6 +7,7 @@ import {
   WEBHOOK_DISPATCHER_CONSUMER,
   type Subject,
 } from '@crm/contracts';
+import { consumerOf } from './rpc-consumers';
 
 /**
  * One NATS user per service, each allowed to publish and subscribe to what it needs and no more
@@ -28,9 +29,6 @@ export interface NatsUserPermissions {
   allowResponses: boolean;
 }
 
-/** Who answers a subject: by its first token (crm.*: crm-core, auth.*: the auth-server, webhooks.*: the dispatcher). */
-const CONSUMER_BY_PREFIX: Record<string, NatsService> = { crm: 'crm-core', auth: 'auth-server', webhooks: 'webhook-dispatcher' };
-
 /** Who sends the subjects that are not API routes (API routes are the gateway's). */
 const INTERNAL_SENDERS: Partial<Record<Subject, NatsService>> = {
   [Subjects.CredentialsResolve]: 'api-gateway',
@@ -38,13 +36,6 @@ const INTERNAL_SENDERS: Partial<Record<Subject, NatsService>> = {
   [Subjects.AccountsProvision]: 'auth-server',
   [Subjects.UsersProvision]: 'auth-server',
 };
-
-/** The consumer of a subject; throws for a subject no service is known to answer. */
-export function consumerOf(subject: string): NatsService {
-  const consumer = CONSUMER_BY_PREFIX[subject.split('.', 1)[0]!];
-  if (!consumer) throw new Error(`no service answers ${subject}: add its prefix to CONSUMER_BY_PREFIX (nats-permissions.ts)`);
-  return consumer;
-}
 
 /** The sender of a subject; throws for a subject that is neither an API route nor listed as internal. */
 export function senderOf(subject: string): NatsService {

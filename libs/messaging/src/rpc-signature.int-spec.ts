@@ -13,13 +13,17 @@ import { decodeResponse, encodeRequest } from './nats-wire';
 import { RpcCaller } from './rpc-params.decorators';
 import { RpcClient } from './rpc-client';
 import { RpcReplyInterceptor } from './rpc-reply.interceptor';
-import { generateCallerKeyPair, MAX_SIGNATURE_TTL_MS, RpcSigner } from './rpc-signature';
+import type { RpcConsumer } from './rpc-consumers';
+import { generateCallerKeys, MAX_SIGNATURE_TTL_MS, RpcSigner } from './rpc-signature';
 
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const logger = createLogger('rpc-signature-test', 'silent');
-const gatewayKeys = generateCallerKeyPair();
-const nextKeys = generateCallerKeyPair();
-const strangerKeys = generateCallerKeyPair();
+const gatewayKeys = generateCallerKeys();
+const nextKeys = generateCallerKeys();
+const strangerKeys = generateCallerKeys();
+/** The test's subjects (test.*) are answered here, as crm-core: signers use crm-core's key for them. */
+const signer = (keys: { signingKey: string }, now: () => number = Date.now, consumer: RpcConsumer = 'crm-core') =>
+  new RpcSigner(keys.signingKey, now, () => consumer);
 
 /** Requests that reached a handler: a refused one must never appear here. */
 const handled: Caller[] = [];
@@ -86,7 +90,7 @@ describe('signed NATS requests (real NATS)', () => {
       queue: 'rpc-signature-test',
       logger,
       shutdownTimeoutMs: 5000,
-      verifyKeys: `${gatewayKeys.verifyKey}, ${nextKeys.verifyKey}`,
+      verifyKeys: `${gatewayKeys.verifyKeys['crm-core']}, ${nextKeys.verifyKeys['crm-core']}`,
     });
     await app.init();
   });
@@ -102,7 +106,7 @@ describe('signed NATS requests (real NATS)', () => {
 
   it('answers a request signed with either configured key', async () => {
     for (const keys of [gatewayKeys, nextKeys]) {
-      const client = new RpcClient(nc, { namespace, timeoutMs: 2000, logger, signer: new RpcSigner(keys.signingKey) });
+      const client = new RpcClient(nc, { namespace, timeoutMs: 2000, logger, signer: signer(keys) });
       expect(await client.call('test.whoami.v1', { caller: caller('a1'), payload: {} })).toEqual({
         ok: true,
         data: { account_id: 'a1', user_id: 'a1-user' },
@@ -111,10 +115,12 @@ describe('signed NATS requests (real NATS)', () => {
     expect(handled).toHaveLength(2);
   });
 
-  it('refuses an unsigned request and one signed by another key, before any handler', async () => {
+  it("refuses an unsigned request, one signed by another key and one signed with another consumer's key, before any handler", async () => {
     const unsigned = new RpcClient(nc, { namespace, timeoutMs: 2000, logger });
-    const stranger = new RpcClient(nc, { namespace, timeoutMs: 2000, logger, signer: new RpcSigner(strangerKeys.signingKey) });
-    for (const client of [unsigned, stranger]) {
+    const stranger = new RpcClient(nc, { namespace, timeoutMs: 2000, logger, signer: signer(strangerKeys) });
+    // The right signing key, but the auth-server's key: what a request re-targeted from it carries.
+    const otherConsumer = new RpcClient(nc, { namespace, timeoutMs: 2000, logger, signer: signer(gatewayKeys, Date.now, 'auth-server') });
+    for (const client of [unsigned, stranger, otherConsumer]) {
       const reply = await client.call('test.whoami.v1', { caller: caller('victim'), payload: {} });
       expect(reply).toEqual({
         ok: false,
@@ -123,13 +129,12 @@ describe('signed NATS requests (real NATS)', () => {
     }
     expect(handled).toEqual([]);
     expect(await refusedCount('unsigned')).toBeGreaterThanOrEqual(1);
-    expect(await refusedCount('unknown_key')).toBeGreaterThanOrEqual(1);
+    expect(await refusedCount('unknown_key')).toBeGreaterThanOrEqual(2);
   });
 
   it('refuses a signed request whose caller was changed on the way, or which is re-sent to another subject', async () => {
-    const signer = new RpcSigner(gatewayKeys.signingKey);
     const data = encodeRequest('test.whoami.v1', { caller: caller('a1'), payload: {} });
-    const signature = signer.sign(namespacedSubject(namespace, 'test.whoami.v1'), data, 2000);
+    const signature = signer(gatewayKeys).sign(namespacedSubject(namespace, 'test.whoami.v1'), data, 2000);
     const forged = encodeRequest('test.whoami.v1', { caller: caller('victim'), payload: {} });
     expect(await raw('test.whoami.v1', forged, signature)).toMatchObject({ response: { ok: false } });
     expect(await raw('test.other.v1', data, signature)).toMatchObject({ response: { ok: false } });
@@ -147,13 +152,13 @@ describe('signed NATS requests (real NATS)', () => {
       namespace,
       timeoutMs: 2000,
       logger,
-      signer: new RpcSigner(gatewayKeys.signingKey, () => Date.now() - 60_000),
+      signer: signer(gatewayKeys, () => Date.now() - 60_000),
     });
     const future = new RpcClient(nc, {
       namespace,
       timeoutMs: 2000,
       logger,
-      signer: new RpcSigner(gatewayKeys.signingKey, () => Date.now() + MAX_SIGNATURE_TTL_MS),
+      signer: signer(gatewayKeys, () => Date.now() + MAX_SIGNATURE_TTL_MS),
     });
     expect(await past.call('test.whoami.v1', { caller: caller('a1'), payload: {} })).toMatchObject({ ok: false });
     expect(await future.call('test.whoami.v1', { caller: caller('a1'), payload: {} })).toMatchObject({ ok: false });
@@ -164,9 +169,16 @@ describe('signed NATS requests (real NATS)', () => {
 
   it('refuses garbage in the signature header', async () => {
     const data = encodeRequest('test.whoami.v1', { caller: caller('a1'), payload: {} });
-    for (const header of ['v1', 'v1.x.1.y', `v2.abc.${Date.now() + 5000}.${'A'.repeat(86)}`, 'v1.abc.notanumber.sig'])
+    const expiry = Date.now() + 5000;
+    for (const header of [
+      'v2',
+      'v2.x.1.y',
+      `v1.abc.${expiry}.${'A'.repeat(86)}`,
+      `v3.abc.${expiry}.${'A'.repeat(43)}`,
+      'v2.abc.notanumber.sig',
+    ])
       expect(await raw('test.whoami.v1', data, header)).toMatchObject({ response: { ok: false } });
-    expect(await refusedCount('malformed')).toBeGreaterThanOrEqual(4);
+    expect(await refusedCount('malformed')).toBeGreaterThanOrEqual(5);
     expect(handled).toEqual([]);
   });
 });

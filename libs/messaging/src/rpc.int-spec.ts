@@ -20,7 +20,7 @@ import { attachNatsServer } from './attach-nats-server';
 import { RpcClient } from './rpc-client';
 import { RpcReplyInterceptor } from './rpc-reply.interceptor';
 import { RpcCaller, ValidMessage, ValidRequest } from './rpc-params.decorators';
-import { generateCallerKeyPair, RpcSigner } from './rpc-signature';
+import { generateCallerKeys, RpcSigner } from './rpc-signature';
 
 class EchoRequest {
   @IsInt()
@@ -33,8 +33,9 @@ let abandoned: boolean | null = null;
 
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const logger = createLogger('rpc-test', 'silent');
-const keys = generateCallerKeyPair();
-const signer = new RpcSigner(keys.signingKey);
+const keys = generateCallerKeys();
+/** The test's subjects are answered here as crm-core's are: signed with crm-core's key. */
+const signer = new RpcSigner(keys.signingKey, Date.now, () => 'crm-core');
 
 let release: () => void = () => undefined;
 
@@ -105,7 +106,7 @@ async function startReplica(namespace: string): Promise<INestApplication> {
     queue: 'rpc-test',
     logger,
     shutdownTimeoutMs: 5000,
-    verifyKeys: keys.verifyKey,
+    verifyKeys: keys.verifyKeys['crm-core'],
   });
   await app.init();
   return app;

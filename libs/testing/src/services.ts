@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { generateCallerKeys, type RpcConsumer } from '@crm/messaging';
 import { createTestDatabase, type TestDatabase } from './database';
 import { getFreePort, resolveTestInfra, uniqueNamespace, type TestInfra } from './infra';
 
@@ -45,10 +46,10 @@ export interface ServicesHandle {
   /** The API_KEY_PEPPER the services were given (tests check it never reaches a log). */
   apiKeyPepper: string;
   /**
-   * The key pair generated for this run: CALLER_SIGNING_KEY of the gateway and the auth-server,
-   * CALLER_VERIFY_KEYS of every consumer (base64url of the raw Ed25519 keys).
+   * The keys generated for this run: CALLER_SIGNING_KEY of the gateway and the auth-server, and
+   * each consumer's own CALLER_VERIFY_KEYS, derived from it (base64url of 32 bytes).
    */
-  callerKeys?: { signingKey: string; verifyKey: string };
+  callerKeys?: { signingKey: string; verifyKeys: Record<RpcConsumer, string> };
   namespace: string;
   database: TestDatabase;
   processes: ServiceProcess[];
@@ -159,6 +160,11 @@ export async function startServices(options: StartServicesOptions = {}): Promise
   const operatorToken = randomBytes(24).toString('hex');
   const apiKeyPepper = randomBytes(24).toString('hex');
   const callerKeys = generateCallerKeys();
+  /** As in a deployment: the signing key to the two senders only, and each consumer its own key. */
+  const callerEnv = (app: AppName): Record<string, string> => ({
+    ...(app === 'api-gateway' || app === 'auth-server' ? { CALLER_SIGNING_KEY: callerKeys.signingKey } : {}),
+    ...(app === 'api-gateway' ? {} : { CALLER_VERIFY_KEYS: callerKeys.verifyKeys[app] }),
+  });
   mkdirSync(E2E_LOG_DIR, { recursive: true });
 
   const baseEnv: Record<string, string> = {
@@ -171,8 +177,6 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     NATS_URL: infra.natsUrl,
     CRM_NAMESPACE: namespace,
     API_KEY_PEPPER: apiKeyPepper,
-    CALLER_SIGNING_KEY: callerKeys.signingKey,
-    CALLER_VERIFY_KEYS: callerKeys.verifyKey,
     OPERATOR_TOKEN: operatorToken,
     WEBHOOK_ALLOW_PRIVATE: 'true',
     AUTH_ISSUER: authUrl,
@@ -200,6 +204,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     const out = createWriteStream(logFile);
     const env = {
       ...baseEnv,
+      ...callerEnv(app),
       ...options.appEnv?.[app],
       ...prepared.appEnv?.[app],
       HTTP_PORT: String(port),
@@ -326,15 +331,6 @@ export async function startServices(options: StartServicesOptions = {}): Promise
         return codes;
       })()),
   };
-}
-
-/**
- * A fresh Ed25519 key pair as CALLER_SIGNING_KEY / CALLER_VERIFY_KEYS take it: base64url of the
- * raw 32-byte private key (the JWK's d) and public key (its x).
- */
-export function generateCallerKeys(): { signingKey: string; verifyKey: string } {
-  const { d, x } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
-  return { signingKey: d!, verifyKey: x! };
 }
 
 /** Password of the admins createAccount makes when none is given. */

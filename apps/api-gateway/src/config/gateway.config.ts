@@ -21,9 +21,9 @@ export class GatewayConfig extends WithStorageSettings(BaseConfig) {
   METRICS_PORT = 9460;
 
   /**
-   * Ed25519 private key (base64 of 32 bytes or PKCS#8 PEM) signing this service's NATS requests;
-   * required to start, not to migrate. Consumers accept it through CALLER_VERIFY_KEYS
-   * (decisions.md "NATS trust boundary").
+   * The 32-byte secret (base64) this service's NATS requests are signed with, under the key it
+   * derives for each consumer; required to start, not to migrate. Each consumer holds its own
+   * derived key as CALLER_VERIFY_KEYS (decisions.md "NATS trust boundary").
    */
   @IsCallerSigningKey()
   CALLER_SIGNING_KEY = '';

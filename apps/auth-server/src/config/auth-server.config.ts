@@ -31,17 +31,17 @@ export class AuthServerConfig extends DatabaseBackedConfig {
   OPERATOR_PORT = 9470;
 
   /**
-   * Ed25519 private key (base64 of 32 bytes or PKCS#8 PEM) signing this service's NATS requests;
-   * required to start, not to migrate. Consumers accept it through CALLER_VERIFY_KEYS
-   * (decisions.md "NATS trust boundary").
+   * The 32-byte secret (base64) this service's NATS requests are signed with, under the key it
+   * derives for each consumer; required to start, not to migrate. Each consumer holds its own
+   * derived key as CALLER_VERIFY_KEYS (decisions.md "NATS trust boundary").
    */
   @IsCallerSigningKey()
   CALLER_SIGNING_KEY = '';
 
   /**
-   * Ed25519 public keys (base64 of 32 bytes or PEM, comma-separated: two during a rotation) whose
-   * signatures this service accepts on NATS requests; required to start, not to migrate
-   * (decisions.md "NATS trust boundary").
+   * This service's own keys, derived from CALLER_SIGNING_KEY for it (base64 of 32 bytes,
+   * comma-separated: two during a rotation), that NATS requests to it must be signed with;
+   * required to start, not to migrate (decisions.md "NATS trust boundary").
    */
   @AreCallerVerifyKeys()
   CALLER_VERIFY_KEYS = '';

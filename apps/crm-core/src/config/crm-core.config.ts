@@ -31,9 +31,9 @@ export class CrmCoreConfig extends WithStorageSettings(DatabaseBackedConfig) {
   EVENTS_STREAM_REPLICAS = 1;
 
   /**
-   * Ed25519 public keys (base64 of 32 bytes or PEM, comma-separated: two during a rotation) whose
-   * signatures this service accepts on NATS requests; required to start, not to migrate
-   * (decisions.md "NATS trust boundary").
+   * This service's own keys, derived from CALLER_SIGNING_KEY for it (base64 of 32 bytes,
+   * comma-separated: two during a rotation), that NATS requests to it must be signed with;
+   * required to start, not to migrate (decisions.md "NATS trust boundary").
    */
   @AreCallerVerifyKeys()
   CALLER_VERIFY_KEYS = '';

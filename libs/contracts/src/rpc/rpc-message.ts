@@ -33,8 +33,9 @@ export const RpcHeaders = {
    */
   timeout: 'X-Timeout-Ms',
   /**
-   * The sender's Ed25519 signature over the subject, the message bytes and an expiry
-   * (libs/messaging rpc-signature.ts); consumers refuse a request without a valid one.
+   * The sender's HMAC-SHA256 over the subject, the message bytes and an expiry, under the
+   * consumer's own key (libs/messaging rpc-signature.ts); consumers refuse a request without a
+   * valid one.
    */
   signature: 'X-Rpc-Signature',
   /**
