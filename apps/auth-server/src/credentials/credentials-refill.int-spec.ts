@@ -89,7 +89,7 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
     cache = new CredentialsCache(redis, config, logger);
     credentials = new PausingCredentials(identity, cache);
     const revocations = new GrantRevocationService(dataSource, redis, config, logger);
-    apiKeys = new ApiKeysService(dataSource, identity, credentials, revocations, config, redis, logger);
+    apiKeys = new ApiKeysService(dataSource, identity, credentials, revocations, config, logger);
   });
 
   afterAll(async () => {
