@@ -71,7 +71,12 @@ export class CredentialCache {
     if (this.config.CREDENTIAL_CACHE_MAX_ENTRIES === 0 || this.subscriber) return;
     // Its own connection: a subscribed connection can run nothing else. Re-subscribing and
     // resending are ours to do, so a reconnect is always seen (see the class comment).
-    const subscriber = this.redis.duplicate({ autoResubscribe: false, autoResendUnfulfilledCommands: false, enableOfflineQueue: false });
+    const subscriber = this.redis.duplicate({
+      connectionName: `${this.config.CRM_NAMESPACE}:auth-invalidations`,
+      autoResubscribe: false,
+      autoResendUnfulfilledCommands: false,
+      enableOfflineQueue: false,
+    });
     this.subscriber = subscriber;
     subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     subscriber.on('ready', () => this.tick());
