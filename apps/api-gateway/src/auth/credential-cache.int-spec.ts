@@ -190,7 +190,7 @@ describe('credential cache invalidated through Redis pub/sub (real Redis)', () =
     await publishRecord(userId, 'old-key');
     await warm(verifier, userId, 'old-key');
 
-    const clients = (await writer.client('LIST', 'TYPE', 'pubsub')) as string;
+    const clients = (await writer.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
     const id = clients
       .split('\n')
       .find((line) => line.includes(` name=${namespace}:auth-invalidations `))
