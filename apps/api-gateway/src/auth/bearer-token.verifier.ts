@@ -1,22 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  ApiError,
-  CacheKeys,
-  ErrorName,
-  mcpResourceUrl,
-  openCredentialRecord,
-  Subjects,
-  type Caller,
-  type Scope,
-  type TokenStatusReply,
-} from '@crm/contracts';
-import { RpcClient } from '@crm/messaging';
-import { LOGGER, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { ApiError, ErrorName, mcpResourceUrl, type Caller, type Scope } from '@crm/contracts';
+import { LOGGER } from '@crm/service-kit';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import { GatewayConfig } from '../config/gateway.config';
 import { assertBilling } from './billing';
+import { BoundedCache } from './bounded-cache';
+import { CredentialsVerifier } from './credentials.verifier';
 
 const SCOPES = new Set<Scope>(['crm', 'crm.readonly', 'mcp']);
 
@@ -30,21 +20,26 @@ interface AccessTokenClaims extends JWTPayload {
 
 /**
  * Verifies OAuth access tokens (RFC 9068 JWTs, ES256) with the auth-server's cached JWKS, then
- * asks Redis in one round trip whether the token's grant was revoked and what the user's current
- * record is. If Redis cannot answer, the auth-server is asked over NATS; if that fails too, 503.
+ * asks whether the token's grant was revoked and what the user's current record is
+ * ({@link CredentialsVerifier.tokenStatus}: memory while the invalidation channel is live, else
+ * Redis in one round trip, else the auth-server over NATS; if that fails too, 503).
  * A revoked family, a changed API key or a deleted user is refused on every replica at once.
+ * A token whose signature and claims were verified is remembered (by its full text and audience)
+ * until its `exp`, at most CREDENTIAL_CACHE_TTL_MS: the signature cannot change, and revocation
+ * is still checked on every request.
  */
 @Injectable()
 export class BearerTokenVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
   private readonly audiences: Record<TokenAudience, string[]>;
+  private readonly verified: BoundedCache<string, AccessTokenClaims>;
 
   constructor(
     private readonly config: GatewayConfig,
-    @Inject(REDIS) private readonly redis: Redis,
-    private readonly rpc: RpcClient,
+    private readonly credentials: CredentialsVerifier,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
+    this.verified = new BoundedCache(config.CREDENTIAL_CACHE_MAX_ENTRIES);
     this.jwks = createRemoteJWKSet(new URL(`${config.AUTH_URL}/oauth/jwks`), {
       cacheMaxAge: 10 * 60_000,
       cooldownDuration: config.JWKS_REFETCH_COOLDOWN_MS,
@@ -60,9 +55,9 @@ export class BearerTokenVerifier {
    * specification forbids passing tokens through to other resources).
    */
   async verify(token: string, audience: TokenAudience = 'api'): Promise<Caller> {
-    const claims = await this.verifySignature(token, this.audiences[audience]);
+    const claims = await this.verifiedClaims(token, audience);
     if (!claims.sub || !claims.gid) throw new ApiError(ErrorName.InvalidAccessToken);
-    const { record, revoked } = await this.status(claims.sub, claims.gid);
+    const { record, revoked } = await this.credentials.tokenStatus(claims.sub, claims.gid);
     if (revoked || !record.found) throw new ApiError(ErrorName.InvalidAccessToken, 'The access token has been revoked');
     assertBilling(record.billing_status);
     const scopes = (claims.scope ?? '').split(' ').filter((s): s is Scope => SCOPES.has(s as Scope));
@@ -74,6 +69,16 @@ export class BearerTokenVerifier {
       scopes,
       client_id: claims.client_id,
     };
+  }
+
+  private async verifiedClaims(token: string, audience: TokenAudience): Promise<AccessTokenClaims> {
+    const key = `${audience} ${token}`;
+    const remembered = this.verified.get(key);
+    if (remembered) return remembered;
+    const claims = await this.verifySignature(token, this.audiences[audience]);
+    if (claims.exp !== undefined)
+      this.verified.set(key, claims, Math.min(claims.exp * 1000, Date.now() + this.config.CREDENTIAL_CACHE_TTL_MS));
+    return claims;
   }
 
   private async verifySignature(token: string, audience: string[]): Promise<AccessTokenClaims> {
@@ -94,19 +99,5 @@ export class BearerTokenVerifier {
       }
       throw new ApiError(ErrorName.InvalidAccessToken, code === 'ERR_JWT_EXPIRED' ? 'The access token has expired' : undefined);
     }
-  }
-
-  private async status(userId: string, grantId: string): Promise<TokenStatusReply> {
-    try {
-      const ns = this.config.CRM_NAMESPACE;
-      const [record, revoked] = await this.redis.mget(CacheKeys.credentials(ns, userId), CacheKeys.revokedGrant(ns, grantId));
-      const opened = record ? openCredentialRecord(this.config.API_KEY_PEPPER, userId, record) : null;
-      if (opened) return { record: opened, revoked: revoked !== null };
-      if (record) this.logger.warn({ user_id: userId }, 'a credential record in Redis is not sealed by the auth-server; asking it');
-      // No user record cached: the auth-server answers both from the database.
-    } catch (error) {
-      this.logger.warn({ detail: (error as Error).message }, 'Redis unavailable; asking the auth-server about the token');
-    }
-    return this.rpc.request<TokenStatusReply>(Subjects.TokenStatus, { user_id: userId, grant_id: grantId });
   }
 }

@@ -51,6 +51,36 @@ export class GatewayConfig extends WithStorageSettings(BaseConfig) {
   @Max(600000)
   JWKS_REFETCH_COOLDOWN_MS = 30000;
 
+  /**
+   * Opened credential records, grant flags and verified access tokens kept in memory, at most
+   * this many of each (least recently used dropped first); 0 turns the cache off, so every
+   * request reads Redis (decisions.md "Credential cache in the gateway (issue 17)").
+   */
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  CREDENTIAL_CACHE_MAX_ENTRIES = 10_000;
+
+  /** Longest life of a cached entry: a safety net only, since changes drop entries at once. */
+  @IntEnv()
+  @IsInt()
+  @Min(1000)
+  @Max(300_000)
+  CREDENTIAL_CACHE_TTL_MS = 30_000;
+
+  /**
+   * The cache is used only while the invalidation channel was confirmed in order at most this long
+   * ago (a PING on the subscriber connection every third of it): a revoked key or grant is refused
+   * within this delay, plus delivery time, even if the connection to Redis dies silently. At most
+   * 900, to keep the promise of "refused within 1 s".
+   */
+  @IntEnv()
+  @IsInt()
+  @Min(100)
+  @Max(900)
+  CREDENTIAL_CACHE_MAX_LAG_MS = 500;
+
   /** Public origin of the API, used in the OpenAPI document (and in download links: the storage settings). */
   @Matches(/^https?:\/\/[^/]+$/, { message: 'PUBLIC_URL must be an origin like https://api.example.com' })
   override PUBLIC_URL = 'http://localhost:3000';

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { generateApiKey, hashApiKey, isId } from '@crm/common';
 import {
   ApiError,
-  CacheKeys,
   ErrorName,
   parseContract,
   TokenStatusRequest,
@@ -10,8 +9,7 @@ import {
   type ChangeAuthKeyReply,
   type TokenStatusReply,
 } from '@crm/contracts';
-import { LOGGER, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { LOGGER } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AuthServerConfig } from '../config/auth-server.config';
@@ -27,7 +25,6 @@ export class ApiKeysService {
     private readonly credentials: CredentialsService,
     private readonly revocations: GrantRevocationService,
     private readonly config: AuthServerConfig,
-    @Inject(REDIS) private readonly redis: Redis,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -57,9 +54,7 @@ export class ApiKeysService {
           await m.query('DELETE FROM auth.oidc_artifacts WHERE grant_id = ANY($1)', [grantIds]);
         }
         try {
-          const multi = this.redis.multi();
-          for (const id of grantIds) multi.set(CacheKeys.revokedGrant(this.config.CRM_NAMESPACE, id), '1', 'EX', REVOKED_GRANT_TTL_SECONDS);
-          await multi.exec();
+          await this.revocations.mirror(grantIds);
           await this.credentials.publishWith(caller.user_id, m, (version) => (published = version));
         } catch (error) {
           this.logger.error({ detail: (error as Error).message }, 'API key not changed: Redis unavailable');

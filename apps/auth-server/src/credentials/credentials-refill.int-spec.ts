@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { generateApiKey, hashApiKey, newId } from '@crm/common';
-import { CacheKeys, ErrorName, openCredentialRecord, type CredentialRecord } from '@crm/contracts';
+import { CacheInvalidation, CacheKeys, ErrorName, openCredentialRecord, type CredentialRecord } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { createLogger } from '@crm/observability';
 import { createRedis } from '@crm/service-kit';
@@ -89,7 +89,7 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
     cache = new CredentialsCache(redis, config, logger);
     credentials = new PausingCredentials(identity, cache);
     const revocations = new GrantRevocationService(dataSource, redis, config, logger);
-    apiKeys = new ApiKeysService(dataSource, identity, credentials, revocations, config, redis, logger);
+    apiKeys = new ApiKeysService(dataSource, identity, credentials, revocations, config, logger);
   });
 
   afterAll(async () => {
@@ -197,5 +197,81 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
     await identity.setApiKeyHash(userId, 'h'.repeat(64));
     expect(await version()).toBeGreaterThan(afterBilling);
     await expect(identity.credentialRecord(newId())).resolves.toMatchObject({ found: false, version: 0 });
+  });
+
+  describe('announcements on the invalidation channel (the gateways drop their in-memory copies)', () => {
+    let listener: Redis;
+    const heard: string[] = [];
+
+    beforeAll(async () => {
+      listener = redis.duplicate({ enableOfflineQueue: true });
+      listener.on('message', (_channel: string, message: string) => heard.push(message));
+      await listener.subscribe(CacheKeys.invalidations(namespace));
+    });
+
+    afterAll(() => listener.disconnect());
+
+    /** Everything announced so far: a marker published now arrives after it (pub/sub keeps order). */
+    async function announced(): Promise<string[]> {
+      const marker = `marker:${newId()}`;
+      await redis.publish(CacheKeys.invalidations(namespace), marker);
+      const deadline = Date.now() + 2000;
+      while (!heard.includes(marker)) {
+        if (Date.now() > deadline) throw new Error('the marker did not arrive');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return heard.splice(0).filter((message) => message !== marker);
+    }
+
+    it('announces a newer record after writing it, and a withdrawal; not a write of the same or an older version', async () => {
+      await announced();
+      const userId = newId();
+      const record = (version: number, hash: string): CredentialRecord => ({
+        found: true,
+        user_id: userId,
+        account_id: 'a',
+        role: 'user',
+        api_key_hash: hash,
+        billing_status: 'active',
+        version,
+      });
+      // Heard only once the record is in Redis: whoever reads on hearing it gets the new one.
+      const onHearing = new Promise<string | null | undefined>((resolve) =>
+        listener.once('message', () => void cachedHash(userId).then(resolve)),
+      );
+      await cache.store(record(5, 'five'));
+      expect(await onHearing).toBe('five');
+      expect(await announced()).toEqual([CacheInvalidation.user(userId)]);
+      await cache.store(record(5, 'five'));
+      await cache.refill(record(4, 'four'));
+      expect(await announced()).toEqual([]);
+      await cache.refill(record(6, 'six'));
+      expect(await announced()).toEqual([CacheInvalidation.user(userId)]);
+      await cache.withdraw(userId, 6);
+      expect(await announced()).toEqual([CacheInvalidation.user(userId)]);
+    });
+
+    it('announces a rotated key and every revoked grant of the user', async () => {
+      const { userId, accountId } = await user();
+      const grantId = `grant-${newId()}`;
+      await dataSource.query("INSERT INTO auth.oidc_artifacts (model, id, payload, account_id) VALUES ('Grant', $1, '{}', $2)", [
+        grantId,
+        userId,
+      ]);
+      await announced();
+      await apiKeys.rotate(caller(userId, accountId));
+      expect(await announced()).toEqual([CacheInvalidation.grant(grantId), CacheInvalidation.user(userId)]);
+      expect(await redis.get(CacheKeys.revokedGrant(namespace, grantId))).toBe('1');
+    });
+
+    it('announces a revoked grant once: mirroring a flag that is already set announces nothing', async () => {
+      const revocations = new GrantRevocationService(dataSource, redis, config, logger);
+      const grants = [`grant-${newId()}`, `grant-${newId()}`];
+      await announced();
+      await revocations.mirror(grants);
+      expect(await announced()).toEqual(grants.map(CacheInvalidation.grant));
+      await revocations.mirror([...grants, 'grant-third']);
+      expect(await announced()).toEqual([CacheInvalidation.grant('grant-third')]);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  CacheInvalidation,
   CacheKeys,
   CREDENTIALS_TTL_SECONDS,
   sealCredentialRecord,
@@ -17,17 +18,25 @@ import { AuthServerConfig } from '../config/auth-server.config';
  */
 const VERSION_TTL_SECONDS = CREDENTIALS_TTL_SECONDS * 2;
 
-// KEYS: record, version. ARGV: record JSON, record TTL, version, version TTL. 1: written, 0: older than the cached version.
+// KEYS: record, version. ARGV: record JSON, record TTL, version, version TTL, invalidation channel, message.
+// 1: written, 0: older than the cached version. A newer version than the cached one is announced
+// on the channel in the same script, so the announcement goes out exactly when the write happened.
 const WRITE = `
 local cached = tonumber(redis.call('GET', KEYS[2]) or '-1')
-if tonumber(ARGV[3]) < cached then return 0 end
+local version = tonumber(ARGV[3])
+if version < cached then return 0 end
 redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+if version > cached then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
 return 1`;
 
-// KEYS: record, version. ARGV: the version to withdraw. Only if nothing newer was written since.
+// KEYS: record, version. ARGV: the version to withdraw, invalidation channel, message. Only if nothing newer was written since.
 const WITHDRAW = `
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[1], KEYS[2]); return 1 end
+if redis.call('GET', KEYS[2]) == ARGV[1] then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  redis.call('PUBLISH', ARGV[2], ARGV[3])
+  return 1
+end
 return 0`;
 
 /**
@@ -36,6 +45,11 @@ return 0`;
  * write Redis cannot mint credentials. Every record carries the version the database gave the change, and a write
  * never replaces a newer version: a refill that read the database just before a change, and
  * writes just after the change was published, is dropped however the two interleave.
+ *
+ * Every write of a newer version, and every withdrawal, is announced on the invalidation channel
+ * by the same script, after the write: gateways keep opened records in memory and drop a user's
+ * record when they hear of it (decisions.md "Credential cache in the gateway (issue 17)"). A
+ * write of the version already cached carries the same record, so it is not announced.
  */
 @Injectable()
 export class CredentialsCache {
@@ -50,6 +64,10 @@ export class CredentialsCache {
     return [CacheKeys.credentials(ns, userId), CacheKeys.credentialsVersion(ns, userId)];
   }
 
+  private channel(): string {
+    return CacheKeys.invalidations(this.config.CRM_NAMESPACE);
+  }
+
   private ttl(record: CredentialRecord): number {
     return record.found ? CREDENTIALS_TTL_SECONDS : UNKNOWN_CREDENTIALS_TTL_SECONDS;
   }
@@ -57,7 +75,17 @@ export class CredentialsCache {
   private write(record: CredentialRecord): Promise<unknown> {
     const version = record.version ?? 0;
     const sealed = sealCredentialRecord(this.config.API_KEY_PEPPER, record);
-    return this.redis.eval(WRITE, 2, ...this.keys(record.user_id), sealed, this.ttl(record), version, VERSION_TTL_SECONDS);
+    return this.redis.eval(
+      WRITE,
+      2,
+      ...this.keys(record.user_id),
+      sealed,
+      this.ttl(record),
+      version,
+      VERSION_TTL_SECONDS,
+      this.channel(),
+      CacheInvalidation.user(record.user_id),
+    );
   }
 
   /** After a change of a user's credentials: must reach Redis, so failures propagate. */
@@ -79,6 +107,6 @@ export class CredentialsCache {
    * version has been written since; the next lookup reads the database again.
    */
   async withdraw(userId: string, version: number): Promise<void> {
-    await this.redis.eval(WITHDRAW, 2, ...this.keys(userId), version);
+    await this.redis.eval(WITHDRAW, 2, ...this.keys(userId), version, this.channel(), CacheInvalidation.user(userId));
   }
 }

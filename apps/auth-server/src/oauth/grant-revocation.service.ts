@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CacheKeys } from '@crm/contracts';
+import { CacheInvalidation, CacheKeys } from '@crm/contracts';
 import { LOGGER, REDIS } from '@crm/service-kit';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -8,6 +8,18 @@ import { AuthServerConfig } from '../config/auth-server.config';
 
 /** Access tokens live an hour; a revoked grant id must be refused at least that long (+ skew). */
 export const REVOKED_GRANT_TTL_SECONDS = 3600 + 120;
+
+// KEYS: revoked-grant flags. ARGV: TTL, invalidation channel, then one message per key.
+const MIRROR = `
+for i, key in ipairs(KEYS) do
+  local fresh = redis.call('EXISTS', key) == 0
+  redis.call('SET', key, '1', 'EX', ARGV[1])
+  if fresh then redis.call('PUBLISH', ARGV[2], ARGV[i + 2]) end
+end
+return #KEYS`;
+
+/** Flags per script run: the minute's full reconcile must not hold Redis for long at once. */
+const MIRROR_BATCH = 500;
 
 /**
  * Revoked OAuth grant ids (token families): stored durably in the auth schema and mirrored to
@@ -54,10 +66,25 @@ export class GrantRevocationService implements OnApplicationBootstrap, OnApplica
     return rows.map((r) => r.id);
   }
 
-  private async mirror(grantIds: string[]): Promise<void> {
-    const multi = this.redis.multi();
-    for (const id of grantIds) multi.set(CacheKeys.revokedGrant(this.config.CRM_NAMESPACE, id), '1', 'EX', REVOKED_GRANT_TTL_SECONDS);
-    await multi.exec();
+  /**
+   * Sets the revoked flags in Redis; a flag that was not there yet is announced on the
+   * invalidation channel by the same script, after the write, so gateways drop a cached "not
+   * revoked" (decisions.md "Credential cache in the gateway (issue 17)"). Re-mirroring a flag that
+   * is already set announces nothing. Rejects if Redis cannot be written.
+   */
+  async mirror(grantIds: string[]): Promise<void> {
+    const ns = this.config.CRM_NAMESPACE;
+    for (let start = 0; start < grantIds.length; start += MIRROR_BATCH) {
+      const batch = grantIds.slice(start, start + MIRROR_BATCH);
+      await this.redis.eval(
+        MIRROR,
+        batch.length,
+        ...batch.map((id) => CacheKeys.revokedGrant(ns, id)),
+        REVOKED_GRANT_TTL_SECONDS,
+        CacheKeys.invalidations(ns),
+        ...batch.map((id) => CacheInvalidation.grant(id)),
+      );
+    }
   }
 
   onApplicationBootstrap(): void {

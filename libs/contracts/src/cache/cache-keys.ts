@@ -11,6 +11,18 @@ export const CacheKeys = {
   revokedGrant: (namespace: string, grantId: string) => `${namespace}:auth:revoked-grant:${grantId}`,
   /** Set of the origins of public OAuth clients' redirect URIs: browser apps the API answers with CORS. */
   browserOrigins: (namespace: string) => `${namespace}:auth:browser-origins`,
+  /**
+   * Pub/sub channel on which the auth-server announces, after the Redis write, every change of a
+   * credential record or revoked-grant flag ({@link CacheInvalidation}); the gateways drop their
+   * in-memory copies (decisions.md "Credential cache in the gateway (issue 17)").
+   */
+  invalidations: (namespace: string) => `${namespace}:auth:invalidate`,
+} as const;
+
+/** Messages on {@link CacheKeys.invalidations}: which user's record or which grant's flag changed. */
+export const CacheInvalidation = {
+  user: (userId: string) => `user:${userId}`,
+  grant: (grantId: string) => `grant:${grantId}`,
 } as const;
 
 /** Positive credential records live this long without a refresh; negative ones much shorter. */
