@@ -1,4 +1,4 @@
-import { parseAuthorization } from './api-credentials.strategy';
+import { parseAuthorization } from './api-authenticator';
 
 const basic = (s: string) => `Basic ${Buffer.from(s).toString('base64')}`;
 
