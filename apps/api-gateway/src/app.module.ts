@@ -6,6 +6,7 @@ import { RedisModule, ServiceKitModule, type ServiceKitOptions } from '@crm/serv
 import { StorageModule } from '@crm/storage';
 import { ApiModule } from './api/api.module';
 import { BrowserOriginPolicy } from './cors/browser-origins';
+import { ApiEdge } from './edge/api-edge';
 import { McpModule } from './mcp/mcp.module';
 import { GatewayExceptionFilter } from './routing/gateway-exception.filter';
 import type { GatewayConfig } from './config/gateway.config';
@@ -31,7 +32,7 @@ export class AppModule {
         ApiModule,
         McpModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: GatewayExceptionFilter }, BrowserOriginPolicy],
+      providers: [GatewayExceptionFilter, { provide: APP_FILTER, useExisting: GatewayExceptionFilter }, BrowserOriginPolicy, ApiEdge],
     };
   }
 }

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, HttpException, Inject, type ExceptionFilter } from '@nestjs/common';
-import { ApiError, ErrorName, errorEnvelope } from '@crm/contracts';
+import { ApiError, ErrorName, errorEnvelope, type ErrorEnvelope } from '@crm/contracts';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { LOGGER } from './tokens';
@@ -28,29 +28,47 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError(ErrorName.InternalServerError);
 }
 
+/** What an error answers: status, headers and the error envelope. */
+export interface ErrorReply {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorEnvelope;
+}
+
 /**
- * Every error an HTTP service answers goes out in the spec's error envelope; an unexpected one
- * is logged with its stack here and never sent to the client.
+ * The answer to an error, in the spec's error envelope; an unexpected error is logged with its
+ * stack here and never sent to the client.
  */
+export function errorReply(exception: unknown, logger: Logger): ErrorReply {
+  const error = toApiError(exception);
+  if (error.errorName === ErrorName.InternalServerError && !(exception instanceof ApiError)) {
+    logger.error({ err: exception }, 'unhandled error');
+  } else if (error.errorName === ErrorName.ServiceUnavailable && !(exception instanceof ApiError)) {
+    logger.warn({ detail: (exception as Error)?.message }, 'dependency unavailable: answered 503');
+  }
+  const { http, body } = errorEnvelope(error);
+  const headers: Record<string, string> = error.errorName === ErrorName.ServiceUnavailable ? { 'Retry-After': '1' } : {};
+  return { status: http, headers: { ...headers, ...error.headers }, body };
+}
+
+/** Every error an HTTP service answers goes out as {@link errorReply} says. */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   constructor(@Inject(LOGGER) private readonly logger: Logger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    const error = toApiError(exception);
-    if (error.errorName === ErrorName.InternalServerError && !(exception instanceof ApiError)) {
-      this.logger.error({ err: exception }, 'unhandled error');
-    } else if (error.errorName === ErrorName.ServiceUnavailable && !(exception instanceof ApiError)) {
-      this.logger.warn({ detail: (exception as Error)?.message }, 'dependency unavailable: answered 503');
-    }
+    const reply = this.reply(exception);
     if (res.headersSent) {
       res.end();
       return;
     }
-    const { http, body } = errorEnvelope(error);
-    if (error.errorName === ErrorName.ServiceUnavailable) res.setHeader('Retry-After', '1');
-    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    res.status(http).json(body);
+    for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+    res.status(reply.status).json(reply.body);
+  }
+
+  /** The answer to `exception` (a service's filter may map some exceptions first). */
+  reply(exception: unknown): ErrorReply {
+    return errorReply(exception, this.logger);
   }
 }

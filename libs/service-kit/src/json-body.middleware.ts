@@ -1,5 +1,6 @@
 import { ApiError, ErrorName, errorEnvelope } from '@crm/contracts';
 import type { NextFunction, Request, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /** `application/json`, or any `+json` type (`application/merge-patch+json`), with any parameters. */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -9,10 +10,10 @@ export function isJsonContentType(header: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-function hasBody(req: Request): boolean {
-  const length = req.headers['content-length'];
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
   if (length !== undefined) return length !== '0';
-  return req.headers['transfer-encoding'] !== undefined;
+  return headers['transfer-encoding'] !== undefined;
 }
 
 /**
@@ -21,14 +22,18 @@ function hasBody(req: Request): boolean {
  */
 export function requireJsonBodies() {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (!hasBody(req) || isJsonContentType(req.headers['content-type'])) return next();
-    const sent = req.headers['content-type'] ? `got ${req.headers['content-type'].slice(0, 100)}` : 'no Content-Type was sent';
-    const error = new ApiError(
-      ErrorName.UnsupportedMediaType,
-      `The request body must be JSON with Content-Type: application/json (${sent})`,
-      { 'Content-Type': 'must be application/json' },
-    );
+    const error = nonJsonBodyError(req.headers);
+    if (!error) return next();
     const { http, body } = errorEnvelope(error);
     res.status(http).json(body);
   };
+}
+
+/** The 415 refusal of a request whose headers announce a body that is not JSON, if they do. */
+export function nonJsonBodyError(headers: IncomingHttpHeaders): ApiError | undefined {
+  if (!hasBody(headers) || isJsonContentType(headers['content-type'])) return undefined;
+  const sent = headers['content-type'] ? `got ${headers['content-type'].slice(0, 100)}` : 'no Content-Type was sent';
+  return new ApiError(ErrorName.UnsupportedMediaType, `The request body must be JSON with Content-Type: application/json (${sent})`, {
+    'Content-Type': 'must be application/json',
+  });
 }

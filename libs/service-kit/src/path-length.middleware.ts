@@ -11,11 +11,17 @@ export const MAX_PATH_BYTES = 2048;
  */
 export function pathLengthLimit(maxBytes = MAX_PATH_BYTES) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const url = req.originalUrl ?? req.url;
-    const queryAt = url.indexOf('?');
-    const path = queryAt < 0 ? url : url.slice(0, queryAt);
-    if (Buffer.byteLength(path) <= maxBytes) return next();
-    const { http, body } = errorEnvelope(new ApiError(ErrorName.ResourceNotFound, `No such route (paths are at most ${maxBytes} bytes)`));
+    const error = pathLengthError(req.originalUrl ?? req.url, maxBytes);
+    if (!error) return next();
+    const { http, body } = errorEnvelope(error);
     res.status(http).json(body);
   };
+}
+
+/** The refusal of a request target whose path (the query aside) is longer than `maxBytes`, if it is. */
+export function pathLengthError(url: string, maxBytes = MAX_PATH_BYTES): ApiError | undefined {
+  const queryAt = url.indexOf('?');
+  const path = queryAt < 0 ? url : url.slice(0, queryAt);
+  if (Buffer.byteLength(path) <= maxBytes) return undefined;
+  return new ApiError(ErrorName.ResourceNotFound, `No such route (paths are at most ${maxBytes} bytes)`);
 }

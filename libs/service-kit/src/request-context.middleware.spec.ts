@@ -5,8 +5,8 @@ import pino from 'pino';
 import { requestContextMiddleware, UNMATCHED_ROUTE } from './request-context.middleware';
 
 /** One request through the middleware: `route` is what Express matched (none for an unknown path). */
-function serve(middleware: ReturnType<typeof requestContextMiddleware>, path: string, route?: string, status = 404): void {
-  const req = { method: 'GET', path, url: path, header: () => undefined, route: route ? { path: route } : undefined } as unknown as Request;
+function serve(middleware: ReturnType<typeof requestContextMiddleware<Request>>, path: string, route?: string, status = 404): void {
+  const req = { method: 'GET', path, url: path, headers: {}, route: route ? { path: route } : undefined } as unknown as Request;
   const res = Object.assign(new EventEmitter(), { statusCode: status, setHeader: () => undefined }) as unknown as Response;
   middleware(req, res, (() => undefined) as NextFunction);
   res.emit('finish');
@@ -50,7 +50,7 @@ describe('requestContextMiddleware access log', () => {
       method: 'GET',
       path: '/api/v3/contacts/secret-name',
       url: '/api/v3/contacts/secret-name?search=private',
-      header: (name: string) => (name === 'x-request-id' ? 'req-123' : undefined),
+      headers: { 'x-request-id': 'req-123' },
       user: { account_id: 'acc-1', user_id: 'user-1' },
     } as unknown as Request;
     const res = Object.assign(new EventEmitter(), { statusCode: 200, setHeader: () => undefined }) as unknown as Response;
@@ -75,7 +75,7 @@ describe('requestContextMiddleware access log', () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
     const middleware = requestContextMiddleware(httpMetrics(createMetricsRegistry('test')), undefined, logger);
     for (const path of ['/healthz', '/readyz']) {
-      const req = { method: 'GET', path, url: path, header: () => undefined } as unknown as Request;
+      const req = { method: 'GET', path, url: path, headers: {} } as unknown as Request;
       const res = Object.assign(new EventEmitter(), { statusCode: 200, setHeader: () => undefined }) as unknown as Response;
       middleware(req, res, (() => undefined) as NextFunction);
       res.emit('finish');

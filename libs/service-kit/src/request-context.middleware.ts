@@ -1,4 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request } from 'express';
 import {
   acceptRequestId,
   endSpan,
@@ -19,7 +20,7 @@ const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /** The template of the Express route that handled the request (`/operator/accounts/:accountId`), if any. */
-export function matchedRoute(req: Request): string | undefined {
+export function matchedRoute(req: IncomingMessage): string | undefined {
   const path = (req as { route?: { path?: unknown } }).route?.path;
   if (typeof path === 'string') return path;
   return Array.isArray(path) ? path.join(',') : undefined;
@@ -38,31 +39,39 @@ export function matchedRoute(req: Request): string | undefined {
  *
  * While tracing is on, each request (probes aside) is a server span that continues the caller's
  * W3C `traceparent`, named by method and the same route label, with the request id as an attribute.
+ * It reads only node's request and response, so a handler outside Express (the gateway's API
+ * edge) runs inside it too.
  */
-export function requestContextMiddleware(metrics: HttpMetrics, routeOf?: (req: Request) => string | undefined, accessLog?: Logger) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const requestId = acceptRequestId(req.header('x-request-id'));
+export function requestContextMiddleware<R extends IncomingMessage = Request>(
+  metrics: HttpMetrics,
+  routeOf?: (req: R) => string | undefined,
+  accessLog?: Logger,
+) {
+  return (req: R, res: ServerResponse, next: () => void): void => {
+    const requestId = acceptRequestId(req.headers['x-request-id']);
+    const path = pathOf(req.url ?? '');
+    const method = req.method ?? '';
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     const span =
-      tracingEnabled() && !PROBE_PATHS.has(req.path)
+      tracingEnabled() && !PROBE_PATHS.has(path)
         ? startSpan(
-            req.method,
+            method,
             SpanKind.SERVER,
-            { 'http.request.method': req.method, 'crm.request_id': requestId },
-            extractTraceContext((name) => req.header(name)),
+            { 'http.request.method': method, 'crm.request_id': requestId },
+            extractTraceContext((name) => headerValue(req, name)),
           )
         : undefined;
     const done = (aborted: boolean) => {
       const route = routeOf?.(req) ?? matchedRoute(req) ?? UNMATCHED_ROUTE;
-      const labels = { method: req.method, route, status: String(res.statusCode) };
+      const labels = { method, route, status: String(res.statusCode) };
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (!aborted) {
         metrics.requests.inc(labels);
         metrics.duration.observe(labels, seconds);
       }
       if (span) {
-        span.updateName(`${req.method} ${route}`);
+        span.updateName(`${method} ${route}`);
         span.setAttributes({
           'http.route': route,
           'http.response.status_code': res.statusCode,
@@ -70,12 +79,12 @@ export function requestContextMiddleware(metrics: HttpMetrics, routeOf?: (req: R
         });
         endSpan(span, res.statusCode >= 500 ? `HTTP ${res.statusCode}` : undefined);
       }
-      if (accessLog && !PROBE_PATHS.has(req.path)) {
+      if (accessLog && !PROBE_PATHS.has(path)) {
         const caller = (req as { user?: { account_id?: unknown; user_id?: unknown } }).user;
         accessLog.info(
           {
             request_id: requestId,
-            method: req.method,
+            method,
             route,
             status: res.statusCode,
             duration_ms: Math.round(seconds * 10_000) / 10,
@@ -93,4 +102,16 @@ export function requestContextMiddleware(metrics: HttpMetrics, routeOf?: (req: R
     });
     runWithRequestId(requestId, span ? () => runInSpan(span, next) : next);
   };
+}
+
+/** The path of a request target, without its query (what Express calls `req.path`). */
+function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt < 0 ? url : url.slice(0, queryAt);
+}
+
+/** One request header as a string (a repeated header's first value), as Express's `req.header` reads it. */
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
 }

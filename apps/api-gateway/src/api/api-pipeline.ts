@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { assertInputBounds, type Caller } from '@crm/contracts';
 import { IdempotencyStore, idempotencyScope, requestFingerprint, type IdempotentOutcome } from '../limits/idempotency';
-import type { ResolvedRoute } from '../routing/api-route.middleware';
+import type { ResolvedRoute } from '../routing/route-table';
 import { ApiService, authorizeRoute, type ApiInput } from './api.service';
 
 /**

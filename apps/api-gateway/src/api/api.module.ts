@@ -1,23 +1,19 @@
-import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import { PassportModule } from '@nestjs/passport';
-import { ApiCredentialsStrategy } from '../auth/api-credentials.strategy';
+import { Module } from '@nestjs/common';
+import { ApiAuthenticator } from '../auth/api-authenticator';
 import { BearerTokenVerifier } from '../auth/bearer-token.verifier';
 import { CredentialsVerifier } from '../auth/credentials.verifier';
 import { IdempotencyStore } from '../limits/idempotency';
 import { RateLimiter } from '../limits/rate-limiter';
-import { ApiRouteMiddleware } from '../routing/api-route.middleware';
 import { RouteTable } from '../routing/route-table';
 import { DocsController, RootController } from '../openapi/docs.controller';
 import { FilesController } from '../uploads/files.controller';
 import { UploadPipeline } from '../uploads/upload-pipeline';
-import { ApiController } from './api.controller';
 import { ApiPipeline } from './api-pipeline';
 import { ApiService } from './api.service';
 
+/** The API's parts; its routes are served by the API edge (edge/api-edge.ts), the public documents and files by controllers. */
 @Module({
-  imports: [PassportModule],
-  // DocsController first: its public paths win over the API catch-all.
-  controllers: [RootController, DocsController, FilesController, ApiController],
+  controllers: [RootController, DocsController, FilesController],
   providers: [
     ApiService,
     ApiPipeline,
@@ -26,13 +22,9 @@ import { ApiService } from './api.service';
     IdempotencyStore,
     CredentialsVerifier,
     BearerTokenVerifier,
-    ApiCredentialsStrategy,
+    ApiAuthenticator,
     { provide: RouteTable, useValue: new RouteTable() },
   ],
-  exports: [ApiPipeline, BearerTokenVerifier, RateLimiter],
+  exports: [ApiPipeline, UploadPipeline, ApiAuthenticator, BearerTokenVerifier, RateLimiter, RouteTable],
 })
-export class ApiModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(ApiRouteMiddleware).forRoutes(ApiController);
-  }
-}
+export class ApiModule {}

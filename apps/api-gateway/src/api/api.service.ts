@@ -14,7 +14,7 @@ import {
 } from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
 import { GatewayConfig } from '../config/gateway.config';
-import type { ResolvedRoute } from '../routing/api-route.middleware';
+import type { ResolvedRoute } from '../routing/route-table';
 import { acceptIfMatch } from './etag';
 
 export interface ApiInput {

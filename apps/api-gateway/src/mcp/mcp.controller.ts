@@ -4,7 +4,7 @@ import { ApiError, ErrorName, MCP_DEFAULT_SCOPE, MCP_PATH, PROTECTED_RESOURCE_ME
 import { LOGGER } from '@crm/service-kit';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { parseAuthorization } from '../auth/api-credentials.strategy';
+import { parseAuthorization } from '../auth/api-authenticator';
 import { BearerTokenVerifier } from '../auth/bearer-token.verifier';
 import { GatewayConfig } from '../config/gateway.config';
 import { RateLimiter } from '../limits/rate-limiter';

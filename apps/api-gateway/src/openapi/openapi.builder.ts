@@ -44,7 +44,7 @@ export const SCHEMA_OPTIONS = {
 /** The server URLs of the copy in libs/sdk (the gateway serves its own PUBLIC_URL and PUBLIC_AUTH_URL). */
 export const SDK_DOCUMENT_URLS = { serverUrl: 'http://localhost:3000', authUrl: 'http://localhost:3001' };
 
-/** Headers the gateway sets (rate-limiter.ts, request-context.middleware.ts, api-auth.guard.ts, api.controller.ts). */
+/** Headers the gateway sets (rate-limiter.ts, request-context.middleware.ts, api-authenticator.ts, api/reply.ts). */
 const HEADERS = {
   RequestId: {
     description:

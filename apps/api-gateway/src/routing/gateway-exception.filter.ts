@@ -1,6 +1,6 @@
-import { ArgumentsHost, Catch, Inject, NotFoundException } from '@nestjs/common';
+import { Catch, Inject, NotFoundException } from '@nestjs/common';
 import { API_PREFIX, ApiError, ErrorName } from '@crm/contracts';
-import { ApiExceptionFilter, LOGGER } from '@crm/service-kit';
+import { ApiExceptionFilter, LOGGER, type ErrorReply } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { GatewayConfig } from '../config/gateway.config';
 
@@ -12,7 +12,8 @@ export function routeNotFoundMessage(config: GatewayConfig): string {
 /**
  * The platform's error filter, except that a path outside the API that nothing serves (Nest's
  * router 404, e.g. GET /v3/contacts) also points to the API reference, like unknown API routes do
- * (ApiRouteMiddleware). The error name stays resource_not_found.
+ * (ApiEdge). The error name stays resource_not_found. The API edge answers its errors with the
+ * same {@link reply}.
  */
 @Catch()
 export class GatewayExceptionFilter extends ApiExceptionFilter {
@@ -23,7 +24,7 @@ export class GatewayExceptionFilter extends ApiExceptionFilter {
     this.notFound = routeNotFoundMessage(config);
   }
 
-  override catch(exception: unknown, host: ArgumentsHost): void {
-    super.catch(exception instanceof NotFoundException ? new ApiError(ErrorName.ResourceNotFound, this.notFound) : exception, host);
+  override reply(exception: unknown): ErrorReply {
+    return super.reply(exception instanceof NotFoundException ? new ApiError(ErrorName.ResourceNotFound, this.notFound) : exception);
   }
 }

@@ -1,5 +1,11 @@
 import { API_ROUTES, type HttpMethod, type RouteDeclaration } from '@crm/contracts';
 
+/** An API route matched by a request, with its path parameters (decoded). */
+export interface ResolvedRoute {
+  route: RouteDeclaration;
+  params: Record<string, string>;
+}
+
 export type RouteResolution =
   | { kind: 'match'; route: RouteDeclaration; params: Record<string, string> }
   | { kind: 'not_found' }

@@ -1,5 +1,5 @@
 import busboy from 'busboy';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { ApiError, ErrorName } from '@crm/contracts';
 import { FileTooLargeError, receiveFile, type IncomingFile } from '@crm/storage';
 
@@ -16,7 +16,7 @@ export interface ReceivedMultipart {
   context: unknown;
 }
 
-export function isMultipart(req: Request): boolean {
+export function isMultipart(req: IncomingMessage): boolean {
   return (req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
 }
 
@@ -27,7 +27,7 @@ export function isMultipart(req: Request): boolean {
  * may refuse the upload before a byte is written.
  */
 export function receiveMultipart(
-  req: Request,
+  req: IncomingMessage,
   maxBytes: number,
   beforeFile: (fields: Record<string, string>) => unknown,
   /** A lower limit for this file, from what `beforeFile` answered (a form policy's size range). */

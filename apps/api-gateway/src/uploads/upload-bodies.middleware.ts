@@ -1,26 +1,22 @@
-import { API_PREFIX } from '@crm/contracts';
 import { FILES_PATH } from '@crm/storage';
 import { requireJsonBodies } from '@crm/service-kit';
-import type { NextFunction, Request, Response } from 'express';
-import type { RouteTable } from '../routing/route-table';
+import { json, type NextFunction, type Request, type Response } from 'express';
 import { isMultipart } from './multipart-upload';
 
 /**
- * JSON bodies everywhere (415 otherwise), except multipart/form-data where a file is expected: an
- * API route declared with `upload`, and the local driver's form target (POST /files). The upload
- * pipeline reads those bodies as streams.
+ * JSON bodies everywhere Express serves (415 otherwise), except multipart/form-data to the local
+ * driver's form target (POST /files), which FilesController reads as a stream. API routes that
+ * take a file are the API edge's (edge/api-edge.ts).
  */
-export function jsonOrUploadBodies(routes: RouteTable) {
+export function jsonOrUploadBodies() {
   const json = requireJsonBodies();
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (isMultipart(req) && takesFile(routes, req)) return next();
+    if (isMultipart(req) && req.path === FILES_PATH && req.method === 'POST') return next();
     json(req, res, next);
   };
 }
 
-function takesFile(routes: RouteTable, req: Request): boolean {
-  if (req.path === FILES_PATH && req.method === 'POST') return true;
-  if (!req.path.startsWith(`${API_PREFIX}/`)) return false;
-  const resolved = routes.resolve(req.method, req.path.slice(API_PREFIX.length));
-  return resolved.kind === 'match' && resolved.route.upload !== undefined;
+/** JSON bodies of at most 1 MiB, any JSON value (the pipeline refuses what is not an object); the same parser for Express and the API edge. */
+export function jsonBodyParser() {
+  return json({ limit: '1mb', strict: false });
 }

@@ -9,12 +9,12 @@ import {
   STORAGE_DRIVER,
   type StorageDriver,
 } from '@crm/storage';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { ApiPipeline } from '../api/api-pipeline';
 import { ApiService, authorizeRoute, type ApiInput } from '../api/api.service';
 import { GatewayConfig } from '../config/gateway.config';
 import type { IdempotentOutcome } from '../limits/idempotency';
-import type { ResolvedRoute } from '../routing/api-route.middleware';
+import type { ResolvedRoute } from '../routing/route-table';
 import { isMultipart, receiveMultipart } from './multipart-upload';
 
 /** Path parameters that name the record (or contact, or company) a file is stored under. */
@@ -39,7 +39,13 @@ export class UploadPipeline {
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
   ) {}
 
-  async run(caller: Caller, resolved: ResolvedRoute, req: Request, input: ApiInput, idempotencyKey?: string): Promise<IdempotentOutcome> {
+  async run(
+    caller: Caller,
+    resolved: ResolvedRoute,
+    req: IncomingMessage,
+    input: ApiInput,
+    idempotencyKey?: string,
+  ): Promise<IdempotentOutcome> {
     authorizeRoute(caller, resolved.route);
     // A misspelt query parameter is refused before any byte is stored (the pipeline checks it again).
     assertKnownParameters(resolved.route.request, input.query);
@@ -51,7 +57,7 @@ export class UploadPipeline {
     return this.pipeline.run(caller, resolved, input, idempotencyKey);
   }
 
-  private async multipart(caller: Caller, resolved: ResolvedRoute, req: Request, input: ApiInput) {
+  private async multipart(caller: Caller, resolved: ResolvedRoute, req: IncomingMessage, input: ApiInput) {
     const image = resolved.route.upload === 'image';
     const received = await receiveMultipart(req, this.config.ATTACHMENT_MAX_BYTES, (fields) => {
       const owner = ownerOf(resolved.params, fields);

@@ -1,13 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
 import { ApiError, ErrorName, type Caller } from '@crm/contracts';
-import type { Request } from 'express';
-import { Strategy } from 'passport-custom';
+import type { IncomingHttpHeaders } from 'node:http';
 import { BearerTokenVerifier } from './bearer-token.verifier';
 import { GatewayConfig } from '../config/gateway.config';
 import { CredentialsVerifier } from './credentials.verifier';
-
-export const API_CREDENTIALS_STRATEGY = 'crm-api';
 
 /** Parses `Authorization: Basic base64(user_id:api_key)` or `Bearer <token>`. */
 export function parseAuthorization(
@@ -28,22 +24,31 @@ export function parseAuthorization(
   return { scheme: 'malformed' };
 }
 
+const REALM = 'realm="CRM API v3"';
+
 /**
- * The API's passport strategy: API key (HTTP Basic) or OAuth bearer token, with the error names of
- * decisions.md's authentication table.
+ * Authenticates an API request: API key (HTTP Basic) or OAuth bearer token, with the error names
+ * of decisions.md's authentication table. A 401 carries the WWW-Authenticate challenge.
  */
 @Injectable()
-export class ApiCredentialsStrategy extends PassportStrategy(Strategy, API_CREDENTIALS_STRATEGY) {
+export class ApiAuthenticator {
   constructor(
     private readonly verifier: CredentialsVerifier,
     private readonly bearer: BearerTokenVerifier,
     private readonly config: GatewayConfig,
-  ) {
-    super();
+  ) {}
+
+  async authenticate(headers: IncomingHttpHeaders): Promise<Caller> {
+    try {
+      return await this.verify(headers);
+    } catch (error) {
+      if (error instanceof ApiError && error.http === 401) error.withHeader('WWW-Authenticate', challenge(error));
+      throw error;
+    }
   }
 
-  async validate(req: Request): Promise<Caller> {
-    const auth = parseAuthorization(req.header('authorization'));
+  private verify(headers: IncomingHttpHeaders): Promise<Caller> {
+    const auth = parseAuthorization(headers.authorization);
     switch (auth.scheme) {
       case 'none':
         throw new ApiError(ErrorName.AuthorizationDataNotFound);
@@ -54,7 +59,7 @@ export class ApiCredentialsStrategy extends PassportStrategy(Strategy, API_CREDE
         );
       case 'basic':
         // An API key is a long-lived full-access secret: never from a web page of another origin.
-        if (req.headers.origin && req.headers.origin !== this.config.PUBLIC_URL) {
+        if (headers.origin && headers.origin !== this.config.PUBLIC_URL) {
           throw new ApiError(
             ErrorName.InvalidLogin,
             'API keys are not accepted from web pages of other origins; a browser app uses an OAuth access token',
@@ -65,4 +70,12 @@ export class ApiCredentialsStrategy extends PassportStrategy(Strategy, API_CREDE
         return this.bearer.verify(auth.token);
     }
   }
+}
+
+/** RFC 9110 11.6.1: both schemes the API takes; a bad bearer token also says why (RFC 6750). */
+function challenge(error: ApiError): string {
+  if (error.errorName === ErrorName.InvalidAccessToken) {
+    return `Bearer ${REALM}, error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`;
+  }
+  return `Basic ${REALM}, charset="UTF-8", Bearer ${REALM}`;
 }
