@@ -15,7 +15,7 @@ import type { UploadPipeline } from '../uploads/upload-pipeline';
 import { ApiEdge } from './api-edge';
 
 class Empty {}
-const route = (method: RouteDeclaration['method'], path: string, reply = 'UserReply'): RouteDeclaration => ({
+const route = (method: RouteDeclaration['method'], path: string, reply: RouteDeclaration['reply'] = 'GetUserReply'): RouteDeclaration => ({
   operationId: `${method} ${path}`,
   method,
   path,
@@ -144,7 +144,7 @@ describe('ApiEdge', () => {
   it('refuses a path over 2048 bytes with 404 before anything else', async () => {
     const res = await edge.call('GET', `/api/v3/users/${'x'.repeat(2100)}`);
     expect(res.status).toBe(404);
-    expect((await res.json()).error_message).toBe('No such route (paths are at most 2048 bytes)');
+    expect(((await res.json()) as { error_message: string }).error_message).toBe('No such route (paths are at most 2048 bytes)');
   });
 
   it('reads JSON bodies as the body parser did: 415 for other types, 400 for malformed or over 1 MiB, {} for an empty one', async () => {
