@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { namespacedSubject, RpcHeaders, Subjects, type Caller } from '@crm/contracts';
 import { REPO_ROOT, resolveTestInfra } from '@crm/testing';
 import { spawn } from 'node:child_process';
@@ -9,8 +9,8 @@ import { calls, setupE2e, type Json } from './setup';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** The request as the gateway's RpcClient encodes it (Nest's NATS packet). */
-const packet = (subject: string, data: unknown): Uint8Array => encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() }));
+/** The request as the gateway's RpcClient encodes it (libs/messaging nats-wire.ts: the body's JSON). */
+const packet = (data: unknown): Uint8Array => encoder.encode(JSON.stringify(data));
 
 /** A signature in the consumers' header format, made with a key of our own (not the gateway's). */
 function strangerSignature(subject: string, data: Uint8Array): string {
@@ -39,15 +39,13 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
     await nc?.drain();
   });
 
-  /** Publishes like a process on the NATS network would, and returns the reply (Nest's response packet). */
+  /** Publishes like a process on the NATS network would, and returns the reply (an RpcReply). */
   async function publish(subject: string, data: Uint8Array, headers?: MsgHdrs): Promise<Json> {
     const msg = await nc.request(namespacedSubject(services.namespace, subject), data, { timeout: 5000, headers });
     return JSON.parse(decoder.decode(msg.data));
   }
 
-  const refused = {
-    response: { ok: false, error: { error_name: 'internal_server_error', error_message: expect.stringContaining('refused') } },
-  };
+  const refused = { ok: false, error: { error_name: 'internal_server_error', error_message: expect.stringContaining('refused') } };
 
   const callerOf = (who: typeof stranger): Caller => ({
     account_id: who.account.id,
@@ -61,16 +59,14 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
     const forged = { caller: callerOf(stranger), payload: { user_id: stranger.user.id } };
     // Unsigned, and signed with a key of the forger's own.
     for (const subject of [Subjects.UsersGet, Subjects.WebhooksList]) {
-      const data = packet(subject, forged);
+      const data = packet(forged);
       expect(await publish(subject, data)).toMatchObject(refused);
       const headers = natsHeaders();
       headers.set(RpcHeaders.signature, strangerSignature(namespacedSubject(services.namespace, subject), data));
       expect(await publish(subject, data, headers)).toMatchObject(refused);
     }
     // Internal subjects without a caller: the credential record of a user, a new user in another account.
-    expect(await publish(Subjects.CredentialsResolve, packet(Subjects.CredentialsResolve, { user_id: stranger.user.id }))).toMatchObject(
-      refused,
-    );
+    expect(await publish(Subjects.CredentialsResolve, packet({ user_id: stranger.user.id }))).toMatchObject(refused);
     const intruder = {
       account_id: stranger.account.id,
       user: {
@@ -83,7 +79,7 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
         permissions: [],
       },
     };
-    expect(await publish(Subjects.UsersProvision, packet(Subjects.UsersProvision, intruder))).toMatchObject(refused);
+    expect(await publish(Subjects.UsersProvision, packet(intruder))).toMatchObject(refused);
     const users = JSON.stringify(await ok(stranger, 'GET', '/users'));
     expect(users).toContain(stranger.user.id);
     expect(users).not.toContain(intruder.user.id);
