@@ -1,4 +1,4 @@
-import type { ExecutionContext, INestApplication, Type } from '@nestjs/common';
+import type { ExecutionContext, INestApplicationContext, Type } from '@nestjs/common';
 import {
   CUSTOM_ROUTE_ARGS_METADATA,
   EXCEPTION_FILTERS_METADATA,
@@ -123,7 +123,7 @@ function enhancers(key: string, ...targets: object[]): unknown[] {
  * guards, exception filters, or an interceptor other than RpcReplyInterceptor (which it must have:
  * the server turns results and errors into replies as that interceptor declares).
  */
-export function discoverRpcHandlers(app: INestApplication): RpcHandler[] {
+export function discoverRpcHandlers(app: INestApplicationContext): RpcHandler[] {
   const scanner = new MetadataScanner();
   const handlers: RpcHandler[] = [];
   const subjects = new Set<string>();
