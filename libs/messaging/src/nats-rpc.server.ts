@@ -13,7 +13,7 @@ import {
 } from '@crm/observability';
 import type { Logger } from 'pino';
 import { natsClientOptions, watchStatus } from './nats-connection';
-import { decodeRequest, encodeReply } from './nats-wire';
+import { decodeRequest, encodeReply, signedBytes } from './nats-wire';
 import { RpcArgumentContext, type RpcHandler } from './rpc-handlers';
 import { outcomeOfReply, type RpcOutcome } from './rpc-outcome';
 import { replyOf, replyOfError } from './rpc-reply.interceptor';
@@ -91,7 +91,9 @@ export class NatsRpcServer {
   }
 
   private receive(handler: RpcHandler, msg: Msg): void {
-    const refusal = this.settings.verifier.check(msg.subject, msg.data, msg.headers?.get(RpcHeaders.signature) || undefined);
+    const headers = msg.headers;
+    const signed = signedBytes(msg.data, headers?.get(RpcHeaders.nonce) || undefined);
+    const refusal = this.settings.verifier.check(msg.subject, signed, headers?.get(RpcHeaders.signature) || undefined);
     if (refusal) return this.refuse(handler.subject, msg, refusal);
     void this.handle(handler, msg);
   }

@@ -2,7 +2,7 @@ import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-
 import { ApiError, ErrorName, namespacedSubject, RpcHeaders, type RpcReply } from '@crm/contracts';
 import { contextWithSpan, currentRequestId, endSpan, injectTraceHeaders, SpanKind, startSpan } from '@crm/observability';
 import type { Logger } from 'pino';
-import { decodeReply, encodeRequest } from './nats-wire';
+import { decodeReply, encodeRequest, nextNonce, signedBytes } from './nats-wire';
 import { isServerError } from './rpc-outcome';
 import type { RpcSigner } from './rpc-signature';
 
@@ -45,7 +45,11 @@ export class RpcClient {
     const span = startSpan(subject, SpanKind.CLIENT, { 'messaging.system': 'nats', 'messaging.destination.name': subject });
     if (span) injectTraceHeaders((name, value) => headers.set(name, value), contextWithSpan(span));
     const data = encodeRequest(body);
-    if (this.options.signer) headers.set(RpcHeaders.signature, this.options.signer.sign(fullSubject, data, timeoutMs));
+    if (this.options.signer) {
+      const nonce = nextNonce();
+      headers.set(RpcHeaders.nonce, nonce);
+      headers.set(RpcHeaders.signature, this.options.signer.sign(fullSubject, signedBytes(data, nonce), timeoutMs));
+    }
     let reply: RpcReply<D>;
     try {
       const msg = await this.nc.request(fullSubject, data, {

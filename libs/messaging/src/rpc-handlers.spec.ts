@@ -90,7 +90,7 @@ describe('discoverRpcHandlers', () => {
         @UseInterceptors(RpcReplyInterceptor)
         class Handler {
           @EventPattern('test.event.v1')
-          event() {}
+          event(_data: unknown) {}
         }
         return Handler;
       },

@@ -133,6 +133,11 @@ describe('RPC over NATS (real NATS)', () => {
     expect(reply).toEqual({ ok: true, data: expect.objectContaining({ value: 7, requestId: 'req-42' }) });
   });
 
+  it('answers equal requests sent at once: each is signed with its own nonce, none is a replay', async () => {
+    const replies = await Promise.all(Array.from({ length: 20 }, () => client.call('test.echo.v1', { value: 5 })));
+    expect(replies.filter((reply) => !reply.ok)).toEqual([]);
+  });
+
   it("carries a write's If-Match into the handler's request context, and none when not sent", async () => {
     const conditional = await client.call<{ ifMatch: string | null }>('test.echo.v1', { value: 1 }, undefined, '"kx1.abc", W/"ky2.def"');
     expect(conditional).toEqual({ ok: true, data: expect.objectContaining({ ifMatch: '"kx1.abc", W/"ky2.def"' }) });
