@@ -10,6 +10,7 @@ import {
   SpanKind,
   startSpan,
   tracingEnabled,
+  type Span,
 } from '@crm/observability';
 import type { Logger } from 'pino';
 import { natsClientOptions, watchStatus } from './nats-connection';
@@ -116,31 +117,42 @@ export class NatsRpcServer {
         : undefined;
       const deadline = deadlineIn(headers?.get(RpcHeaders.timeout) || undefined);
       const ifMatch = headers?.get(RpcHeaders.ifMatch) || undefined;
-      let reply = await runWithRequestId(requestId, () => runInSpan(span, () => this.invoke(handler, msg)), deadline, ifMatch);
-      if (msg.reply) reply = this.respond(msg, reply);
-      const { outcome, errorName } = outcomeOfReply(reply);
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.settings.onHandled?.(handler.subject, outcome, seconds, errorName);
-      if (this.settings.logger.isLevelEnabled('debug'))
-        this.settings.logger.debug(
-          {
-            request_id: requestId,
-            subject: handler.subject,
-            outcome,
-            error_name: errorName,
-            duration_ms: Math.round(seconds * 10_000) / 10,
-          },
-          'NATS request handled',
-        );
-      if (span) {
-        if (errorName) span.setAttribute('crm.error_name', errorName);
-        endSpan(span, outcome === 'server_error' ? errorName : undefined);
-      }
+      // The reply and its report too run in the request's context: the log line carries its request and trace ids.
+      await runWithRequestId(
+        requestId,
+        () => runInSpan(span, () => this.answer(handler, msg, requestId, started, span)),
+        deadline,
+        ifMatch,
+      );
     } catch (error) {
       this.settings.logger.error({ err: error, subject: handler.subject }, 'NATS request could not be answered');
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0 && this.idle) this.idle();
+    }
+  }
+
+  /** Calls the handler, publishes its reply (when one is expected) and reports the request. */
+  private async answer(handler: RpcHandler, msg: Msg, requestId: string, started: bigint, span: Span | undefined): Promise<void> {
+    let reply = await this.invoke(handler, msg);
+    if (msg.reply) reply = this.respond(msg, reply);
+    const { outcome, errorName } = outcomeOfReply(reply);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.settings.onHandled?.(handler.subject, outcome, seconds, errorName);
+    if (this.settings.logger.isLevelEnabled('debug'))
+      this.settings.logger.debug(
+        {
+          request_id: requestId,
+          subject: handler.subject,
+          outcome,
+          error_name: errorName,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+        },
+        'NATS request handled',
+      );
+    if (span) {
+      if (errorName) span.setAttribute('crm.error_name', errorName);
+      endSpan(span, outcome === 'server_error' ? errorName : undefined);
     }
   }
 
