@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { namespacedSubject, RpcHeaders, Subjects, type Caller } from '@crm/contracts';
 import { REPO_ROOT, resolveTestInfra } from '@crm/testing';
 import { spawn } from 'node:child_process';
@@ -9,8 +9,8 @@ import { calls, setupE2e, type Json } from './setup';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** The request as the gateway's RpcClient encodes it (Nest's NATS packet). */
-const packet = (subject: string, data: unknown): Uint8Array => encoder.encode(JSON.stringify({ pattern: subject, data, id: randomUUID() }));
+/** The request as the gateway's RpcClient encodes it (libs/messaging nats-wire.ts: the body's JSON). */
+const packet = (data: unknown): Uint8Array => encoder.encode(JSON.stringify(data));
 
 /** A signature in the consumers' header format (v2: HMAC-SHA256) under `key`, named by its key id. */
 function signatureWith(key: Buffer, subject: string, data: Uint8Array): string {
@@ -38,15 +38,13 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
     await nc?.drain();
   });
 
-  /** Publishes like a process on the NATS network would, and returns the reply (Nest's response packet). */
+  /** Publishes like a process on the NATS network would, and returns the reply (an RpcReply). */
   async function publish(subject: string, data: Uint8Array, headers?: MsgHdrs): Promise<Json> {
     const msg = await nc.request(namespacedSubject(services.namespace, subject), data, { timeout: 5000, headers });
     return JSON.parse(decoder.decode(msg.data));
   }
 
-  const refused = {
-    response: { ok: false, error: { error_name: 'internal_server_error', error_message: expect.stringContaining('refused') } },
-  };
+  const refused = { ok: false, error: { error_name: 'internal_server_error', error_message: expect.stringContaining('refused') } };
 
   const callerOf = (who: typeof stranger): Caller => ({
     account_id: who.account.id,
@@ -60,16 +58,14 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
     const forged = { caller: callerOf(stranger), payload: { user_id: stranger.user.id } };
     // Unsigned, and signed with a key of the forger's own.
     for (const subject of [Subjects.UsersGet, Subjects.WebhooksList]) {
-      const data = packet(subject, forged);
+      const data = packet(forged);
       expect(await publish(subject, data)).toMatchObject(refused);
       const headers = natsHeaders();
       headers.set(RpcHeaders.signature, signatureWith(randomBytes(32), namespacedSubject(services.namespace, subject), data));
       expect(await publish(subject, data, headers)).toMatchObject(refused);
     }
     // Internal subjects without a caller: the credential record of a user, a new user in another account.
-    expect(await publish(Subjects.CredentialsResolve, packet(Subjects.CredentialsResolve, { user_id: stranger.user.id }))).toMatchObject(
-      refused,
-    );
+    expect(await publish(Subjects.CredentialsResolve, packet({ user_id: stranger.user.id }))).toMatchObject(refused);
     const intruder = {
       account_id: stranger.account.id,
       user: {
@@ -82,7 +78,7 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
         permissions: [],
       },
     };
-    expect(await publish(Subjects.UsersProvision, packet(Subjects.UsersProvision, intruder))).toMatchObject(refused);
+    expect(await publish(Subjects.UsersProvision, packet(intruder))).toMatchObject(refused);
     const users = JSON.stringify(await ok(stranger, 'GET', '/users'));
     expect(users).toContain(stranger.user.id);
     expect(users).not.toContain(intruder.user.id);
@@ -91,8 +87,8 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
 
   it("refuses requests to the auth-server and the dispatcher signed with crm-core's key (what a compromised crm-core holds)", async () => {
     const crmCoreKey = Buffer.from(services.callerKeys!.verifyKeys['crm-core'], 'base64url');
-    const resolve = packet(Subjects.CredentialsResolve, { user_id: stranger.user.id });
-    const webhooks = packet(Subjects.WebhooksList, { caller: callerOf(stranger), payload: {} });
+    const resolve = packet({ user_id: stranger.user.id });
+    const webhooks = packet({ caller: callerOf(stranger), payload: {} });
     for (const [subject, data] of [
       [Subjects.CredentialsResolve, resolve],
       [Subjects.WebhooksList, webhooks],
@@ -102,10 +98,10 @@ describe('NATS requests are signed by the gateway and checked by every consumer 
       expect(await publish(subject, data, headers)).toMatchObject(refused);
     }
     // The same construction under crm-core's key is what crm-core takes: only the key is wrong above.
-    const get = packet(Subjects.UsersGet, { caller: callerOf(stranger), payload: { user_id: stranger.user.id } });
+    const get = packet({ caller: callerOf(stranger), payload: { user_id: stranger.user.id } });
     const headers = natsHeaders();
     headers.set(RpcHeaders.signature, signatureWith(crmCoreKey, namespacedSubject(services.namespace, Subjects.UsersGet), get));
-    expect(await publish(Subjects.UsersGet, get, headers)).toMatchObject({ response: { ok: true } });
+    expect(await publish(Subjects.UsersGet, get, headers)).toMatchObject({ ok: true });
   });
 
   it('refuses a request the gateway signed when it is re-sent to another subject, replayed, or used after it expired', async () => {

@@ -2,7 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { METRICS_REGISTRY, ReadinessRegistry } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { NamespacedNatsServer } from './namespaced-nats.server';
+import { NatsRpcServer } from './nats-rpc.server';
+import { discoverRpcHandlers } from './rpc-handlers';
 import { RpcVerifier } from './rpc-signature';
 
 export interface AttachNatsServerOptions {
@@ -57,9 +58,9 @@ function handledMetrics(registry: Registry) {
 /**
  * Makes the app's @MessagePattern handlers answer on NATS in the service's queue group, for
  * requests signed by one of `verifyKeys` only; refusals are counted in nats_requests_refused_total,
- * handled requests in the nats_server_* RED metrics.
+ * handled requests in the nats_server_* RED metrics. The server drains when the app closes.
  */
-export async function attachNatsServer(app: INestApplication, options: AttachNatsServerOptions): Promise<NamespacedNatsServer> {
+export async function attachNatsServer(app: INestApplication, options: AttachNatsServerOptions): Promise<NatsRpcServer> {
   const verifier = new RpcVerifier(options.verifyKeys);
   const registry = app.get<Registry>(METRICS_REGISTRY);
   const refused =
@@ -71,7 +72,7 @@ export async function attachNatsServer(app: INestApplication, options: AttachNat
       registers: [registry],
     });
   const handled = handledMetrics(registry);
-  const server = new NamespacedNatsServer({
+  const server = new NatsRpcServer(discoverRpcHandlers(app), {
     ...options,
     name: `${options.service}-${process.pid}`,
     verifier,
@@ -83,12 +84,13 @@ export async function attachNatsServer(app: INestApplication, options: AttachNat
     },
   });
   options.logger.info({ verifyKeys: verifier.keyIds }, 'NATS requests are accepted when signed by these keys');
-  app.connectMicroservice({ strategy: server });
-  app.get(ReadinessRegistry).register('nats-server', () => {
+  const readiness = app.get(ReadinessRegistry);
+  readiness.register('nats-server', () => {
     if (!server.isConnected()) throw new Error('not connected');
     // A round trip to the server: false while the connection is down and reconnecting.
     return server.ping();
   });
-  await app.startAllMicroservices();
+  readiness.registerDrain(() => server.close());
+  await server.listen();
   return server;
 }

@@ -1,4 +1,5 @@
-export * from './namespaced-nats.server';
+export * from './nats-rpc.server';
+export * from './rpc-handlers';
 export * from './nats-connection';
 export * from './nats-wire';
 export * from './rpc-client';

@@ -2,7 +2,7 @@ import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-
 import { ApiError, ErrorName, namespacedSubject, RpcHeaders, type RpcReply } from '@crm/contracts';
 import { contextWithSpan, currentRequestId, endSpan, injectTraceHeaders, SpanKind, startSpan } from '@crm/observability';
 import type { Logger } from 'pino';
-import { decodeResponse, encodeRequest } from './nats-wire';
+import { decodeReply, encodeRequest, nextNonce, signedBytes } from './nats-wire';
 import { isServerError } from './rpc-outcome';
 import type { RpcSigner } from './rpc-signature';
 
@@ -20,7 +20,7 @@ export interface RpcClientOptions {
 }
 
 /**
- * Request/reply over NATS to a Nest message handler. A missing responder (no replica running),
+ * Request/reply over NATS to a message handler (NatsRpcServer; wire format: nats-wire.ts). A missing responder (no replica running),
  * a timeout or a lost connection becomes 503 service_unavailable within `timeoutMs`; a reply
  * that carries an error comes back as data. Every request carries the request id and, while
  * tracing, a client span's W3C `traceparent` in its headers.
@@ -44,20 +44,23 @@ export class RpcClient {
     // `subject` is a contract constant (never input): a bounded span name.
     const span = startSpan(subject, SpanKind.CLIENT, { 'messaging.system': 'nats', 'messaging.destination.name': subject });
     if (span) injectTraceHeaders((name, value) => headers.set(name, value), contextWithSpan(span));
-    const data = encodeRequest(subject, body);
-    if (this.options.signer) headers.set(RpcHeaders.signature, this.options.signer.sign(fullSubject, data, timeoutMs));
+    const data = encodeRequest(body);
+    if (this.options.signer) {
+      const nonce = nextNonce();
+      headers.set(RpcHeaders.nonce, nonce);
+      headers.set(RpcHeaders.signature, this.options.signer.sign(fullSubject, signedBytes(data, nonce), timeoutMs));
+    }
     let reply: RpcReply<D>;
     try {
       const msg = await this.nc.request(fullSubject, data, {
         timeout: timeoutMs,
         headers,
       });
-      const packet = decodeResponse(msg.data);
-      if (packet.err !== undefined && packet.err !== null) {
-        this.options.logger.error({ subject, err: packet.err }, 'RPC handler failed without a reply');
+      const answer = decodeReply(msg.data);
+      if (isReply(answer)) reply = answer as RpcReply<D>;
+      else {
+        this.options.logger.error({ subject }, 'RPC answer is not a reply');
         reply = { ok: false, error: new ApiError(ErrorName.InternalServerError).toData() };
-      } else {
-        reply = packet.response as RpcReply<D>;
       }
     } catch (error) {
       this.options.observe?.(subject, 'unavailable', seconds());
@@ -77,4 +80,11 @@ export class RpcClient {
     if (!reply.ok) throw ApiError.fromData(reply.error);
     return reply.data;
   }
+}
+
+/** A reply's shape (a handler that returned nothing answers `{"ok":true}`: its data went with JSON). */
+function isReply(value: unknown): value is RpcReply {
+  if (typeof value !== 'object' || value === null) return false;
+  const { ok, error } = value as { ok?: unknown; error?: unknown };
+  return ok === true || (ok === false && typeof error === 'object' && error !== null);
 }

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { API_ROUTES, parseContract, type Caller, type HttpOrigin, type RpcRequest } from '@crm/contracts';
+import { API_ROUTES, parseContract, trustedContract, type Caller, type HttpOrigin, type RpcRequest } from '@crm/contracts';
 import type { ClassConstructor } from 'class-transformer';
 
 /** Nest's metadata key for @MessagePattern's subjects (@nestjs/microservices/constants). */
@@ -22,13 +22,16 @@ function routeRequestClass(handler: object): ClassConstructor<object> {
 }
 
 /**
- * The request's payload parsed and validated (parseContract) into the class its route declares in
- * libs/contracts, or into `cls` for messages that are not API routes. Invalid input never reaches
- * the handler: it becomes 400 invalid_request_data naming the fields, through RpcReplyInterceptor.
+ * The request's payload as an instance of the class its route declares in libs/contracts. An API
+ * route's payload was validated by the gateway against that class and arrived signed (NatsRpcServer
+ * refuses anything else before a handler runs): it is only transformed, not validated again
+ * (trustedContract; decisions.md "Lean RPC and validation once"). With `cls` (a message that is not
+ * an API route) it is parsed and validated (parseContract): invalid input never reaches the
+ * handler, it becomes 400 invalid_request_data naming the fields.
  */
 export const ValidRequest = createParamDecorator((cls: ClassConstructor<object> | undefined, context: ExecutionContext) => {
-  const message = context.switchToRpc().getData<RpcRequest>();
-  return parseContract(cls ?? routeRequestClass(context.getHandler()), message?.payload ?? {});
+  const payload = context.switchToRpc().getData<RpcRequest>()?.payload ?? {};
+  return cls ? parseContract(cls, payload) : trustedContract(routeRequestClass(context.getHandler()), payload);
 });
 
 /** The authenticated caller the gateway resolved (account, user, role, scopes). */

@@ -9,7 +9,7 @@ import { uniqueNamespace } from '@crm/testing';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import type { Registry } from 'prom-client';
 import { attachNatsServer } from './attach-nats-server';
-import { decodeResponse, encodeRequest } from './nats-wire';
+import { decodeReply, encodeRequest } from './nats-wire';
 import { RpcCaller } from './rpc-params.decorators';
 import { RpcClient } from './rpc-client';
 import { RpcReplyInterceptor } from './rpc-reply.interceptor';
@@ -71,7 +71,7 @@ describe('signed NATS requests (real NATS)', () => {
     h.set(RpcHeaders.timeout, '2000');
     if (signature !== undefined) h.set(RpcHeaders.signature, signature);
     const msg = await nc.request(namespacedSubject(namespace, subject), data, { timeout: 2000, headers: h });
-    return decodeResponse(msg.data);
+    return decodeReply(msg.data);
   }
 
   const refusedCount = async (reason: string) => {
@@ -133,16 +133,16 @@ describe('signed NATS requests (real NATS)', () => {
   });
 
   it('refuses a signed request whose caller was changed on the way, or which is re-sent to another subject', async () => {
-    const data = encodeRequest('test.whoami.v1', { caller: caller('a1'), payload: {} });
+    const data = encodeRequest({ caller: caller('a1'), payload: {} });
     const signature = signer(gatewayKeys).sign(namespacedSubject(namespace, 'test.whoami.v1'), data, 2000);
-    const forged = encodeRequest('test.whoami.v1', { caller: caller('victim'), payload: {} });
-    expect(await raw('test.whoami.v1', forged, signature)).toMatchObject({ response: { ok: false } });
-    expect(await raw('test.other.v1', data, signature)).toMatchObject({ response: { ok: false } });
+    const forged = encodeRequest({ caller: caller('victim'), payload: {} });
+    expect(await raw('test.whoami.v1', forged, signature)).toMatchObject({ ok: false });
+    expect(await raw('test.other.v1', data, signature)).toMatchObject({ ok: false });
     expect(await refusedCount('bad_signature')).toBeGreaterThanOrEqual(2);
     expect(handled).toEqual([]);
     // The original, untouched, is taken once; the same message again is a replay.
-    expect(await raw('test.whoami.v1', data, signature)).toMatchObject({ response: { ok: true } });
-    expect(await raw('test.whoami.v1', data, signature)).toMatchObject({ response: { ok: false } });
+    expect(await raw('test.whoami.v1', data, signature)).toMatchObject({ ok: true });
+    expect(await raw('test.whoami.v1', data, signature)).toMatchObject({ ok: false });
     expect(await refusedCount('replayed')).toBeGreaterThanOrEqual(1);
     expect(handled).toHaveLength(1);
   });
@@ -168,7 +168,7 @@ describe('signed NATS requests (real NATS)', () => {
   });
 
   it('refuses garbage in the signature header', async () => {
-    const data = encodeRequest('test.whoami.v1', { caller: caller('a1'), payload: {} });
+    const data = encodeRequest({ caller: caller('a1'), payload: {} });
     const expiry = Date.now() + 5000;
     for (const header of [
       'v2',
@@ -177,7 +177,7 @@ describe('signed NATS requests (real NATS)', () => {
       `v3.abc.${expiry}.${'A'.repeat(43)}`,
       'v2.abc.notanumber.sig',
     ])
-      expect(await raw('test.whoami.v1', data, header)).toMatchObject({ response: { ok: false } });
+      expect(await raw('test.whoami.v1', data, header)).toMatchObject({ ok: false });
     expect(await refusedCount('malformed')).toBeGreaterThanOrEqual(5);
     expect(handled).toEqual([]);
   });

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { Controller, Module, UseInterceptors, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ApiError, ErrorName, Subjects, type Caller, type GetUserRequest } from '@crm/contracts';
+import { ApiError, ErrorName, GetUserRequest, Subjects, type Caller } from '@crm/contracts';
 import {
   createLogger,
   currentIfMatch,
@@ -70,7 +70,7 @@ class EchoHandler {
   /** A declared API route: the request class comes from the route table. */
   @MessagePattern(Subjects.UsersGet)
   route(@ValidRequest() request: GetUserRequest) {
-    return { user_id: request.user_id };
+    return { user_id: request.user_id, typed: request instanceof GetUserRequest };
   }
 
   @MessagePattern('test.abandon.v1')
@@ -134,6 +134,11 @@ describe('RPC over NATS (real NATS)', () => {
     expect(reply).toEqual({ ok: true, data: expect.objectContaining({ value: 7, requestId: 'req-42' }) });
   });
 
+  it('answers equal requests sent at once: each is signed with its own nonce, none is a replay', async () => {
+    const replies = await Promise.all(Array.from({ length: 20 }, () => client.call('test.echo.v1', { value: 5 })));
+    expect(replies.filter((reply) => !reply.ok)).toEqual([]);
+  });
+
   it("carries a write's If-Match into the handler's request context, and none when not sent", async () => {
     const conditional = await client.call<{ ifMatch: string | null }>('test.echo.v1', { value: 1 }, undefined, '"kx1.abc", W/"ky2.def"');
     expect(conditional).toEqual({ ok: true, data: expect.objectContaining({ ifMatch: '"kx1.abc", W/"ky2.def"' }) });
@@ -157,14 +162,15 @@ describe('RPC over NATS (real NATS)', () => {
     const bad = await client.call('test.valid.v1', { caller, payload: { value: 'seven' } });
     expect(bad).toMatchObject({ ok: false, error: { error_name: 'invalid_request_data', errors: { value: expect.any(String) } } });
     const routed = await client.call(Subjects.UsersGet, { caller, payload: { user_id: 'abc' } });
-    expect(routed).toEqual({ ok: true, data: { user_id: 'abc' } });
+    expect(routed).toEqual({ ok: true, data: { user_id: 'abc', typed: true } });
     expect(await client.call('test.message.v1', { value: 3 })).toEqual({ ok: true, data: { value: 3, typed: true } });
     expect(await client.call('test.message.v1', { value: -1 })).toMatchObject({
       ok: false,
       error: { errors: { value: expect.any(String) } },
     });
-    const missing = await client.call(Subjects.UsersGet, { caller, payload: {} });
-    expect(missing).toMatchObject({ ok: false, error: { error_name: 'invalid_request_data', errors: { user_id: expect.any(String) } } });
+    // An API route's payload was validated by the gateway and arrived signed: it is only transformed, not validated again.
+    const trusted = await client.call(Subjects.UsersGet, { caller, payload: { user_id: 42 } });
+    expect(trusted).toEqual({ ok: true, data: { user_id: 42, typed: true } });
   });
 
   it('tells a handler when its caller has stopped waiting', async () => {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { hashApiKey } from '@crm/common';
 import { CacheKeys, ErrorName, namespacedSubject, openCredentialRecord, Subjects } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
-import { RpcClient } from '@crm/messaging';
+import { decodeRequest, encodeReply, RpcClient } from '@crm/messaging';
 import { createLogger } from '@crm/observability';
 import { createRedis } from '@crm/service-kit';
 import { createTestDatabase, uniqueNamespace, type TestDatabase } from '@crm/testing';
@@ -31,15 +31,13 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
   let identity: IdentityRepository;
   let config: AuthServerConfig;
 
-  /** Stands in for crm-core on the provisioning subject, speaking Nest's reply format. */
+  /** Stands in for crm-core on the provisioning subject (the wire format of libs/messaging nats-wire.ts). */
   function startCrmCore(): void {
     crmCore = nc.subscribe(namespacedSubject(namespace, Subjects.AccountsProvision), {
       callback: (_err, msg) => {
-        const { data, id } = JSON.parse(new TextDecoder().decode(msg.data));
+        const data = decodeRequest(msg.data) as { account: { id: string }; admin: { id: string } };
         provisioned.push(data.account.id);
-        msg.respond(
-          JSON.stringify({ id, isDisposed: true, response: { ok: true, data: { account_id: data.account.id, user_id: data.admin.id } } }),
-        );
+        msg.respond(encodeReply({ ok: true, data: { account_id: data.account.id, user_id: data.admin.id } }));
       },
     });
   }

@@ -39,6 +39,11 @@ export const RpcHeaders = {
    */
   signature: 'X-Rpc-Signature',
   /**
+   * A token unique to each request, signed with the body (libs/messaging nats-wire.ts
+   * signedBytes): two equal requests (the same GET twice at once) are two messages, not a replay.
+   */
+  nonce: 'X-Rpc-Nonce',
+  /**
    * The HTTP request's If-Match header (a write to one record): crm-core compares it with the
    * record's version after locking the row (docs/decisions.md "ETags and conditional requests").
    */
