@@ -16,6 +16,14 @@ export interface SchemaDatabaseOptions {
   migrations: MixedList<Function>;
   poolSize?: number;
   applicationName?: string;
+  /**
+   * PostgreSQL's plan_cache_mode for every connection of the pool. `force_generic_plan`: a named
+   * prepared statement is planned once per connection. Under the default (`auto`) PostgreSQL plans
+   * a statement again at every execution while a plan for its values looks cheaper than the
+   * generic one, which it does for `id = ANY($1)` lookups: planning then cost 1-4 ms per statement,
+   * ten times the execution (decisions.md "Generic plans for crm-core's statements").
+   */
+  planCacheMode?: 'auto' | 'force_generic_plan';
 }
 
 /**
@@ -34,7 +42,12 @@ export function dataSourceOptions(options: SchemaDatabaseOptions): DataSourceOpt
     synchronize: false,
     poolSize: options.poolSize ?? 10,
     applicationName: options.applicationName,
-    extra: { connectionTimeoutMillis: 5000, statement_timeout: 30000, idle_in_transaction_session_timeout: 60000 },
+    extra: {
+      connectionTimeoutMillis: 5000,
+      statement_timeout: 30000,
+      idle_in_transaction_session_timeout: 60000,
+      ...(options.planCacheMode && options.planCacheMode !== 'auto' ? { options: `-c plan_cache_mode=${options.planCacheMode}` } : {}),
+    },
   };
 }
 

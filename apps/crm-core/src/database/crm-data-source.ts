@@ -67,5 +67,7 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',
+    // Every statement of crm-core is an index-driven lookup or page: one plan per text, not one per call.
+    planCacheMode: 'force_generic_plan',
   });
 }
