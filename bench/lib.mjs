@@ -124,7 +124,6 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
   };
 }
 
-
 /** USER_HZ: the unit of /proc/PID/stat's utime and stime (100 on Linux). */
 const CLOCK_TICKS = 100;
 const SERVICE_APPS = ['api-gateway', 'crm-core', 'auth-server', 'webhook-dispatcher'];
