@@ -1,9 +1,6 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import { ApiError, type FieldErrors } from '../errors/api-error';
-import { cacheValidationMetadata } from './metadata-cache';
-
-cacheValidationMetadata();
 
 /**
  * The rules a value meets first: presence, then its type, then its form; a value of the wrong type
