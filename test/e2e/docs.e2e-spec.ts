@@ -24,6 +24,9 @@ describe('the interactive API reference (e2e)', () => {
   /** A page whose network is the local gateway only: anything else is aborted and recorded. */
   async function offlinePage(viewport: { width: number; height: number }): Promise<Page> {
     const page = await browser.newPage({ viewport });
+    // Swagger UI renders a large operation (GET /contacts has 60 parameters) in seconds on a busy
+    // 2-core machine with software rendering: waits get 90 s, not Playwright's default 30 s.
+    page.setDefaultTimeout(90_000);
     await page.route('**/*', (route) => {
       const url = route.request().url();
       if (url.startsWith(`${services.gatewayUrl}/`)) return route.continue();
@@ -65,7 +68,7 @@ describe('the interactive API reference (e2e)', () => {
     expect(assets.filter((a) => !a.startsWith('200 ') && !a.startsWith('304 '))).toEqual([]);
     expect(assets).toEqual(expect.arrayContaining(['200 /api/v3/docs/swagger-ui-bundle.js', '200 /api/v3/openapi.json']));
     await page.close();
-  });
+  }, 300_000);
 
   it('fits a 390 px wide phone without horizontal scrolling, an operation open', async () => {
     const page = await offlinePage(PHONE);
@@ -95,7 +98,7 @@ describe('the interactive API reference (e2e)', () => {
     expect(elsewhere).toEqual([]);
     await deals.close();
     await page.close();
-  });
+  }, 300_000);
 
   it('serves only the listed files of the reference', async () => {
     expect((await fetch(`${services.gatewayUrl}/api/v3/docs/package.json`)).status).toBe(404);
