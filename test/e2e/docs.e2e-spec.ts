@@ -36,6 +36,21 @@ describe('the interactive API reference (e2e)', () => {
     return page;
   }
 
+  /**
+   * The operation `tag`/`operationId` of the reference, open. Deep linking (the URL's fragment) opens
+   * it once the document has loaded; when the page rendered before the link was applied, it is opened
+   * as a reader would: its tag's header, then its own header.
+   */
+  async function openOperation(page: Page, tag: string, operationId: string) {
+    await page.locator(`#operations-tag-${tag}`).waitFor();
+    const operation = page.locator(`#operations-${tag}-${operationId}`);
+    if (!(await operation.count())) await page.locator(`#operations-tag-${tag}`).click();
+    await operation.waitFor();
+    if (!(await operation.locator('.opblock-body').count())) await operation.locator('.opblock-summary').first().click();
+    await operation.locator('.opblock-body').first().waitFor();
+    return operation;
+  }
+
   it('renders an operation with its typed request body, an example and its typed reply, from local files only', async () => {
     const page = await offlinePage({ width: 1280, height: 900 });
     const assets: string[] = [];
@@ -73,7 +88,7 @@ describe('the interactive API reference (e2e)', () => {
   it('fits a 390 px wide phone without horizontal scrolling, an operation open', async () => {
     const page = await offlinePage(PHONE);
     await page.goto(`${services.gatewayUrl}/api/v3/docs#/Contacts/listContacts`);
-    const operation = page.locator('#operations-Contacts-listContacts');
+    const operation = await openOperation(page, 'Contacts', 'listContacts');
     await operation.locator('.parameters').first().waitFor();
     // Evaluated in the page (a string: the test's TypeScript has no DOM types).
     const widths = (await page.evaluate(
@@ -88,7 +103,7 @@ describe('the interactive API reference (e2e)', () => {
     // An operation with a request body schema open (the widest part of the page).
     const deals = await offlinePage(PHONE);
     await deals.goto(`${services.gatewayUrl}/api/v3/docs#/Deals/createDeal`);
-    await deals.locator('#operations-Deals-createDeal .opblock-body').first().waitFor();
+    await openOperation(deals, 'Deals', 'createDeal');
     const bodyWidths = (await deals.evaluate('({ document: document.documentElement.scrollWidth, body: document.body.scrollWidth })')) as {
       document: number;
       body: number;
