@@ -29,6 +29,11 @@ function gate(): { promise: Promise<void>; open: () => void } {
  * The refill of the gateway's credential cache against an API-key rotation, interleaved step by
  * step with gates (no timing): whatever the order, the cache must end with the rotated key.
  */
+
+/** A found, active credential record of `userId` at `version` with key hash `hash`. */
+function recordOf(userId: string, version: number, hash: string): CredentialRecord {
+  return { found: true, user_id: userId, account_id: 'a', role: 'user', api_key_hash: hash, billing_status: 'active', version };
+}
 describe('credential cache refill against API-key rotation (real PostgreSQL, Redis)', () => {
   const namespace = uniqueNamespace('cred');
   let db: TestDatabase;
@@ -170,15 +175,7 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
 
   it('withdraws nothing that a newer change has written since', async () => {
     const userId = newId();
-    const record = (version: number, hash: string): CredentialRecord => ({
-      found: true,
-      user_id: userId,
-      account_id: 'a',
-      role: 'user',
-      api_key_hash: hash,
-      billing_status: 'active',
-      version,
-    });
+    const record = (version: number, hash: string) => recordOf(userId, version, hash);
     await cache.store(record(5, 'five'));
     await cache.store(record(7, 'seven'));
     await cache.withdraw(userId, 5);
@@ -226,15 +223,7 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
     it('announces a newer record after writing it, and a withdrawal; not a write of the same or an older version', async () => {
       await announced();
       const userId = newId();
-      const record = (version: number, hash: string): CredentialRecord => ({
-        found: true,
-        user_id: userId,
-        account_id: 'a',
-        role: 'user',
-        api_key_hash: hash,
-        billing_status: 'active',
-        version,
-      });
+      const record = (version: number, hash: string) => recordOf(userId, version, hash);
       // Heard only once the record is in Redis: whoever reads on hearing it gets the new one.
       const onHearing = new Promise<string | null | undefined>((resolve) =>
         listener.once('message', () => void cachedHash(userId).then(resolve)),
