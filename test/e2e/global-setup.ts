@@ -1,6 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ensureTestInfra } from '@crm/testing';
+// Not the @crm/testing index: it loads the service harness, and with it @crm/messaging and the
+// decorated contracts, into jest's own process, where class-validator's and reflect-metadata's
+// globals then leaked into the test files run in band (an OpenAPI document built in a unit test
+// lost its inherited rules).
+import { ensureTestInfra } from '../../libs/testing/src/infra-setup';
 
 /**
  * Jest globalSetup of the e2e tier: builds dist/ once (the services run from it as separate

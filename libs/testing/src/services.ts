@@ -1,5 +1,3 @@
-// @crm/messaging's index loads the contracts, whose decorators need the Reflect metadata API.
-import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
