@@ -1,3 +1,6 @@
+// @crm/messaging's index loads the contracts, whose decorators need the Reflect metadata API (bench/chaos.mjs
+// loads this file from dist/ without it).
+import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
