@@ -20,8 +20,8 @@ ensure_node_modules
 step "Checking PostgreSQL, Redis and NATS" "see the message above; DATABASE_URL, REDIS_URL and NATS_URL select the servers"
 LOG_PREFIX=test "$PROJECT_NODE" tools/infra.mjs infra
 
-step "Checking Chromium for the browser tests" "install Debian's chromium package or set CHROMIUM_PATH"
-LOG_PREFIX=test "$PROJECT_NODE" tools/infra.mjs chromium
+step "Checking Chromium for the browser tests and python3-requests for OnePageCRM's python client" "install Debian's chromium and python3-requests packages (or set CHROMIUM_PATH, ONEPAGECRM_PYTHON)"
+LOG_PREFIX=test "$PROJECT_NODE" tools/infra.mjs chromium python
 
 JEST_ARGS=()
 if [[ "${CI:-}" == "true" || "${CI:-}" == "1" ]]; then JEST_ARGS+=(--ci); fi

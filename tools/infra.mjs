@@ -2,7 +2,7 @@
 // PostgreSQL, Redis and NATS (JetStream) for `npm start` and `npm test`, and Chromium for the browser
 // tests. Runs on the project's Node 22 (node_modules/.bin/node).
 //
-//   node tools/infra.mjs [infra] [chromium]      (scripts/test.sh; tools/up.mjs imports ensureInfra)
+//   node tools/infra.mjs [infra] [chromium] [python]      (scripts/test.sh; tools/up.mjs imports ensureInfra)
 //
 // A server that answers at DATABASE_URL, REDIS_URL or NATS_URL (defaults: the local ones) is never
 // touched. Only missing local servers are started: with `docker compose up -d` when a Docker engine
@@ -327,6 +327,24 @@ export function ensureChromium(log, env = process.env) {
   );
 }
 
+/**
+ * The e2e test of OnePageCRM's python client runs it on Debian's python3 with python3-requests
+ * (ONEPAGECRM_PYTHON picks another interpreter that has requests).
+ */
+export function ensurePythonRequests(log, env = process.env) {
+  const python = env.ONEPAGECRM_PYTHON || '/usr/bin/python3';
+  const works = () => spawnSync(python, ['-c', 'import requests'], { stdio: 'ignore' }).status === 0;
+  if (works()) return log.ok(`python3-requests present (${python})`);
+  if (!env.ONEPAGECRM_PYTHON && process.getuid?.() === 0 && have('apt-get')) {
+    aptInstall(log, '--no-install-recommends', 'python3', 'python3-requests');
+    if (works()) return log.ok('python3-requests installed');
+  }
+  throw new UpError(
+    `${python} cannot import requests (needed by the e2e test of OnePageCRM's python client)`,
+    'run: sudo apt-get install -y python3-requests   (or set ONEPAGECRM_PYTHON to a python3 that has requests)',
+  );
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const log = createLog(process.env.LOG_PREFIX || 'infra');
   const what = process.argv.slice(2);
@@ -334,6 +352,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.chdir(root);
     if (what.length === 0 || what.includes('infra')) await ensureInfra(log);
     if (what.includes('chromium')) ensureChromium(log);
+    if (what.includes('python')) ensurePythonRequests(log);
   } catch (error) {
     log.fail(error);
     process.exitCode = 1;
