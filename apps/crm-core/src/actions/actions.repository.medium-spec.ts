@@ -39,6 +39,15 @@ describe('ActionsRepository (real PostgreSQL)', () => {
     return id;
   }
 
+  /** A contact with queued actions `a` and `b`, `a` then made its next action of `status` (no date). */
+  async function nextBeforeQueued(status: 'asap' | 'waiting'): Promise<{ c: string; a: string; b: string }> {
+    const c = await contact(acme);
+    const [a, b] = [await queued(c, 'a'), await queued(c, 'b')];
+    await actions.makeNext(dataSource.manager, a, { status, date: null, exact_time: null });
+    await actions.renumber(dataSource.manager, c, acme.userId);
+    return { c, a, b };
+  }
+
   /** The open actions of a contact: [text, status, position], by position. */
   async function queue(contactId: string): Promise<Array<[string, string, number]>> {
     const rows: Array<{ text: string; status: string; position: number }> = await dataSource.query(
@@ -72,11 +81,7 @@ describe('ActionsRepository (real PostgreSQL)', () => {
   });
 
   it('makes one the next action, promotes the first queued one, and queues a replaced next action first', async () => {
-    const c = await contact(acme);
-    const a = await queued(c, 'a');
-    const b = await queued(c, 'b');
-    await actions.makeNext(dataSource.manager, a, { status: 'waiting', date: null, exact_time: null });
-    await actions.renumber(dataSource.manager, c, acme.userId);
+    const { c, a, b } = await nextBeforeQueued('waiting');
     expect(await queue(c)).toEqual([
       ['a', 'waiting', 0],
       ['b', 'queued_with_date', 1],
@@ -95,11 +100,7 @@ describe('ActionsRepository (real PostgreSQL)', () => {
   });
 
   it('an asap next action is the one next action: the unique index refuses a second, and replaced it queues first dated today', async () => {
-    const c = await contact(acme);
-    const a = await queued(c, 'a');
-    const b = await queued(c, 'b');
-    await actions.makeNext(dataSource.manager, a, { status: 'asap', date: null, exact_time: null });
-    await actions.renumber(dataSource.manager, c, acme.userId);
+    const { c, a, b } = await nextBeforeQueued('asap');
     expect(await actions.nextAction(dataSource.manager, c, acme.userId)).toMatchObject({ id: a, status: 'asap', date: null });
     // actions_next_uq covers asap: no second next action of any kind beside it.
     for (const status of ['asap', 'date', 'waiting'] as const)
