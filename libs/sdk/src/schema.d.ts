@@ -2000,7 +2000,7 @@ export interface paths {
     get: operations['listActions'];
     put?: never;
     /**
-     * Create a next action (date, date_time, waiting: it replaces the assignee's current next action, which moves to the front of the queue) or a queued action (queued_with_date)
+     * Create a next action (asap, date, date_time, waiting: it replaces the assignee's current next action, which moves to the front of the queue) or a queued action (queued_with_date)
      * @description **Authorization:** API key, or a bearer token with scope `crm`, `mcp`.
      */
     post: operations['createAction'];
@@ -2529,9 +2529,10 @@ export interface components {
       contact_id: string;
       text: string;
       /** @enum {string} */
-      status: 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+      status: 'date' | 'date_time' | 'waiting' | 'asap' | 'queued_with_date' | 'done';
       date?: string | null;
-      exact_time: number | null;
+      /** @description Unix seconds; 0 when the action has no time (OnePageCRM types it an integer; stored NULL). */
+      exact_time: number;
       position: number;
       done: boolean;
       /** @description The day it was completed; '' while not done (never null). */
@@ -15579,9 +15580,9 @@ export interface operations {
         assignee_id?: string;
         /**
          * @description Only records with this status.
-         * @example date
+         * @example asap
          */
-        status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
         /**
          * @description `true`: only completed actions; `false`: only open ones.
          * @example false
@@ -15722,10 +15723,10 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
           /** Format: date */
           date?: string;
-          /** @description Unix seconds (status date_time). */
+          /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
           /** @description Place in the queue of queued actions (1 = first); default: the end. */
           position?: number;
@@ -15797,10 +15798,10 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
           /** Format: date */
           date?: string;
-          /** @description Unix seconds (status date_time). */
+          /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
           /** @description Place in the queue of queued actions (1 = first); default: the end. */
           position?: number;
@@ -15931,10 +15932,10 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
           /** Format: date */
           date?: string;
-          /** @description Unix seconds (status date_time). */
+          /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
           /** @description Place in the queue of queued actions (1 = first); default: the end. */
           position?: number;
@@ -16438,9 +16439,9 @@ export interface operations {
         assignee_id?: string;
         /**
          * @description Only records with this status.
-         * @example date
+         * @example asap
          */
-        status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
         /**
          * @description `true`: only completed actions; `false`: only open ones.
          * @example false
@@ -16563,9 +16564,9 @@ export interface operations {
         assignee_id?: string;
         /**
          * @description Only records with this status.
-         * @example date
+         * @example asap
          */
-        status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
         /**
          * @description `true`: only completed actions; `false`: only open ones.
          * @example false
@@ -16712,10 +16713,10 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
           /** Format: date */
           date?: string;
-          /** @description Unix seconds (status date_time). */
+          /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
           /** @description Place in the queue of queued actions (1 = first); default: the end. */
           position?: number;

@@ -12,9 +12,12 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       assignee_id: { type: 'string' },
       contact_id: { type: 'string' },
       text: { type: 'string' },
-      status: { type: 'string', enum: ['date', 'date_time', 'waiting', 'queued_with_date', 'done'] },
+      status: { type: 'string', enum: ['date', 'date_time', 'waiting', 'asap', 'queued_with_date', 'done'] },
       date: { type: ['string', 'null'] },
-      exact_time: { type: ['number', 'null'] },
+      exact_time: {
+        description: 'Unix seconds; 0 when the action has no time (OnePageCRM types it an integer; stored NULL).',
+        type: 'number',
+      },
       position: { type: 'number' },
       done: { type: 'boolean' },
       done_at: { description: "The day it was completed; '' while not done (never null).", type: 'string' },
@@ -1708,7 +1711,7 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
   ActionFieldsRequest: {
     assignee_id: 'Default: the caller.',
     status: 'Default: date_time with exact_time, date with a date, else waiting.',
-    exact_time: 'Unix seconds (status date_time).',
+    exact_time: 'Unix seconds (status date_time); 0, as actions without a time answer it, means none.',
     position: 'Place in the queue of queued actions (1 = first); default: the end.',
   },
   ActionIdRequest: { action_id: "Any string: an id that names no action of the caller's account is 404, not 400." },
