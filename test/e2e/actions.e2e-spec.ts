@@ -84,7 +84,7 @@ describe('actions (e2e)', () => {
     });
     expect(theirs).toMatchObject({
       status: 'waiting',
-      date: null,
+      date: '',
       assignee_id: member.user.id,
       position: 0,
     });
@@ -205,7 +205,7 @@ describe('actions (e2e)', () => {
     const first = (await ok(admin, 'POST', `/contacts/${person.id}/actions`, { text: 'Call now', status: 'ASAP', date: '2030-02-01' }, 201))
       .action;
     expect(Object.keys(first).sort()).toEqual(ACTION_KEYS);
-    expect(first).toMatchObject({ status: 'asap', date: null, exact_time: 0, position: 0, done: false, assignee_id: admin.user.id });
+    expect(first).toMatchObject({ status: 'asap', date: '', exact_time: 0, position: 0, done: false, assignee_id: admin.user.id });
     // It replaced the dated next action, which waits at the front of the queue.
     expect((await open(admin, person.id)).map((a) => [a.id, a.status, a.position])).toEqual([
       [first.id, 'asap', 0],
@@ -235,7 +235,7 @@ describe('actions (e2e)', () => {
     ]);
     expect((await ok(admin, 'PUT', `/actions/${second.id}/undo_completion`)).action).toMatchObject({
       status: 'asap',
-      date: null,
+      date: '',
       exact_time: 0,
       position: 0,
       done: false,
@@ -248,7 +248,7 @@ describe('actions (e2e)', () => {
     // A partial PUT of a queued action to asap: it becomes the next action and the asap one queues first.
     expect((await ok(admin, 'PUT', `/actions/${dated.id}?partial=true`, { status: 'asap' })).action).toMatchObject({
       status: 'asap',
-      date: null,
+      date: '',
       position: 0,
     });
     expect((await open(admin, person.id)).map((a) => [a.id, a.status, a.position])).toEqual([
@@ -271,7 +271,7 @@ describe('actions (e2e)', () => {
     // PUT back to asap.
     expect((await ok(admin, 'PUT', `/actions/${dated.id}`, { text: 'Asap again', status: 'asap' })).action).toMatchObject({
       status: 'asap',
-      date: null,
+      date: '',
       text: 'Asap again',
     });
     // Another assignee has an asap next action of their own on the same contact.
@@ -357,9 +357,23 @@ describe('actions (e2e)', () => {
           status: 'waiting',
         })
       ).action,
-    ).toMatchObject({ text: 'Mine now', status: 'waiting', date: null });
+    ).toMatchObject({ text: 'Mine now', status: 'waiting', date: '' });
     expect((await call(admin)('DELETE', `/actions/${mirrored.id}`)).status).toBe(200);
     expect((await call(admin)('GET', `/actions/${mirrored.id}`)).status).toBe(404);
+  });
+
+  it('takes back what it answers: an undated action read and PUT as read is unchanged', async () => {
+    const person = await contact(admin);
+    for (const status of ['asap', 'waiting']) {
+      const read = await action(admin, person.id, { status, text: `Undated ${status}` });
+      expect(read).toMatchObject({ status, date: '', exact_time: 0 });
+      const { id, contact_id, text, assignee_id, date, exact_time } = read;
+      const put = (await ok(admin, 'PUT', `/actions/${id}`, { contact_id, text, assignee_id, status, date, exact_time })).action;
+      expect(put).toMatchObject({ id, status, date: '', exact_time: 0, text });
+    }
+    // '' is no date: a dated status still needs one.
+    const refused = await call(admin)<Json>('POST', '/actions', { contact_id: person.id, text: 'x', status: 'date', date: '' });
+    expect([refused.status, Object.keys(refused.body.errors ?? {})]).toEqual([400, ['date']]);
   });
 
   it('refuses bad input with errors keyed by field and other accounts with 404', async () => {

@@ -2530,7 +2530,8 @@ export interface components {
       text: string;
       /** @enum {string} */
       status: 'date' | 'date_time' | 'waiting' | 'asap' | 'queued_with_date' | 'done';
-      date?: string | null;
+      /** @description A day; '' when the action has none (asap, waiting); absent when completed. */
+      date?: string;
       /** @description Unix seconds; 0 when the action has no time (OnePageCRM types it an integer; stored NULL). */
       exact_time: number;
       position: number;
@@ -15724,7 +15725,10 @@ export interface operations {
            * @enum {string}
            */
           status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
-          /** Format: date */
+          /**
+           * Format: date
+           * @description A day; '' (as undated actions answer it) means none.
+           */
           date?: string;
           /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
@@ -15799,7 +15803,10 @@ export interface operations {
            * @enum {string}
            */
           status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
-          /** Format: date */
+          /**
+           * Format: date
+           * @description A day; '' (as undated actions answer it) means none.
+           */
           date?: string;
           /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
@@ -15933,7 +15940,10 @@ export interface operations {
            * @enum {string}
            */
           status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
-          /** Format: date */
+          /**
+           * Format: date
+           * @description A day; '' (as undated actions answer it) means none.
+           */
           date?: string;
           /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
@@ -16714,7 +16724,10 @@ export interface operations {
            * @enum {string}
            */
           status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
-          /** Format: date */
+          /**
+           * Format: date
+           * @description A day; '' (as undated actions answer it) means none.
+           */
           date?: string;
           /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;

@@ -3,8 +3,9 @@ import { plainDateOf } from '../records/record-common';
 import type { ActionRow } from './actions.repository';
 
 /**
- * The API (and webhook) shape of an action: a completed action has no `date` key; `exact_time` is
- * 0 when the action has no time (OnePageCRM types it an integer; the column stays NULL).
+ * The API (and webhook) shape of an action: a completed action has no `date` key; an undated one
+ * (asap, waiting) answers `date` '' and `exact_time` is 0 when the action has no time (OnePageCRM
+ * types them a string and an integer; the columns stay NULL).
  */
 export function toActionDto(row: ActionRow): ActionDto {
   const dto: ActionDto = {
@@ -13,7 +14,7 @@ export function toActionDto(row: ActionRow): ActionDto {
     contact_id: row.contact_id,
     text: row.text,
     status: row.status,
-    date: plainDateOf(row.date),
+    date: plainDateOf(row.date) ?? '',
     exact_time: row.exact_time === null ? 0 : Number(row.exact_time),
     position: row.position,
     done: row.done,

@@ -13,7 +13,8 @@ export interface ActionDto {
   contact_id: string;
   text: string;
   status: ActionStatus;
-  date?: string | null;
+  /** A day; '' when the action has none (asap, waiting); absent when completed. */
+  date?: string;
   /** Unix seconds; 0 when the action has no time (OnePageCRM types it an integer; stored NULL). */
   exact_time: number;
   position: number;

@@ -2,7 +2,7 @@ import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLengt
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
 import { RequiredContactId, UnixSeconds } from '../validation/field-rules';
-import { Lower, LowerKey, ToBoolean } from '../validation/transforms';
+import { EmptyAsNull, Lower, LowerKey, ToBoolean } from '../validation/transforms';
 import { IsPlainDate, present } from '../validation/validators';
 import { ACTION_STATUSES, ActionStatus } from './action.dto';
 
@@ -41,6 +41,8 @@ export class ActionFieldsRequest {
   @IsIn(WRITABLE_ACTION_STATUSES, { message: STATUS_MESSAGE })
   status?: WritableActionStatus | null;
 
+  /** A day; '' (as undated actions answer it) means none. */
+  @EmptyAsNull()
   @ValidateIf(present('date'))
   @IsPlainDate()
   date?: string | null;

@@ -13,7 +13,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       contact_id: { type: 'string' },
       text: { type: 'string' },
       status: { type: 'string', enum: ['date', 'date_time', 'waiting', 'asap', 'queued_with_date', 'done'] },
-      date: { type: ['string', 'null'] },
+      date: { description: "A day; '' when the action has none (asap, waiting); absent when completed.", type: 'string' },
       exact_time: {
         description: 'Unix seconds; 0 when the action has no time (OnePageCRM types it an integer; stored NULL).',
         type: 'number',
@@ -1711,6 +1711,7 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
   ActionFieldsRequest: {
     assignee_id: 'Default: the caller.',
     status: 'Default: date_time with exact_time, date with a date, else waiting.',
+    date: "A day; '' (as undated actions answer it) means none.",
     exact_time: 'Unix seconds (status date_time); 0, as actions without a time answer it, means none.',
     position: 'Place in the queue of queued actions (1 = first); default: the end.',
   },
