@@ -376,6 +376,47 @@ describe('actions (e2e)', () => {
     expect([refused.status, Object.keys(refused.body.errors ?? {})]).toEqual([400, ['date']]);
   });
 
+  it('restores a deleted action with DELETE …?undo=true: the next action takes its place back, a queued one its position', async () => {
+    const person = await contact(admin);
+    const first = await action(admin, person.id, { text: 'First', status: 'date', date: '2031-01-01' });
+    const second = await action(admin, person.id, { text: 'Second', status: 'queued_with_date', date: '2031-02-01' });
+    const third = await action(admin, person.id, { text: 'Third', status: 'queued_with_date', date: '2031-03-01' });
+
+    // The next action deleted: the first queued one follows it; undo puts it back in front.
+    await ok(admin, 'DELETE', `/actions/${first.id}`);
+    expect((await open(admin, person.id)).map((a) => [a.text, a.status])).toEqual([
+      ['Second', 'date'],
+      ['Third', 'queued_with_date'],
+    ]);
+    await ok(admin, 'DELETE', `/actions/${first.id}?undo=true`);
+    expect((await open(admin, person.id)).map((a) => [a.id, a.status, a.position])).toEqual([
+      [first.id, 'date', 0],
+      [second.id, 'queued_with_date', 1],
+      [third.id, 'queued_with_date', 2],
+    ]);
+    expect((await ok(admin, 'GET', `/actions/${first.id}`)).action).toMatchObject({ text: 'First', date: '2031-01-01', status: 'date' });
+    // Restored once: a second undo has nothing left (404); another account never sees it.
+    expect((await call(admin)<Json>('DELETE', `/actions/${first.id}?undo=true`)).status).toBe(404);
+
+    // A queued action returns to its place in the queue.
+    await ok(admin, 'DELETE', `/actions/${second.id}`);
+    expect((await open(admin, person.id)).map((a) => a.id)).toEqual([first.id, third.id]);
+    expect((await call(stranger)<Json>('DELETE', `/actions/${second.id}?undo=true`)).status).toBe(404);
+    await ok(admin, 'DELETE', `/actions/${second.id}?undo=true`);
+    expect((await open(admin, person.id)).map((a) => [a.id, a.position])).toEqual([
+      [first.id, 0],
+      [second.id, 1],
+      [third.id, 2],
+    ]);
+
+    // A completed action comes back completed.
+    const done = (await ok(admin, 'PUT', `/actions/${third.id}/mark_as_done`)).action;
+    await ok(admin, 'DELETE', `/actions/${third.id}`);
+    await ok(admin, 'DELETE', `/actions/${third.id}?undo=true`);
+    expect((await ok(admin, 'GET', `/actions/${third.id}`)).action).toMatchObject({ status: 'done', done: true, done_at: done.done_at });
+    expect((await call(admin)<Json>('DELETE', `/actions/${'a'.repeat(24)}?undo=true`)).status).toBe(404);
+  });
+
   it('refuses bad input with errors keyed by field and other accounts with 404', async () => {
     const person = await contact(admin);
     for (const [body, key] of [

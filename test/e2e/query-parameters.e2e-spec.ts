@@ -164,7 +164,7 @@ describe('query parameters (e2e)', () => {
     await refused('GET', `/deals/${deal.id}?include_histry=true`, ['include_histry']);
   });
 
-  it('PUT /actions/{id}?done= completes or reopens; DELETE …?undo=true is 400 naming undo, and deletes nothing', async () => {
+  it('PUT /actions/{id}?done= completes or reopens; DELETE …?undo= is a flag (400 naming it otherwise), true restores a deleted action', async () => {
     const person = await contact(admin);
     const { action } = await ok(
       admin,
@@ -182,12 +182,15 @@ describe('query parameters (e2e)', () => {
     await refused('PUT', `/actions/${action.id}?done=yes`, ['done'], { text: 'Call back' });
     await refused('PUT', `/actions/${action.id}?dne=true`, ['dne'], { text: 'Call back' });
 
-    const undo = await refused('DELETE', `/actions/${action.id}?undo=true`, ['undo']);
-    expect(undo.errors.undo).toMatch(/not supported for actions/);
+    await refused('DELETE', `/actions/${action.id}?undo=maybe`, ['undo']);
     await refused('DELETE', `/actions/${action.id}?undoo=false`, ['undoo']);
+    // Nothing deleted to restore: 404, and the action stays.
+    expect((await call(admin)<Json>('DELETE', `/actions/${action.id}?undo=true`)).status).toBe(404);
     expect((await ok(admin, 'GET', `/actions/${action.id}`)).action.id).toBe(action.id);
     await ok(admin, 'DELETE', `/actions/${action.id}?undo=false`);
     expect((await call(admin)<Json>('GET', `/actions/${action.id}`)).status).toBe(404);
+    await ok(admin, 'DELETE', `/actions/${action.id}?undo=1`);
+    expect((await ok(admin, 'GET', `/actions/${action.id}`)).action).toMatchObject({ id: action.id, text: 'Call back', done: false });
   });
 
   it("date_filter takes the record's own date as OnePageCRM names it: notes' date, calls' call_time, meetings' meeting_time, actions' close_date", async () => {

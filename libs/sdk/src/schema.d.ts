@@ -2049,7 +2049,7 @@ export interface paths {
     put: operations['updateAction'];
     post?: never;
     /**
-     * Delete an action (409 while externally controlled)
+     * Delete an action (409 while externally controlled); undo=true restores one deleted in the last 30 days
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     delete: operations['deleteAction'];
@@ -15985,10 +15985,10 @@ export interface operations {
     parameters: {
       query?: {
         /**
-         * @description Only `false` (delete): a deleted action cannot be restored, so `true` is 400.
-         * @example false
+         * @description true: restore the action deleted in the last 30 days (the same request repeated with undo=true); 404 when there is none.
+         * @example true
          */
-        undo?: false;
+        undo?: boolean;
       };
       header?: {
         /**

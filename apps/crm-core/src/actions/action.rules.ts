@@ -42,6 +42,9 @@ export interface ActionState {
   status_before_done?: ActionStatus | null;
 }
 
+/** How long a deleted action can be restored with DELETE /actions/{id}?undo=true; older deletions are purged. */
+export const ACTION_UNDO_DAYS = 30;
+
 export function numberOrNull(value: string | number | null): number | null {
   return value === null ? null : Number(value);
 }

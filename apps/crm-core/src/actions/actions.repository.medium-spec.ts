@@ -217,7 +217,14 @@ describe('ActionsRepository (real PostgreSQL)', () => {
     expect(await page({ done: 'true' })).toEqual({ total: 1, texts: ['done'] });
     expect(await page({ status: 'queued_with_date' })).toEqual({ total: 2, texts: ['sooner', 'later'] });
     expect((await page({ date_filter: 'date', since: '2026-12-05' })).texts).toEqual(['later']);
-    await actions.delete(dataSource.manager, later);
+    await actions.delete(dataSource.manager, later, c, 30);
     expect((await page({})).total).toBe(2);
+    // Kept for undo: found by id within the window, put back parked with its text and date.
+    expect(await actions.deletedContactOf(dataSource.manager, acme.accountId, later, 30)).toBe(c);
+    expect(await actions.deletedContactOf(dataSource.manager, 'f'.repeat(24), later, 30)).toBeUndefined();
+    const restored = await actions.restore(dataSource.manager, later, c, acme.userId, '2026-11-23');
+    expect(restored).toMatchObject({ id: later, text: 'later', status: 'queued_with_date' });
+    expect(await page({})).toEqual({ total: 3, texts: ['sooner', 'later', 'done'] });
+    expect(await actions.restore(dataSource.manager, later, c, acme.userId, '2026-11-23')).toBeUndefined();
   });
 });

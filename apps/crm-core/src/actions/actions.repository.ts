@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NEXT_ACTION_STATUSES, type ActionStatus, type ListActionsRequest, type PageInfo } from '@crm/contracts';
 import { execute, many, maybeOne, one, sql, type Db, type SqlFragment } from '../common/sql';
+import { plainDateOf } from '../records/record-common';
 import { listPage } from '../records/record-list.repository';
 import type { Schedule } from './action.rules';
 
@@ -169,8 +170,56 @@ export class ActionsRepository {
     await execute(db, sql`UPDATE crm.actions SET text = ${text}, assignee_id = ${assigneeId}, modified_at = now() WHERE id = ${id}`);
   }
 
-  async delete(db: Db, id: string): Promise<void> {
+  /**
+   * Deletes an action, keeping its row in crm.deleted_actions for `undoDays` (DELETE …?undo=true);
+   * the contact's deletions older than that go for good in the same call.
+   */
+  async delete(db: Db, id: string, contactId: string, undoDays: number): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO crm.deleted_actions (id, account_id, contact_id, action)
+          SELECT a.id, a.account_id, a.contact_id, to_jsonb(a) FROM crm.actions a WHERE a.id = ${id}
+          ON CONFLICT (id) DO UPDATE SET action = EXCLUDED.action, deleted_at = now()`,
+    );
     await execute(db, sql`DELETE FROM crm.actions WHERE id = ${id}`);
+    await execute(
+      db,
+      sql`DELETE FROM crm.deleted_actions WHERE contact_id = ${contactId} AND deleted_at < now() - make_interval(days => ${undoDays}::int)`,
+    );
+  }
+
+  /** The contact of an action of the account deleted within `undoDays`; undefined otherwise. */
+  async deletedContactOf(db: Db, accountId: string, id: string, undoDays: number): Promise<string | undefined> {
+    const row = await maybeOne<{ contact_id: string }>(
+      db,
+      sql`SELECT contact_id FROM crm.deleted_actions
+          WHERE id = ${id} AND account_id = ${accountId} AND deleted_at >= now() - make_interval(days => ${undoDays}::int)`,
+    );
+    return row?.contact_id;
+  }
+
+  /**
+   * Puts a deleted action back as it was, except: an open one comes back parked (queued at the
+   * end, dated today when it had no date) for its placement, and `assigneeId` is its assignee.
+   * Returns the row as it was deleted; undefined when nothing is left to restore (row-locked first).
+   */
+  async restore(db: Db, id: string, contactId: string, assigneeId: string, today: string): Promise<StoredAction | undefined> {
+    const deleted = await maybeOne<{ action: StoredAction }>(
+      db,
+      sql`DELETE FROM crm.deleted_actions WHERE id = ${id} AND contact_id = ${contactId} RETURNING action`,
+    );
+    if (!deleted) return undefined;
+    const open = deleted.action.status !== 'done';
+    const changes = open
+      ? { assignee_id: assigneeId, status: 'queued_with_date', position: PARKED, date: plainDateOf(deleted.action.date) ?? today }
+      : { assignee_id: assigneeId };
+    await execute(
+      db,
+      sql`INSERT INTO crm.actions
+          SELECT (jsonb_populate_record(NULL::crm.actions, ${JSON.stringify(deleted.action)}::jsonb || ${JSON.stringify(changes)}::jsonb
+            || jsonb_build_object('modified_at', now()))).*`,
+    );
+    return deleted.action;
   }
 
   /** The next action of a contact and assignee (other than `except`). */

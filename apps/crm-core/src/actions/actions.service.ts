@@ -8,6 +8,7 @@ import {
   type ActionReply,
   type Caller,
   type CreateActionRequest,
+  type DeleteActionRequest,
   type ExternalActionRequest,
   type ListActionsReply,
   type ListActionsRequest,
@@ -17,9 +18,10 @@ import {
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { writeEvent } from '../outbox/outbox';
-import { normalizeId, plainDateOf, todayUtc } from '../records/record-common';
+import { normalizeId, todayUtc } from '../records/record-common';
 import { findContact, findUser, type ContactRef } from '../records/record-references.repository';
 import {
+  ACTION_UNDO_DAYS,
   assertExternalUnchanged,
   assertPromotable,
   assertReplaceable,
@@ -29,7 +31,6 @@ import {
   externalKey,
   isNext,
   mergedSchedule,
-  numberOrNull,
   promotedStatus,
   queueSlot,
   reopenedSchedule,
@@ -142,13 +143,18 @@ export class ActionsService {
     });
   }
 
-  /** Deletes an action; a deleted next action is followed by the first queued one. */
-  async delete(caller: Caller, request: ActionIdRequest): Promise<Record<string, never>> {
+  /**
+   * Deletes an action; a deleted next action is followed by the first queued one. With
+   * `undo=true`, restores an action deleted within ACTION_UNDO_DAYS (OnePageCRM's "repeat the same
+   * request with undo=true").
+   */
+  async delete(caller: Caller, request: DeleteActionRequest): Promise<Record<string, never>> {
+    if (request.undo === true) return this.restore(caller, request.action_id);
     return this.dataSource.transaction(async (tx) => {
       const { contact, action } = await this.lockAction(tx, caller.account_id, request.action_id);
       if (action.externally_controlled) throw conflict('This action is controlled by an external provider; unlink it before deleting it');
       const touched: Touched = new Map();
-      await this.actions.delete(tx, action.id);
+      await this.actions.delete(tx, action.id, action.contact_id, ACTION_UNDO_DAYS);
       if (isNext(action.status)) await this.promote(tx, action.contact_id, action.assignee_id, touched);
       else await this.actions.renumber(tx, action.contact_id, action.assignee_id);
       await writeEvent(tx, {
@@ -159,6 +165,37 @@ export class ActionsService {
         contact_status_id: contact.status_id,
         data: { id: action.id },
       });
+      await this.announce(tx, caller, contact, touched);
+      return {};
+    });
+  }
+
+  /**
+   * Puts a deleted action back (event `created`, as an undeleted contact's): a completed one as it
+   * was; an open one placed by its schedule as a new one would be (a next action takes its place
+   * back and the current one queues up front; a queued one returns to its position). Its assignee
+   * is the caller when the former one is no longer a user of the account. 404 when there is
+   * nothing to restore.
+   */
+  private async restore(caller: Caller, actionId: string): Promise<Record<string, never>> {
+    return this.dataSource.transaction(async (tx) => {
+      const id = normalizeId(actionId);
+      const contactId = id ? await this.actions.deletedContactOf(tx, caller.account_id, id, ACTION_UNDO_DAYS) : undefined;
+      const notFound = () => ApiError.notFound(`No action deleted in the last ${ACTION_UNDO_DAYS} days to restore`);
+      if (!id || !contactId) throw notFound();
+      const contact = await findContact(tx, caller.account_id, contactId, { lock: true }).catch(() => {
+        throw notFound();
+      });
+      const deleted = await this.actions.restore(tx, id, contact.id, caller.user_id, todayUtc());
+      if (!deleted) throw notFound();
+      const assignee = await this.formerAssignee(tx, caller, deleted.assignee_id);
+      if (assignee !== caller.user_id) await this.actions.setAssignee(tx, id, assignee);
+      const touched: Touched = new Map([[id, 'created']]);
+      if (deleted.status !== 'done') {
+        const restored = { id, contact_id: contact.id, assignee_id: assignee };
+        const queued = deleted.status === 'queued_with_date';
+        await this.placeOrQueue(tx, restored, currentSchedule(deleted), queued ? deleted.position : null, null, touched);
+      }
       await this.announce(tx, caller, contact, touched);
       return {};
     });
@@ -410,20 +447,31 @@ export class ActionsService {
     await this.actions.reopen(db, action.id, today);
     const toNext = isNext(schedule.status);
     const restored: StoredAction = { ...action, status: 'queued_with_date', position: toNext ? 1 : action.position };
+    await this.placeOrQueue(db, action, schedule, toNext ? null : action.position, restored, touched);
+  }
+
+  /**
+   * {@link place}, except that behind an externally controlled next action (which cannot be
+   * replaced) an action meant to be the next one waits at the front of the queue instead.
+   */
+  private async placeOrQueue(...args: Parameters<ActionsService['place']>): Promise<void> {
     try {
-      await this.place(db, action, schedule, toNext ? null : action.position, restored, touched);
+      await this.place(...args);
     } catch (error) {
-      // Behind an externally controlled next action, the reopened next action waits at the front of the queue.
-      if (!(error instanceof ApiError) || error.errorName !== ErrorName.Conflict) throw error;
-      const date = plainDateOf(action.date);
-      await this.place(
-        db,
-        action,
-        { status: 'queued_with_date', date: date ?? today, exact_time: numberOrNull(action.exact_time) },
-        1,
-        restored,
-        touched,
-      );
+      const [db, action, schedule, , before, touched] = args;
+      if (!(error instanceof ApiError) || error.errorName !== ErrorName.Conflict || !isNext(schedule.status)) throw error;
+      const queued: Schedule = { status: 'queued_with_date', date: schedule.date ?? todayUtc(), exact_time: schedule.exact_time };
+      await this.place(db, action, queued, 1, before, touched);
+    }
+  }
+
+  /** The assignee a restored action goes back to: its former one while a user of the account, else the caller. */
+  private async formerAssignee(db: Db, caller: Caller, assigneeId: string): Promise<string> {
+    try {
+      return (await findUser(db, caller.account_id, assigneeId, 'assignee_id')).id;
+    } catch (error) {
+      if (error instanceof ApiError && error.errorName === ErrorName.ResourceNotFound) return caller.user_id;
+      throw error;
     }
   }
 

@@ -71,16 +71,12 @@ export class ActionIdRequest {
   action_id: string;
 }
 
-/** Why DELETE /actions/{id}?undo=true is refused (docs/decisions.md "Query parameters (issue 13, item 5)"). */
-export const ACTION_UNDO_MESSAGE =
-  'undo=true is not supported for actions: a deleted action is gone (the next queued action has taken its place); create it again with POST /actions';
-
-/** DELETE /actions/{action_id}: OnePageCRM's `undo` is declared only to refuse `true` by name (400); false deletes. */
+/** DELETE /actions/{action_id}: `undo=true` restores an action deleted in the last 30 days (OnePageCRM's undo). */
 export class DeleteActionRequest extends ActionIdRequest {
-  /** Only `false` (delete): a deleted action cannot be restored, so `true` is 400. */
+  /** true: restore the action deleted in the last 30 days (the same request repeated with undo=true); 404 when there is none. */
   @IsOptional()
   @ToBoolean()
-  @IsIn([false], { message: ACTION_UNDO_MESSAGE })
+  @IsBoolean({ message: 'undo must be true or false (or 1 or 0)' })
   undo?: boolean;
 }
 

@@ -83,7 +83,7 @@ export const ACTION_ROUTES: readonly RouteDeclaration[] = [
     request: DeleteActionRequest,
     reply: 'EmptyReply',
     successStatus: 200,
-    summary: 'Delete an action (409 while externally controlled)',
+    summary: 'Delete an action (409 while externally controlled); undo=true restores one deleted in the last 30 days',
     tag: 'Actions',
   },
   {

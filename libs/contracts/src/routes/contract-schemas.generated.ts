@@ -1786,7 +1786,9 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
     linked_contact_ids: 'Other contacts of the account linked to the deal (returned as linked_contacts).',
   },
   DealIdRequest: { deal_id: "Any string: an id that names no deal of the caller's account is 404, not 400." },
-  DeleteActionRequest: { undo: 'Only `false` (delete): a deleted action cannot be restored, so `true` is 400.' },
+  DeleteActionRequest: {
+    undo: 'true: restore the action deleted in the last 30 days (the same request repeated with undo=true); 404 when there is none.',
+  },
   DeleteContactRelationshipRequest: { undo: '`true`: restore the relationship deleted within the last 30 days instead of deleting it.' },
   DeleteContactRequest: { undo: '`true`: restore the contact deleted within the last 30 days instead of deleting it.' },
   FilterIdRequest: { filter_id: "Any string: an id that names no filter of the caller's account is 404, not 400." },
