@@ -376,14 +376,17 @@ describe('account configuration (e2e)', () => {
     expect(boot.body.contacts_count.users.map((u) => u.user_id).sort()).toEqual([admin.user.id, member.user.id].sort());
     expect(Object.keys(data).sort()).toEqual(
       [
+        'account_type',
         'auth_key',
         'call_results',
         'call_results_order',
         'company_fields',
         'contact_titles',
+        'cost_setup',
         'custom_fields',
         'deal_fields',
         'filters',
+        'next_action_dates',
         'pipelines',
         'predefined_action_groups',
         'predefined_actions',

@@ -92,6 +92,16 @@ describe('the services with their own NATS and Redis users and permissions (e2e)
     }
   });
 
+  it("lets the auth-server change an account's settings in crm-core (crm.accounts.settings.update)", async () => {
+    const res = await fetch(`${services.operatorUrl}/operator/accounts/${admin.account.id}/settings`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${services.operatorToken}` },
+      body: JSON.stringify({ settings: { time_zone: 'Asia/Tokyo' } }),
+    });
+    expect(res.status).toBe(200);
+    expect((await ok(admin, 'GET', '/bootstrap')).settings.time_zone).toBe('Asia/Tokyo');
+  });
+
   it('asks the auth-server for a credential record Redis does not have', async () => {
     const auth = new Redis(redisUrlOf('crm-auth'), { maxRetriesPerRequest: 1 });
     try {

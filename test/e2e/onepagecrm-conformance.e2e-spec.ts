@@ -63,8 +63,6 @@ const EXCEPTIONS: readonly Exception[] = [
     'spec decisions: a saved filter is { id, name, conditions, ... }; its contacts are GET /contacts/filters/{id}',
   ),
   x('**.conditions[]', 'type', 'spec decisions: a condition is { field, operator, value }'),
-  x('GET /bootstrap data.settings.*', 'missing', 'not yet: OnePageCRM settings keys'),
-  x('GET /bootstrap data.*', 'missing', 'not yet: bootstrap account_type, cost_setup, next_action_dates'),
   x(
     'GET /bootstrap *',
     'type',

@@ -35,6 +35,7 @@ const INTERNAL_SENDERS: Partial<Record<Subject, NatsService>> = {
   [Subjects.TokenStatus]: 'api-gateway',
   [Subjects.AccountsProvision]: 'auth-server',
   [Subjects.UsersProvision]: 'auth-server',
+  [Subjects.AccountsSettingsUpdate]: 'auth-server',
 };
 
 /** The sender of a subject; throws for a subject that is neither an API route nor listed as internal. */

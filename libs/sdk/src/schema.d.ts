@@ -2602,7 +2602,16 @@ export interface components {
       user: components['schemas']['UserDto'];
       /** @description Every user of the account, not wrapped. */
       team: components['schemas']['UserDto'][];
+      /**
+       * @description `pro`, `trial` or `free`, as the operator set it (default `pro`).
+       * @enum {string}
+       */
+      account_type: 'pro' | 'trial' | 'free';
       settings: components['schemas']['BootstrapSettings'];
+      /** @description How deal cost and commission are set up (cost disabled by default). */
+      cost_setup: components['schemas']['CostSetup'];
+      /** @description Quick date options for new actions (at most 5, nearest first): the distances the caller's own dated next actions were most often set at, completed from 1 and 3 days, 1 and 2 weeks, 1 month. */
+      next_action_dates: components['schemas']['NextActionDate'][];
       /** @description Fields, filters and predefined actions are flat here, as in OnePageCRM's bootstrap. */
       custom_fields: components['schemas']['FieldDto'][];
       company_fields: components['schemas']['FieldDto'][];
@@ -2619,8 +2628,46 @@ export interface components {
       contact_titles: string[];
       pipelines: components['schemas']['PipelineReply'][];
     };
-    /** @description Account-level settings a client needs on connect. */
+    /** @description Account-level settings a client needs on connect: OnePageCRM's settings keys (stored per account, set by the operator; docs/decisions.md "Account settings") and ours. */
     BootstrapSettings: {
+      reminder: {
+        /** @enum {string} */
+        type: 'never' | 'every_day' | 'new_task';
+        hour: number;
+      };
+      time_zone: string;
+      /** @enum {string} */
+      not_working_days: 'none' | 'weekend' | 'sunday';
+      /** @enum {string} */
+      date_format: '%d/%m/%Y' | '%m/%d/%Y' | '%Y-%m-%d' | '%d.%m.%Y' | '%d-%m-%Y' | '%Y/%m/%d';
+      time_with_ampm: boolean;
+      listing_size: number;
+      currency: string;
+      currency_symbol: string;
+      /** @enum {string} */
+      separator: '.' | ',';
+      /** @enum {string} */
+      delimiter: '' | '.' | ',' | ' ' | "'";
+      /** @enum {string} */
+      default_contact_type: 'company' | 'individual';
+      show_tidy_stream: boolean;
+      show_company_fields_with_contact: boolean;
+      company_phone_enabled: boolean;
+      company_url_enabled: boolean;
+      company_address_enabled: boolean;
+      company_description_enabled: boolean;
+      send_push_notifications: boolean;
+      clipper_beta: boolean;
+      bcc_email_enabled: boolean;
+      /** @description The last (at most 5) countries used in contact addresses, newest first. */
+      popular_countries: string[];
+      /** @description The stages of the account's default deal pipeline. */
+      deal_stages: {
+        stage: number;
+        label: string;
+      }[];
+      /** @description The account's pipelines, as `data.pipelines`. */
+      pipelines: components['schemas']['PipelineReply'][];
       account_id: string;
       account_name: string;
       region: string;
@@ -2860,6 +2907,14 @@ export interface components {
       per_page: number;
       max_page: number;
       filter: components['schemas']['FilterDto'];
+    };
+    /** @description OnePageCRM's `cost_setup`: how deal cost and commission are set up (disabled by default). */
+    CostSetup: {
+      cost_enabled: boolean;
+      cost_required: boolean;
+      /** @enum {string} */
+      commission_base: 'amount' | 'margin';
+      commission_percentage: number;
     };
     /** @description OnePageCRM's Country: an ISO 3166-1 alpha-2 code, its English name and calling prefix (`+353`). */
     CountryDto: {
@@ -3417,6 +3472,12 @@ export interface components {
     };
     NewVariant: {
       name: string;
+    };
+    /** @description A quick date option: `number` `period`s from today. */
+    NextActionDate: {
+      number: number;
+      /** @enum {string} */
+      period: 'days' | 'weeks' | 'months';
     };
     /** @description The spec's Note; `linked_deal_id` and `linked_deal_name` are "" when no deal is linked. */
     NoteDto: {

@@ -27,6 +27,11 @@ export class OperatorController {
     return this.users.updateAccount(accountId, parseContract(UpdateAccountRequest, body));
   }
 
+  @Patch('accounts/:accountId/settings')
+  updateSettings(@Param('accountId') accountId: string, @Body() body: unknown) {
+    return this.users.updateSettings(accountId, body);
+  }
+
   @Post('accounts/:accountId/users')
   @HttpCode(201)
   createUser(@Param('accountId') accountId: string, @Body() body: unknown): Promise<CreateUserResponse> {

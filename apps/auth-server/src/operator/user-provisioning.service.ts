@@ -1,6 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { generateApiKey, hashApiKey, isId, newId } from '@crm/common';
-import { ApiError, ErrorName, Subjects, type ProvisionUserMessage } from '@crm/contracts';
+import {
+  AccountSettingsInput,
+  ApiError,
+  CostSetupInput,
+  ErrorName,
+  Subjects,
+  UpdateAccountSettingsRequest,
+  contractProperties,
+  parseContract,
+  type AccountSettingsReply,
+  type ProvisionUserMessage,
+  type UpdateAccountSettingsMessage,
+} from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
 import { LOGGER } from '@crm/service-kit';
 import type { Logger } from 'pino';
@@ -10,6 +22,21 @@ import { EmailTakenError, IdentityRepository } from '../identity/identity.reposi
 import { PasswordHashing } from '../security/password-hashing';
 import type { CreateUserRequest, CreateUserResponse } from './dto/create-user.request';
 import type { UpdateAccountRequest } from './dto/update-account.request';
+
+/** Keys of the settings body no contract takes, by their path (a typo must not be ignored silently). */
+function unknownSettingsKeys(body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const check = (value: unknown, cls: new () => object, prefix: string) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+    const known = contractProperties(cls);
+    for (const key of Object.keys(value).slice(0, 100))
+      if (!known.has(key)) out[`${prefix}${key}`] = `${prefix}${key} is not an account setting`;
+  };
+  check(body, UpdateAccountSettingsRequest, '');
+  check(body.settings, AccountSettingsInput, 'settings.');
+  check(body.cost_setup, CostSetupInput, 'cost_setup.');
+  return out;
+}
 
 /**
  * Users added by the operator, and account billing. A new user is written without an API key
@@ -92,5 +119,20 @@ export class UserProvisioningService {
       }
     }
     return { account: { id: account.id, billing_status: request.billing_status } };
+  }
+
+  /**
+   * The operator sets an account's type, settings and cost setup (OnePageCRM has no endpoint for
+   * them; docs/decisions.md "Account settings"): validated here and again by crm-core, which
+   * applies only the keys sent.
+   */
+  async updateSettings(accountId: string, body: unknown): Promise<AccountSettingsReply> {
+    const request = parseContract(UpdateAccountSettingsRequest, body);
+    const unknown = unknownSettingsKeys(body as Record<string, unknown>);
+    if (Object.keys(unknown).length > 0) throw ApiError.invalid(unknown);
+    const account = isId(accountId) ? await this.identity.findAccount(accountId.toLowerCase()) : null;
+    if (!account || account.status !== 'active') throw ApiError.notFound('Account not found');
+    const message: UpdateAccountSettingsMessage = { ...request, account_id: account.id };
+    return this.rpc.request<AccountSettingsReply>(Subjects.AccountsSettingsUpdate, message);
   }
 }

@@ -1,7 +1,14 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { RpcReplyInterceptor, ValidMessage } from '@crm/messaging';
-import { ProvisionAccountMessage, ProvisionUserMessage, Subjects, type ProvisionAccountReply } from '@crm/contracts';
+import {
+  ProvisionAccountMessage,
+  ProvisionUserMessage,
+  Subjects,
+  UpdateAccountSettingsMessage,
+  type AccountSettingsReply,
+  type ProvisionAccountReply,
+} from '@crm/contracts';
 import { AccountsService } from './accounts.service';
 
 /** Internal subjects (auth-server -> crm-core): no caller, the auth-server is the operator; the message has no envelope. */
@@ -18,5 +25,10 @@ export class AccountsHandler {
   @MessagePattern(Subjects.AccountsProvision)
   provision(@ValidMessage(ProvisionAccountMessage) message: ProvisionAccountMessage): Promise<ProvisionAccountReply> {
     return this.accounts.provision(message);
+  }
+
+  @MessagePattern(Subjects.AccountsSettingsUpdate)
+  updateSettings(@ValidMessage(UpdateAccountSettingsMessage) message: UpdateAccountSettingsMessage): Promise<AccountSettingsReply> {
+    return this.accounts.updateSettings(message);
   }
 }

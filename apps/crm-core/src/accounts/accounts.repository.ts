@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
 import { execute, maybeOne, sql, type Db } from '../common/sql';
 import type { UserRow } from '../users/users.repository';
-import { DEFAULT_PIPELINE_STAGES, DEFAULT_PIPELINES, DEFAULT_STATUSES } from './account.rules';
+import { DEFAULT_PIPELINE_STAGES, DEFAULT_PIPELINES, DEFAULT_STATUSES, type StoredSettingsRow } from './account.rules';
 
 /** crm.accounts: the CRM half of an account (the auth-server owns its identity half). */
 export interface AccountRow {
@@ -27,6 +27,20 @@ const USER_UPSERT =
 export class AccountsRepository {
   async find(db: Db, accountId: string): Promise<AccountRow | undefined> {
     return maybeOne(db, sql`SELECT id, name, region FROM crm.accounts WHERE id = ${accountId}`, { prepare: true });
+  }
+
+  /** The account's stored settings, locked for a change; undefined when there is no such account. */
+  lockSettings(db: Db, accountId: string): Promise<StoredSettingsRow | undefined> {
+    return maybeOne(db, sql`SELECT account_type, settings, cost_setup FROM crm.accounts WHERE id = ${accountId} FOR UPDATE`);
+  }
+
+  async writeSettings(db: Db, accountId: string, row: StoredSettingsRow): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE crm.accounts SET account_type = ${row.account_type}, settings = ${JSON.stringify(row.settings)}::jsonb,
+                 cost_setup = ${JSON.stringify(row.cost_setup)}::jsonb
+          WHERE id = ${accountId}`,
+    );
   }
 
   /** Idempotent: a retried provisioning request changes nothing already made. */

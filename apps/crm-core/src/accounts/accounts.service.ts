@@ -1,8 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, type ProvisionAccountMessage, type ProvisionAccountReply, type ProvisionUserMessage } from '@crm/contracts';
+import {
+  ApiError,
+  type AccountSettingsReply,
+  type ProvisionAccountMessage,
+  type ProvisionAccountReply,
+  type ProvisionUserMessage,
+  type UpdateAccountSettingsMessage,
+} from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import { CrmCoreConfig } from '../config/crm-core.config';
-import { bccEmailOf } from './account.rules';
+import { bccEmailOf, changedSettings, settingsOf } from './account.rules';
 import { AccountsRepository } from './accounts.repository';
 
 /** Provisioning from the auth-server: the CRM half of accounts and the profiles of their users. */
@@ -31,5 +38,18 @@ export class AccountsService {
       await this.accounts.seedDefaults(tx, account.id);
     });
     return { account_id: account.id, user_id: admin.id };
+  }
+
+  /** The operator's change of an account's settings (only the keys sent), under the account row's lock. */
+  async updateSettings({ account_id, ...change }: UpdateAccountSettingsMessage): Promise<AccountSettingsReply> {
+    const accountId = account_id.toLowerCase();
+    const row = await this.dataSource.transaction(async (tx) => {
+      const current = await this.accounts.lockSettings(tx, accountId);
+      if (!current) throw ApiError.notFound('Account not found');
+      const next = changedSettings(current, change);
+      await this.accounts.writeSettings(tx, accountId, next);
+      return next;
+    });
+    return { account_id: accountId, ...settingsOf(row) };
   }
 }

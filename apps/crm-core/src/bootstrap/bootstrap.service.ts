@@ -7,6 +7,7 @@ import {
   SYSTEM_TAGS,
   type BootstrapReply,
   type Caller,
+  type NextActionDate,
   type PageInfo,
   type SummaryBlocksDto,
 } from '@crm/contracts';
@@ -19,7 +20,8 @@ import { PredefinedActionsService } from '../predefined-actions/predefined-actio
 import { RelationshipTypesService } from '../relationship-types/relationship-types.service';
 import { SummaryService } from '../summary/summary.service';
 import { UsersService } from '../users/users.service';
-import { BootstrapRepository } from './bootstrap.repository';
+import { settingsOf } from '../accounts/account.rules';
+import { BootstrapRepository, type NextActionDateRow } from './bootstrap.repository';
 
 /** Every page of a paged list method, concatenated. */
 async function everyPage<R extends PageInfo, T>(fetch: (page: number) => Promise<R>, items: (reply: R) => T[]): Promise<T[]> {
@@ -29,6 +31,35 @@ async function everyPage<R extends PageInfo, T>(fetch: (page: number) => Promise
     out.push(...items(reply));
     if (page >= reply.max_page) return out;
   }
+}
+
+/** How many quick date options `next_action_dates` has, and how many countries `popular_countries`. */
+const QUICK_DATES = 5;
+const POPULAR_COUNTRIES = 5;
+
+/** The options every caller has until its own next actions say otherwise. */
+const DEFAULT_QUICK_DATES: readonly NextActionDate[] = [
+  { number: 1, period: 'days' },
+  { number: 3, period: 'days' },
+  { number: 1, period: 'weeks' },
+  { number: 2, period: 'weeks' },
+  { number: 1, period: 'months' },
+];
+
+const PERIOD_DAYS = { days: 1, weeks: 7, months: 30 } as const;
+
+/**
+ * The caller's most used distances (already by use), completed from the defaults to
+ * {@link QUICK_DATES}, nearest first.
+ */
+export function quickDates(used: readonly NextActionDateRow[]): NextActionDate[] {
+  const chosen: NextActionDate[] = used.slice(0, QUICK_DATES).map(({ number, period }) => ({ number, period }));
+  for (const option of DEFAULT_QUICK_DATES) {
+    if (chosen.length >= QUICK_DATES) break;
+    if (!chosen.some((c) => c.number === option.number && c.period === option.period)) chosen.push({ ...option });
+  }
+  const length = (d: NextActionDate) => d.number * PERIOD_DAYS[d.period];
+  return chosen.sort((a, b) => length(a) - length(b) || PERIOD_DAYS[b.period] - PERIOD_DAYS[a.period]);
 }
 
 /** Page `page` of a list at the largest page size, without time filters. */
@@ -81,15 +112,25 @@ export class BootstrapService {
       const pipelines = await this.pipelines.all(tx, caller.account_id);
       const filters = await this.filters.all(tx, caller.account_id);
       const blocks = await this.summary.blocks(tx, caller);
-      return { account, pipelines, filters, blocks };
+      const stored = settingsOf(account);
+      const used = await this.bootstrap.nextActionDates(tx, caller.account_id, caller.user_id, stored.settings.time_zone, QUICK_DATES);
+      const countries = await this.bootstrap.popularCountries(tx, caller.account_id, POPULAR_COUNTRIES);
+      return { account, stored, used, countries, pipelines, filters, blocks };
     });
-    const defaultOf = (type: 'pipeline' | 'sales_pipeline') => rest.pipelines.find((p) => p.type === type && p.default)?.id ?? null;
+    const defaultPipeline = (type: 'pipeline' | 'sales_pipeline') => rest.pipelines.find((p) => p.type === type && p.default);
+    const defaultOf = (type: 'pipeline' | 'sales_pipeline') => defaultPipeline(type)?.id ?? null;
+    const pipelines = rest.pipelines.map((pipeline) => ({ pipeline }));
     const data: BootstrapReply = {
       user_id: caller.user_id,
       auth_key: null,
       user: me.user,
       team,
+      account_type: rest.stored.account_type,
       settings: {
+        ...rest.stored.settings,
+        popular_countries: rest.countries,
+        deal_stages: defaultPipeline('pipeline')?.stages ?? [],
+        pipelines,
         account_id: rest.account.id,
         account_name: rest.account.name,
         region: rest.account.region,
@@ -102,6 +143,8 @@ export class BootstrapService {
         per_page: { default: DEFAULT_PER_PAGE, max: MAX_PER_PAGE },
         system_tags: [...SYSTEM_TAGS],
       },
+      cost_setup: rest.stored.cost_setup,
+      next_action_dates: quickDates(rest.used),
       custom_fields: customFields.map(toFieldDto),
       company_fields: companyFields.map(toFieldDto),
       deal_fields: dealFields.map(toFieldDto),
@@ -112,7 +155,7 @@ export class BootstrapService {
       predefined_action_groups: groups,
       relationship_types: relationshipTypes,
       contact_titles: [...CONTACT_TITLES],
-      pipelines: rest.pipelines.map((pipeline) => ({ pipeline })),
+      pipelines,
     };
     return { data, summary: rest.blocks };
   }

@@ -23,6 +23,7 @@ import { RemainingOperations1764500700000 } from '../migrations/1764500700000-re
 import { QueryParameterIndexes1764600500000 } from '../migrations/1764600500000-query-parameter-indexes';
 import { OwnerContactCounters1764700000000 } from '../migrations/1764700000000-owner-contact-counters';
 import { AsapActions1764800100000 } from '../migrations/1764800100000-asap-actions';
+import { AccountSettings1764800200000 } from '../migrations/1764800200000-account-settings';
 import { DeletedActions1764800400000 } from '../migrations/1764800400000-deleted-actions';
 
 export const CRM_SCHEMA = 'crm';
@@ -68,6 +69,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       OwnerContactCounters1764700000000,
       // issue 13, item 4: actions' asap status
       AsapActions1764800100000,
+      // issue 13, item 4: OnePageCRM's account settings, account type and cost setup
+      AccountSettings1764800200000,
       // issue 13: DELETE /actions/{id}?undo=true restores a deleted action
       DeletedActions1764800400000,
     ],

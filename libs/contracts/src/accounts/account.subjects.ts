@@ -4,4 +4,6 @@ export const AccountSubjects = {
   AccountsProvision: 'crm.accounts.provision.v1',
   /** auth-server -> crm-core: create (idempotently) the CRM profile of a new user. */
   UsersProvision: 'crm.users.provision.v1',
+  /** auth-server -> crm-core: change an account's settings, account type or cost setup (the operator's). */
+  AccountsSettingsUpdate: 'crm.accounts.settings.update.v1',
 } as const;

@@ -1,2 +1,3 @@
+export * from './account-settings';
 export * from './account.subjects';
 export * from './provision-account.message';

@@ -1,3 +1,4 @@
+import type { AccountType, CostSetup, StoredAccountSettings } from '../accounts/account-settings';
 import type { FieldDto } from '../fields/field.dto';
 import type { FilterDto } from '../filters/filter.dto';
 import type { PipelineReply } from '../pipelines/pipeline.dto';
@@ -6,8 +7,17 @@ import type { RelationshipTypeReply } from '../relationship-types/relationship-t
 import type { AuthMethod, Role } from '../rpc/caller';
 import type { UserDto } from '../users/user.dto';
 
-/** Account-level settings a client needs on connect. */
-export type BootstrapSettings = {
+/**
+ * Account-level settings a client needs on connect: OnePageCRM's settings keys (stored per account,
+ * set by the operator; docs/decisions.md "Account settings") and ours.
+ */
+export type BootstrapSettings = StoredAccountSettings & {
+  /** The last (at most 5) countries used in contact addresses, newest first. */
+  popular_countries: string[];
+  /** The stages of the account's default deal pipeline. */
+  deal_stages: Array<{ stage: number; label: string }>;
+  /** The account's pipelines, as `data.pipelines`. */
+  pipelines: PipelineReply[];
   account_id: string;
   account_name: string;
   region: string;
@@ -22,6 +32,9 @@ export type BootstrapSettings = {
   per_page: { default: number; max: number };
   system_tags: string[];
 };
+
+/** A quick date option: `number` `period`s from today. */
+export type NextActionDate = { number: number; period: 'days' | 'weeks' | 'months' };
 
 /**
  * Everything a client reads on connect, in one response (decisions.md "The rest of a complete
@@ -38,7 +51,16 @@ export type BootstrapReply = {
   user: UserDto;
   /** Every user of the account, not wrapped. */
   team: UserDto[];
+  /** `pro`, `trial` or `free`, as the operator set it (default `pro`). */
+  account_type: AccountType;
   settings: BootstrapSettings;
+  /** How deal cost and commission are set up (cost disabled by default). */
+  cost_setup: CostSetup;
+  /**
+   * Quick date options for new actions (at most 5, nearest first): the distances the caller's
+   * own dated next actions were most often set at, completed from 1 and 3 days, 1 and 2 weeks, 1 month.
+   */
+  next_action_dates: NextActionDate[];
   /** Fields, filters and predefined actions are flat here, as in OnePageCRM's bootstrap. */
   custom_fields: FieldDto[];
   company_fields: FieldDto[];

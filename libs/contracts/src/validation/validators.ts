@@ -105,4 +105,6 @@ export const CUSTOM_RULE_SCHEMAS: Readonly<Record<string, Readonly<Record<string
     description: '`YYYY-MM-DD` (a UTC day) or Unix seconds',
   },
   notWith: {},
+  isTimeZone: { type: 'string', description: 'an IANA time zone name such as Europe/Dublin' },
+  isCurrencyCode: { type: 'string', pattern: '^[A-Z]{3}$', description: 'an ISO 4217 currency code' },
 };
