@@ -202,7 +202,7 @@ describe('webhook deliveries (e2e)', () => {
   });
 
   it('status filter: only contacts of that status; deleting the status falls the webhook back to lead', async () => {
-    const status = (await call(admin)<{ data: { status: { id: string } } }>('POST', '/statuses', { status: 'Hot lead' })).body.data.status;
+    const status = (await call(admin)<{ data: { status: { id: string } } }>('POST', '/statuses', { text: 'Hot lead' })).body.data.status;
     const lead = (await call(admin)<{ data: { statuses: Array<{ status: { id: string } }> } }>('GET', '/statuses')).body.data.statuses[0]
       .status;
     const hook = await register({ name: 'Hot', hook_url: `${receiver.url}/hot`, status_id: status.id, types: ['contact'] });

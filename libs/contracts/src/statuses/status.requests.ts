@@ -13,9 +13,6 @@ export const STATUS_LIMITS = { text: 100, newText: 20, description: 1000 } as co
 /** Color of a status made without one. */
 export const DEFAULT_STATUS_COLOR = '#9E9E9E';
 
-/** The type keys OnePageCRM's statuses have; custom ones are `custom1`, `custom2`, ... per account. */
-export const STATUS_TYPE_KEYS = ['lead', 'prospect', 'customer', 'inactive', 'general'] as const;
-
 export const STATUS_TEXT_MESSAGE = `text must be the status name, 1 to ${STATUS_LIMITS.newText} characters`;
 
 /** `status` is the type key the server assigns; a body may repeat the current one (a client sending back what it read). */
@@ -43,7 +40,8 @@ export class CreateStatusRequest {
   @Length(1, STATUS_LIMITS.text, { message: STATUS_TEXT_MESSAGE })
   text: string;
 
-  /** Refused when sent: the server assigns the key. */
+  /** Refused when sent: the server assigns the type key. */
+  @ValidateIf((o: CreateStatusRequest) => o.status !== undefined)
   @ReadOnlyField({ message: STATUS_READ_ONLY_MESSAGE })
   status?: unknown;
 
@@ -70,6 +68,7 @@ export class UpdateStatusRequest extends StatusIdRequest {
   @Length(1, STATUS_LIMITS.text, { message: STATUS_TEXT_MESSAGE })
   text?: string;
 
+  /** The read-only type key: the current one may be sent back (ignored), any other is 400. */
   @ValidateIf((o: UpdateStatusRequest) => o.status !== undefined)
   @Transform(trim)
   @IsString({ message: STATUS_READ_ONLY_MESSAGE })
@@ -100,6 +99,7 @@ export class PatchStatusRequest extends StatusIdRequest {
   @Length(1, STATUS_LIMITS.text, { message: STATUS_TEXT_MESSAGE })
   text?: string;
 
+  /** The read-only type key: the current one may be sent back (ignored), any other is 400. */
   @ValidateIf((o: PatchStatusRequest) => o.status !== undefined)
   @Transform(trim)
   @IsString({ message: STATUS_READ_ONLY_MESSAGE })
