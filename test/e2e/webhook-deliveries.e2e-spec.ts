@@ -217,6 +217,8 @@ describe('webhook deliveries (e2e)', () => {
     await until('the hot contact is delivered', () => receiver.on('/hot').length > 0);
     expect((await deliveries(hook.id)).map((d) => d.record_id)).toEqual([hotId]);
     expect(receiver.on('/hot').map((h) => (h.json.data.contact as { id: string }).id)).toEqual([hotId]);
+    // The event body shows the contact as the API does: `status` the status's name (its text), `status_id` its id.
+    expect(receiver.on('/hot')[0].json.data.contact).toMatchObject({ status: 'Hot lead', status_id: status.id });
     await switchOff(witness.id, `${receiver.url}/witness`);
 
     expect((await call(admin)('DELETE', `/statuses/${status.id}`)).status).toBe(200);
