@@ -152,6 +152,9 @@ describe('account configuration (e2e)', () => {
     });
     expect(sentBack.status).toBe(200);
     expect(sentBack.body.data.status).toMatchObject({ status: 'custom2', text: 'Negotiation', description: 'Back', color: '#00ff00' });
+    // OnePageCRM's colors are six hex digits without the #.
+    const palette = await call(admin)<StatusBody>('PATCH', `/statuses/${status.id}`, { color: '3399ff' });
+    expect(palette.body.data.status).toMatchObject({ status: 'custom2', color: '#3399ff' });
     for (const method of ['PUT', 'PATCH'] as const) {
       const rekey = await call(admin)<ErrorBody>(method, `/statuses/${status.id}`, { text: 'Negotiation', status: 'customer' });
       expectError(rekey, 400, 'invalid_request_data');

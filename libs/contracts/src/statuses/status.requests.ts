@@ -21,9 +21,15 @@ export const STATUS_READ_ONLY_MESSAGE =
 
 const DESCRIPTION_MESSAGE = `description must be a string of at most ${STATUS_LIMITS.description} characters`;
 
-const COLOR_MESSAGE = 'color must be a hex color #RRGGBB or #RGB';
+const COLOR_MESSAGE = 'color must be a hex color #RRGGBB or #RGB (OnePageCRM sends it without the #: also accepted)';
 
 const COLOR = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+
+/** Trimmed; OnePageCRM's six hex digits without `#` (`f96600`) are read as `#f96600`. */
+const hexColor = ({ value }: { value: unknown }): unknown => {
+  const color = trim({ value });
+  return typeof color === 'string' && /^([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(color) ? `#${color}` : color;
+};
 
 export class ListStatusesRequest extends TimeFilterRequest {}
 
@@ -51,7 +57,7 @@ export class CreateStatusRequest {
   description?: string | null;
 
   @ValidateIf((o: CreateStatusRequest) => o.color !== undefined && o.color !== null)
-  @Transform(trim)
+  @Transform(hexColor)
   @IsString({ message: COLOR_MESSAGE })
   @Matches(COLOR, { message: COLOR_MESSAGE })
   color?: string | null;
@@ -80,7 +86,7 @@ export class UpdateStatusRequest extends StatusIdRequest {
   description?: string | null;
 
   @ValidateIf((o: UpdateStatusRequest) => o.color !== undefined && o.color !== null)
-  @Transform(trim)
+  @Transform(hexColor)
   @IsString({ message: COLOR_MESSAGE })
   @Matches(COLOR, { message: COLOR_MESSAGE })
   color?: string | null;
@@ -111,7 +117,7 @@ export class PatchStatusRequest extends StatusIdRequest {
   description?: string | null;
 
   @ValidateIf((o: PatchStatusRequest) => o.color !== undefined && o.color !== null)
-  @Transform(trim)
+  @Transform(hexColor)
   @IsString({ message: COLOR_MESSAGE })
   @Matches(COLOR, { message: COLOR_MESSAGE })
   color?: string | null;
