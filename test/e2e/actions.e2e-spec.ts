@@ -49,7 +49,7 @@ describe('actions (e2e)', () => {
       text: 'Call [b]back[/b]',
       status: 'date',
       date: '2030-01-10',
-      exact_time: null,
+      exact_time: 0,
       position: 0,
       done: false,
       done_at: '',
@@ -84,7 +84,7 @@ describe('actions (e2e)', () => {
     });
     expect(theirs).toMatchObject({
       status: 'waiting',
-      date: null,
+      date: '',
       assignee_id: member.user.id,
       position: 0,
     });
@@ -198,6 +198,110 @@ describe('actions (e2e)', () => {
     ).toMatchObject({ status: 'done', done: true });
   });
 
+  it('takes asap as the most urgent next action: create, replace, queue, complete, undo, PUT and partial PUT', async () => {
+    const person = await contact(admin);
+    const dated = await action(admin, person.id, { date: '2030-01-10' });
+    // asap has no date and no time: a date sent is dropped; exact_time answers 0 (no time).
+    const first = (await ok(admin, 'POST', `/contacts/${person.id}/actions`, { text: 'Call now', status: 'ASAP', date: '2030-02-01' }, 201))
+      .action;
+    expect(Object.keys(first).sort()).toEqual(ACTION_KEYS);
+    expect(first).toMatchObject({ status: 'asap', date: '', exact_time: 0, position: 0, done: false, assignee_id: admin.user.id });
+    // It replaced the dated next action, which waits at the front of the queue.
+    expect((await open(admin, person.id)).map((a) => [a.id, a.status, a.position])).toEqual([
+      [first.id, 'asap', 0],
+      [dated.id, 'queued_with_date', 1],
+    ]);
+    // A second asap replaces the first: one next action per assignee; the former asap queues first, dated today.
+    const second = await action(admin, person.id, { status: 'asap', text: 'Call again' });
+    const queue = await open(admin, person.id);
+    expect(queue.map((a) => [a.id, a.status, a.position])).toEqual([
+      [second.id, 'asap', 0],
+      [first.id, 'queued_with_date', 1],
+      [dated.id, 'queued_with_date', 2],
+    ]);
+    expect(queue[1].date).toEqual(aToday());
+    // The contact wrapper's next action is the asap one; no date conflicts (an asap action has no date).
+    const wrapper = await ok(admin, 'GET', `/contacts/${person.id}`);
+    expect(wrapper.next_action).toMatchObject({ id: second.id, status: 'asap' });
+    expect(wrapper.next_action_conflicts).toEqual([]);
+    expect((await ok(admin, 'GET', `/actions?contact_id=${person.id}&status=asap`)).actions.map((e: Json) => e.action.id)).toEqual([
+      second.id,
+    ]);
+    // Completing it promotes the first queued action; undoing it puts it back as asap, the promoted one queued in front.
+    expect((await ok(admin, 'PUT', `/actions/${second.id}/mark_as_done`)).action).toMatchObject({ status: 'done', done: true });
+    expect((await open(admin, person.id)).map((a) => [a.id, a.status])).toEqual([
+      [first.id, 'date'],
+      [dated.id, 'queued_with_date'],
+    ]);
+    expect((await ok(admin, 'PUT', `/actions/${second.id}/undo_completion`)).action).toMatchObject({
+      status: 'asap',
+      date: '',
+      exact_time: 0,
+      position: 0,
+      done: false,
+    });
+    expect((await open(admin, person.id)).map((a) => [a.id, a.status, a.position])).toEqual([
+      [second.id, 'asap', 0],
+      [first.id, 'queued_with_date', 1],
+      [dated.id, 'queued_with_date', 2],
+    ]);
+    // A partial PUT of a queued action to asap: it becomes the next action and the asap one queues first.
+    expect((await ok(admin, 'PUT', `/actions/${dated.id}?partial=true`, { status: 'asap' })).action).toMatchObject({
+      status: 'asap',
+      date: '',
+      position: 0,
+    });
+    expect((await open(admin, person.id)).map((a) => [a.id, a.status, a.position])).toEqual([
+      [dated.id, 'asap', 0],
+      [second.id, 'queued_with_date', 1],
+      [first.id, 'queued_with_date', 2],
+    ]);
+    // PUT replaces: the action read back (exact_time 0: no time) with another status.
+    const read = (await ok(admin, 'GET', `/actions/${dated.id}`)).action;
+    const put = (await ok(admin, 'PUT', `/actions/${dated.id}`, { ...read, position: undefined, status: 'date', date: '2030-05-01' }))
+      .action;
+    expect(put).toMatchObject({ status: 'date', date: '2030-05-01', exact_time: 0, position: 0 });
+    // An action read back unchanged (exact_time 0) stays without a time.
+    const queued = (await ok(admin, 'GET', `/actions/${first.id}`)).action;
+    expect((await ok(admin, 'PUT', `/actions/${first.id}`, queued)).action).toMatchObject({
+      status: 'queued_with_date',
+      date: queued.date,
+      exact_time: 0,
+    });
+    // PUT back to asap.
+    expect((await ok(admin, 'PUT', `/actions/${dated.id}`, { text: 'Asap again', status: 'asap' })).action).toMatchObject({
+      status: 'asap',
+      date: '',
+      text: 'Asap again',
+    });
+    // Another assignee has an asap next action of their own on the same contact.
+    const theirs = await action(admin, person.id, { status: 'asap', assignee_id: member.user.id });
+    expect(theirs).toMatchObject({ status: 'asap', position: 0 });
+    expect((await ok(admin, 'GET', `/contacts/${person.id}`)).next_actions.map((a: Json) => a.status)).toEqual(['asap', 'asap']);
+  });
+
+  it('puts asap first in the action stream, the actions list and the contact order, then dated by date and time, then waiting', async () => {
+    const who = await createAccount(services, { name: 'Urgency' });
+    const [waiting, later, timed, overdue, asap] = await Promise.all(
+      ['Waiting', 'Later', 'Timed', 'Overdue', 'Asap'].map((last_name) => contact(who, { last_name })),
+    );
+    await action(who, waiting.id, { status: 'waiting' });
+    await action(who, later.id, { date: '2030-06-01' });
+    await action(who, timed.id, { status: 'date_time', date: '2030-06-01', exact_time: Date.parse('2030-06-01T09:00:00Z') / 1000 });
+    await action(who, overdue.id, { date: '2020-01-01' });
+    await action(who, asap.id, { status: 'asap' });
+    const expected = [asap.id, overdue.id, timed.id, later.id, waiting.id];
+    const ids = (entries: Json[]) => entries.map((w: Json) => w.contact.id);
+    expect(ids((await ok(who, 'GET', '/action_stream')).contacts)).toEqual(expected);
+    expect(ids((await ok(who, 'GET', '/team_stream')).contacts)).toEqual(expected);
+    expect(ids((await ok(who, 'GET', '/contacts?action_stream=true')).contacts).sort()).toEqual([...expected].sort());
+    expect((await ok(who, 'GET', '/actions')).actions.map((e: Json) => e.action.contact_id)).toEqual(expected);
+    // The stream counts it: every contact with a next action of any kind.
+    expect((await call(who)<Json>('PUT', `/contacts/${asap.id}/assign_tag/probe`)).body.team_stream.all).toBe(5);
+    // waiting=true is only the waiting next actions.
+    expect(ids((await ok(who, 'GET', '/contacts?waiting=true')).contacts)).toEqual([waiting.id]);
+  });
+
   it('mirrors external actions: upsert 201 then 200, 409 on controlled fields until unlinked', async () => {
     const person = await contact(admin);
     const path = '/actions/external/google_calendar/evt-42';
@@ -253,15 +357,30 @@ describe('actions (e2e)', () => {
           status: 'waiting',
         })
       ).action,
-    ).toMatchObject({ text: 'Mine now', status: 'waiting', date: null });
+    ).toMatchObject({ text: 'Mine now', status: 'waiting', date: '' });
     expect((await call(admin)('DELETE', `/actions/${mirrored.id}`)).status).toBe(200);
     expect((await call(admin)('GET', `/actions/${mirrored.id}`)).status).toBe(404);
+  });
+
+  it('takes back what it answers: an undated action read and PUT as read is unchanged', async () => {
+    const person = await contact(admin);
+    for (const status of ['asap', 'waiting']) {
+      const read = await action(admin, person.id, { status, text: `Undated ${status}` });
+      expect(read).toMatchObject({ status, date: '', exact_time: 0 });
+      const { id, contact_id, text, assignee_id, date, exact_time } = read;
+      const put = (await ok(admin, 'PUT', `/actions/${id}`, { contact_id, text, assignee_id, status, date, exact_time })).action;
+      expect(put).toMatchObject({ id, status, date: '', exact_time: 0, text });
+    }
+    // '' is no date: a dated status still needs one.
+    const refused = await call(admin)<Json>('POST', '/actions', { contact_id: person.id, text: 'x', status: 'date', date: '' });
+    expect([refused.status, Object.keys(refused.body.errors ?? {})]).toEqual([400, ['date']]);
   });
 
   it('refuses bad input with errors keyed by field and other accounts with 404', async () => {
     const person = await contact(admin);
     for (const [body, key] of [
       [{ status: 'soon' }, 'status'],
+      [{ status: 'queued' }, 'status'],
       [{ status: 'done' }, 'status'],
       [{ status: 'date' }, 'date'],
       [{ status: 'date_time' }, 'exact_time'],

@@ -86,7 +86,6 @@ const EXCEPTIONS: readonly Exception[] = [
   ),
   x('**.predefined_action_group.position', 'missing', 'not yet: predefined action groups have no position'),
   // null where OnePageCRM types a value.
-  x('**.exact_time', 'type', 'not yet: null where OnePageCRM has an integer'),
   x('**.next_action', 'type', 'spec decisions: next_action is null when none'),
   x('**.company', 'type', 'spec decisions: company is null when none'),
   // Configuration lists and counts.

@@ -2000,7 +2000,7 @@ export interface paths {
     get: operations['listActions'];
     put?: never;
     /**
-     * Create a next action (date, date_time, waiting: it replaces the assignee's current next action, which moves to the front of the queue) or a queued action (queued_with_date)
+     * Create a next action (asap, date, date_time, waiting: it replaces the assignee's current next action, which moves to the front of the queue) or a queued action (queued_with_date)
      * @description **Authorization:** API key, or a bearer token with scope `crm`, `mcp`.
      */
     post: operations['createAction'];
@@ -2529,9 +2529,11 @@ export interface components {
       contact_id: string;
       text: string;
       /** @enum {string} */
-      status: 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
-      date?: string | null;
-      exact_time: number | null;
+      status: 'date' | 'date_time' | 'waiting' | 'asap' | 'queued_with_date' | 'done';
+      /** @description A day; '' when the action has none (asap, waiting); absent when completed. */
+      date?: string;
+      /** @description Unix seconds; 0 when the action has no time (OnePageCRM types it an integer; stored NULL). */
+      exact_time: number;
       position: number;
       done: boolean;
       /** @description The day it was completed; '' while not done (never null). */
@@ -15582,9 +15584,9 @@ export interface operations {
         assignee_id?: string;
         /**
          * @description Only records with this status.
-         * @example date
+         * @example asap
          */
-        status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
         /**
          * @description `true`: only completed actions; `false`: only open ones.
          * @example false
@@ -15725,10 +15727,13 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date';
-          /** Format: date */
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          /**
+           * Format: date
+           * @description A day; '' (as undated actions answer it) means none.
+           */
           date?: string;
-          /** @description Unix seconds (status date_time). */
+          /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
           /** @description Place in the queue of queued actions (1 = first); default: the end. */
           position?: number;
@@ -15800,10 +15805,13 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date';
-          /** Format: date */
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          /**
+           * Format: date
+           * @description A day; '' (as undated actions answer it) means none.
+           */
           date?: string;
-          /** @description Unix seconds (status date_time). */
+          /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
           /** @description Place in the queue of queued actions (1 = first); default: the end. */
           position?: number;
@@ -15934,10 +15942,13 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date';
-          /** Format: date */
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          /**
+           * Format: date
+           * @description A day; '' (as undated actions answer it) means none.
+           */
           date?: string;
-          /** @description Unix seconds (status date_time). */
+          /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
           /** @description Place in the queue of queued actions (1 = first); default: the end. */
           position?: number;
@@ -16441,9 +16452,9 @@ export interface operations {
         assignee_id?: string;
         /**
          * @description Only records with this status.
-         * @example date
+         * @example asap
          */
-        status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
         /**
          * @description `true`: only completed actions; `false`: only open ones.
          * @example false
@@ -16566,9 +16577,9 @@ export interface operations {
         assignee_id?: string;
         /**
          * @description Only records with this status.
-         * @example date
+         * @example asap
          */
-        status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
         /**
          * @description `true`: only completed actions; `false`: only open ones.
          * @example false
@@ -16715,10 +16726,13 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'date' | 'date_time' | 'waiting' | 'queued_with_date';
-          /** Format: date */
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          /**
+           * Format: date
+           * @description A day; '' (as undated actions answer it) means none.
+           */
           date?: string;
-          /** @description Unix seconds (status date_time). */
+          /** @description Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
           exact_time?: number;
           /** @description Place in the queue of queued actions (1 = first); default: the end. */
           position?: number;

@@ -32,8 +32,8 @@ function failure(fn: () => unknown): { name: ErrorName; fields: string[] } {
 }
 
 describe('action rules', () => {
-  it('next actions are date, date_time and waiting; queued and done are not', () => {
-    expect(['date', 'date_time', 'waiting'].every((s) => isNext(s as never))).toBe(true);
+  it('next actions are asap, date, date_time and waiting; queued and done are not', () => {
+    expect(['asap', 'date', 'date_time', 'waiting'].every((s) => isNext(s as never))).toBe(true);
     expect(isNext('queued_with_date')).toBe(false);
     expect(isNext('done')).toBe(false);
   });
@@ -59,6 +59,28 @@ describe('action rules', () => {
       expect(failure(() => scheduleOf('queued_with_date', null, null)).fields).toEqual(['date']);
       expect(scheduleOf('queued_with_date', null, T)).toEqual({ status: 'queued_with_date', date: DAY_OF_T, exact_time: T });
       expect(scheduleOf('waiting', '2026-12-01', T)).toEqual({ status: 'waiting', date: null, exact_time: null });
+    });
+
+    it('asap has no date and no time (a date or time sent is dropped)', () => {
+      expect(scheduleOf('asap', '2026-12-01', T)).toEqual({ status: 'asap', date: null, exact_time: null });
+      expect(mergedSchedule('asap', {}, { date: '2026-12-01', exact_time: T })).toEqual({ status: 'asap', date: null, exact_time: null });
+      expect(updatedSchedule({ status: 'asap', date: null, exact_time: null }, { date: '2026-12-05' }, true)).toEqual({
+        status: 'asap',
+        date: null,
+        exact_time: null,
+      });
+    });
+
+    it('exact_time 0 (what an action without a time answers) is no time', () => {
+      expect(scheduleOf(undefined, '2026-12-01', 0)).toEqual({ status: 'date', date: '2026-12-01', exact_time: null });
+      expect(scheduleOf('queued_with_date', '2026-12-01', 0)).toEqual({ status: 'queued_with_date', date: '2026-12-01', exact_time: null });
+      expect(failure(() => scheduleOf('date_time', '2026-12-01', 0)).fields).toEqual(['exact_time']);
+      // Sent back in a partial change: the time is cleared and the date stays.
+      expect(mergedSchedule('queued_with_date', { exact_time: 0 }, { date: '2026-12-01', exact_time: T })).toEqual({
+        status: 'queued_with_date',
+        date: '2026-12-01',
+        exact_time: null,
+      });
     });
 
     it('a partial change merges the fields sent over the current ones', () => {
@@ -164,6 +186,11 @@ describe('action rules', () => {
       );
       expect(reopenedSchedule({ status_before_done: 'waiting', date: '2026-12-01', exact_time: null }, today)).toEqual({
         status: 'waiting',
+        date: null,
+        exact_time: null,
+      });
+      expect(reopenedSchedule({ status_before_done: 'asap', date: '2026-12-01', exact_time: null }, today)).toEqual({
+        status: 'asap',
         date: null,
         exact_time: null,
       });

@@ -1,17 +1,25 @@
-import { ApiError, ErrorName, type ActionStatus, type WritableActionStatus } from '@crm/contracts';
+import { ApiError, ErrorName, NEXT_ACTION_STATUSES, type ActionStatus, type WritableActionStatus } from '@crm/contracts';
 import { plainDateOf } from '../records/record-common';
 
 /**
  * The action queue (decisions.md "Deals and actions"): per contact and assignee at most one next
- * action (`date`, `date_time`, `waiting`; position 0) and a queue of `queued_with_date` actions at
- * positions 1..n. These are its rules, without I/O; actions.service.ts applies them.
+ * action (`asap`, `date`, `date_time`, `waiting`; position 0) and a queue of `queued_with_date`
+ * actions at positions 1..n. These are its rules, without I/O; actions.service.ts applies them.
  */
-
-const NEXT_STATUSES: readonly ActionStatus[] = ['date', 'date_time', 'waiting'];
 
 /** Whether an action of this status is a next action (not queued, not done). */
 export function isNext(status: ActionStatus): boolean {
-  return NEXT_STATUSES.includes(status);
+  return NEXT_ACTION_STATUSES.includes(status);
+}
+
+/** Statuses without a date: `asap` (the most urgent next action) and `waiting` (the least). */
+function isUndated(status: WritableActionStatus): boolean {
+  return status === 'asap' || status === 'waiting';
+}
+
+/** An exact time as sent: 0 (what an action without a time answers) means none, so a client can send back what it read. */
+export function sentTime(value: number | null | undefined): number | null | undefined {
+  return value === 0 ? null : value;
 }
 
 /** When an action is due: its status with the date and exact time that status needs. */
@@ -46,10 +54,11 @@ function dayOfSeconds(seconds: number): string {
 /**
  * The schedule a status needs (the status defaults to date_time with an exact time, date with a
  * date, else waiting): `date` and `queued_with_date` need a date (queued_with_date takes an exact
- * time's day); `date_time` an exact_time (its date defaults to that time's UTC day); `waiting` has
- * neither. 400 naming the missing field.
+ * time's day); `date_time` an exact_time (its date defaults to that time's UTC day); `asap` and
+ * `waiting` have neither. 400 naming the missing field.
  */
-export function scheduleOf(status: WritableActionStatus | undefined, date: string | null, exactTime: number | null): Schedule {
+export function scheduleOf(status: WritableActionStatus | undefined, date: string | null, sentExactTime: number | null): Schedule {
+  const exactTime = sentTime(sentExactTime) ?? null;
   const resolved: WritableActionStatus = status ?? (exactTime !== null ? 'date_time' : date !== null ? 'date' : 'waiting');
   switch (resolved) {
     case 'date':
@@ -61,6 +70,8 @@ export function scheduleOf(status: WritableActionStatus | undefined, date: strin
     case 'queued_with_date':
       if (!date && exactTime === null) throw ApiError.invalid({ date: 'date is required for status queued_with_date' });
       return { status: resolved, date: date ?? dayOfSeconds(exactTime!), exact_time: exactTime };
+    case 'asap':
+      return { status: 'asap', date: null, exact_time: null };
     default:
       return { status: 'waiting', date: null, exact_time: null };
   }
@@ -75,8 +86,9 @@ export function mergedSchedule(
   sent: { date?: string | null; exact_time?: number | null },
   current: Pick<ActionState, 'date' | 'exact_time'>,
 ): Schedule {
-  const exactTime = sent.exact_time !== undefined ? sent.exact_time : numberOrNull(current.exact_time);
-  const movedTime = sent.exact_time !== undefined && sent.exact_time !== null && sent.date === undefined && status !== 'date';
+  const time = sentTime(sent.exact_time);
+  const exactTime = time !== undefined ? time : numberOrNull(current.exact_time);
+  const movedTime = time !== undefined && time !== null && sent.date === undefined && status !== 'date';
   const date = sent.date !== undefined ? sent.date : movedTime ? null : plainDateOf(current.date);
   return scheduleOf(status, date, exactTime);
 }
@@ -143,7 +155,7 @@ export function assertExternalUnchanged(
 /**
  * The schedule a reopened (undone) action gets back: the status it had before completion (a
  * former `done` or none: `date` when it has a date, else `waiting`), its date (today if it had
- * none) and exact time.
+ * none; `asap` and `waiting` have none) and exact time.
  */
 export function reopenedSchedule(action: Pick<ActionState, 'status_before_done' | 'date' | 'exact_time'>, today: string): Schedule {
   const date = plainDateOf(action.date);
@@ -153,7 +165,7 @@ export function reopenedSchedule(action: Pick<ActionState, 'status_before_done' 
       : date
         ? 'date'
         : 'waiting';
-  return scheduleOf(former, former === 'waiting' ? null : (date ?? today), numberOrNull(action.exact_time));
+  return scheduleOf(former, isUndated(former) ? null : (date ?? today), numberOrNull(action.exact_time));
 }
 
 /**

@@ -39,6 +39,15 @@ describe('ActionsRepository (real PostgreSQL)', () => {
     return id;
   }
 
+  /** A contact with queued actions `a` and `b`, `a` then made its next action of `status` (no date). */
+  async function nextBeforeQueued(status: 'asap' | 'waiting'): Promise<{ c: string; a: string; b: string }> {
+    const c = await contact(acme);
+    const [a, b] = [await queued(c, 'a'), await queued(c, 'b')];
+    await actions.makeNext(dataSource.manager, a, { status, date: null, exact_time: null });
+    await actions.renumber(dataSource.manager, c, acme.userId);
+    return { c, a, b };
+  }
+
   /** The open actions of a contact: [text, status, position], by position. */
   async function queue(contactId: string): Promise<Array<[string, string, number]>> {
     const rows: Array<{ text: string; status: string; position: number }> = await dataSource.query(
@@ -72,11 +81,7 @@ describe('ActionsRepository (real PostgreSQL)', () => {
   });
 
   it('makes one the next action, promotes the first queued one, and queues a replaced next action first', async () => {
-    const c = await contact(acme);
-    const a = await queued(c, 'a');
-    const b = await queued(c, 'b');
-    await actions.makeNext(dataSource.manager, a, { status: 'waiting', date: null, exact_time: null });
-    await actions.renumber(dataSource.manager, c, acme.userId);
+    const { c, a, b } = await nextBeforeQueued('waiting');
     expect(await queue(c)).toEqual([
       ['a', 'waiting', 0],
       ['b', 'queued_with_date', 1],
@@ -92,6 +97,49 @@ describe('ActionsRepository (real PostgreSQL)', () => {
       ['a', 'queued_with_date', 1],
     ]);
     expect(await actions.byId(dataSource.manager, a)).toMatchObject({ date: '2026-11-23' });
+  });
+
+  it('an asap next action is the one next action: the unique index refuses a second, and replaced it queues first dated today', async () => {
+    const { c, a, b } = await nextBeforeQueued('asap');
+    expect(await actions.nextAction(dataSource.manager, c, acme.userId)).toMatchObject({ id: a, status: 'asap', date: null });
+    // actions_next_uq covers asap: no second next action of any kind beside it.
+    for (const status of ['asap', 'date', 'waiting'] as const)
+      await expect(
+        actions.makeNext(dataSource.manager, b, { status, date: status === 'date' ? '2026-12-01' : null, exact_time: null }),
+      ).rejects.toThrow(/actions_next_uq/);
+    await actions.queueFirst(dataSource.manager, a, '2026-11-23');
+    await actions.makeNext(dataSource.manager, b, { status: 'asap', date: null, exact_time: null });
+    await actions.renumber(dataSource.manager, c, acme.userId);
+    expect(await queue(c)).toEqual([
+      ['b', 'asap', 0],
+      ['a', 'queued_with_date', 1],
+    ]);
+    expect(await actions.byId(dataSource.manager, a)).toMatchObject({ date: '2026-11-23' });
+    // Completed and reopened, it keeps asap as its former status, and is dated today until placed.
+    await actions.complete(dataSource.manager, b, '2026-11-23');
+    expect(await actions.byId(dataSource.manager, b)).toMatchObject({ status: 'done', status_before_done: 'asap' });
+    await actions.reopen(dataSource.manager, b, '2026-11-23');
+    expect(await actions.byId(dataSource.manager, b)).toMatchObject({ status: 'queued_with_date', date: '2026-11-23' });
+  });
+
+  it('lists an asap action first among the open ones, waiting ones after the dated', async () => {
+    const c = await contact(acme);
+    const w = await queued(c, 'waiting');
+    await queued(c, 'dated', '2026-12-02');
+    await actions.makeNext(dataSource.manager, w, { status: 'waiting', date: null, exact_time: null });
+    const other = await contact(acme);
+    const asap = await queued(other, 'asap');
+    await actions.makeNext(dataSource.manager, asap, { status: 'asap', date: null, exact_time: null });
+    const { rows } = await actions.list(
+      dataSource.manager,
+      acme.accountId,
+      parseContract(ListActionsRequest, { assignee_id: acme.userId, per_page: '100' }),
+    );
+    const texts = rows.filter((r) => r.contact_id === c || r.contact_id === other).map((r) => r.text);
+    expect(texts).toEqual(['asap', 'dated', 'waiting']);
+    expect(
+      (await actions.list(dataSource.manager, acme.accountId, parseContract(ListActionsRequest, { status: 'asap' }))).rows.map((r) => r.id),
+    ).toEqual([asap]);
   });
 
   it('moves a queued action to a position: out of the queue, renumbered, then a gap opened', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ActionStatus, ListActionsRequest, PageInfo } from '@crm/contracts';
+import { NEXT_ACTION_STATUSES, type ActionStatus, type ListActionsRequest, type PageInfo } from '@crm/contracts';
 import { execute, many, maybeOne, one, sql, type Db, type SqlFragment } from '../common/sql';
 import { listPage } from '../records/record-list.repository';
 import type { Schedule } from './action.rules';
@@ -61,7 +61,19 @@ export interface NewAction {
 const SELECT = sql.raw(
   `SELECT ${ACTION_COLUMNS.map((c) => `a.${c}`).join(', ')}, a.status_before_done, a.external_provider, a.external_id FROM crm.actions a`,
 );
-const NEXT = sql`('date', 'date_time', 'waiting')`;
+/**
+ * The statuses of a next action as an SQL list of literals (not parameters), so the planner matches
+ * the partial unique index `actions_next_uq` (migration 1764800100000: the same four statuses).
+ */
+export const NEXT_STATUSES_SQL = sql.raw(`(${NEXT_ACTION_STATUSES.map((status) => `'${status}'`).join(', ')})`);
+
+/**
+ * The urgency of a next action of `alias`, for ORDER BY (smaller first): `asap` first, then dated
+ * actions (by date and exact time, which the caller orders), then `waiting`.
+ */
+export function urgencyRank(alias: string): SqlFragment {
+  return sql.raw(`CASE ${alias}.status WHEN 'asap' THEN 0 WHEN 'waiting' THEN 2 ELSE 1 END`);
+}
 /** Where a queued action waits while it is placed (after every other). */
 const PARKED = 1_000_000;
 
@@ -73,7 +85,7 @@ function queueOf(contactId: string, assigneeId: string): SqlFragment {
 /** Every statement on crm.actions: rows, the next action, and the queue positions. */
 @Injectable()
 export class ActionsRepository {
-  /** GET /actions: one page; done actions last, then by date, time and queue position. */
+  /** GET /actions: one page; done actions last, then by urgency (asap, dated by date and time, waiting) and queue position. */
   list(db: Db, accountId: string, request: ListActionsRequest): Promise<{ rows: StoredAction[]; page: PageInfo }> {
     const extra: SqlFragment[] = [];
     if (request.assignee_id) extra.push(sql`a.assignee_id = ${request.assignee_id.trim().toLowerCase()}`);
@@ -83,7 +95,7 @@ export class ActionsRepository {
       select: sql`${SELECT} JOIN crm.contacts c ON c.id = a.contact_id`,
       from: sql`crm.actions a`,
       alias: 'a',
-      defaultOrder: sql`(a.status = 'done'), a.date NULLS LAST, a.exact_time NULLS LAST, a.position, a.created_at, a.id`,
+      defaultOrder: sql`(a.status = 'done'), (a.status <> 'asap'), a.date NULLS LAST, a.exact_time NULLS LAST, a.position, a.created_at, a.id`,
       dateColumns: new Set(['date', 'done_at']),
       dateFilterColumns: { close_date: 'done_at' },
       extra,
@@ -165,7 +177,7 @@ export class ActionsRepository {
   nextAction(db: Db, contactId: string, assigneeId: string, except: string | null = null): Promise<StoredAction | undefined> {
     return maybeOne<StoredAction>(
       db,
-      sql`${SELECT} WHERE a.contact_id = ${contactId} AND a.assignee_id = ${assigneeId} AND a.status IN ${NEXT} AND a.id <> coalesce(${except}::varchar, '')`,
+      sql`${SELECT} WHERE a.contact_id = ${contactId} AND a.assignee_id = ${assigneeId} AND a.status IN ${NEXT_STATUSES_SQL} AND a.id <> coalesce(${except}::varchar, '')`,
     );
   }
 
@@ -193,7 +205,7 @@ export class ActionsRepository {
     await execute(db, sql`UPDATE crm.actions SET status = ${status}, position = 0, modified_at = now() WHERE id = ${id}`);
   }
 
-  /** A replaced next action moves to the front of the queue (position 0, renumbered after); a waiting one gets `today`. */
+  /** A replaced next action moves to the front of the queue (position 0, renumbered after); an undated one (asap, waiting) gets `today`. */
   async queueFirst(db: Db, id: string, today: string): Promise<void> {
     await execute(
       db,
@@ -258,7 +270,7 @@ export class ActionsRepository {
     );
   }
 
-  /** Undoes a completion: the action is open again, queued after every other (a waiting one dated `today`) until placed. */
+  /** Undoes a completion: the action is open again, queued after every other (an undated one dated `today`) until placed. */
   async reopen(db: Db, id: string, today: string): Promise<void> {
     await execute(
       db,

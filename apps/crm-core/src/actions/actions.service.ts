@@ -356,7 +356,7 @@ export class ActionsService {
       const current = await this.actions.nextAction(db, contactId, assigneeId, action.id);
       if (current) {
         assertReplaceable(current);
-        // The replaced next action goes to the front of the queue (a waiting one gets today's date).
+        // The replaced next action goes to the front of the queue (an undated one, asap or waiting, gets today's date).
         await this.actions.queueFirst(db, current.id, todayUtc());
         if (!touched.has(current.id)) touched.set(current.id, 'updated');
       }

@@ -184,6 +184,11 @@ describe('contacts (real PostgreSQL)', () => {
     await insert(newId(), 'date', '2001-01-01');
     siblings = await contactEventSiblings(dataSource.manager, acme.account_id, contact.id);
     expect(siblings.most_urgent_action).toMatchObject({ status: 'date', date: '2001-01-01' });
+    // asap comes before every dated action, overdue ones included.
+    await insert(newId(), 'asap', null);
+    siblings = await contactEventSiblings(dataSource.manager, acme.account_id, contact.id);
+    expect(siblings.most_urgent_action).toMatchObject({ status: 'asap', exact_time: 0 });
+    expect(siblings.next_actions.map((a) => a.status)).toEqual(['date_time', 'asap', 'date', 'date', 'waiting']);
     const wrapper = await contacts.get(acme, parseContract(ContactIdRequest, { contact_id: contact.id }));
     expect(wrapper.next_action_conflicts.map((a) => a.date)).toEqual(['2098-06-01']);
   });

@@ -13,6 +13,7 @@ import {
   timeFilterConditions,
   type Db,
 } from '../common/sql';
+import { NEXT_STATUSES_SQL, urgencyRank } from '../actions/actions.repository';
 import { savedFilterSql } from '../filters/filters.repository';
 import { digitsOf, fold, searchTermOf } from './contact-columns';
 import { STATE_COLUMNS, type CompanySyncSettings, type ContactState } from './contact.rules';
@@ -45,7 +46,6 @@ export interface ContactQuery {
 }
 
 const JSON_COLUMNS: ReadonlySet<string> = new Set(['urls', 'phones', 'emails', 'address_list', 'custom_fields']);
-const NEXT_STATUSES = sql.raw(`('date', 'date_time', 'waiting')`);
 
 /** Sort keys of contact lists as columns of `crm.contacts c` (ties: sort_name, then id). */
 export const CONTACT_SORT_COLUMNS: Record<ContactSortKey, SqlFragment> = {
@@ -125,7 +125,7 @@ export class ContactsRepository {
       where.push(
         exists(
           f.action_stream,
-          sql`SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${userId} AND a.status IN ${NEXT_STATUSES}`,
+          sql`SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${userId} AND a.status IN ${NEXT_STATUSES_SQL}`,
         ),
       );
     if (f.has_actions != null) where.push(sql`c.owner_id = ${userId}`, exists(f.has_actions, openActions));
@@ -221,14 +221,14 @@ export class ContactsRepository {
 
   /**
    * `q` with the action stream of `assigneeId` (every assignee's when null) as the CTE `stream`:
-   * each contact's most urgent next action (dated before waiting, then by date and exact time),
+   * each contact's most urgent next action (asap, then dated by date and exact time, then waiting),
    * on the (account, assignee, status, date) index. `only`: just the contacts in that stream.
    */
   streamed(q: ContactQuery, accountId: string, assigneeId: string | null, only: boolean): ContactQuery {
     const assignee = assigneeId ? sql` AND a.assignee_id = ${assigneeId}` : sql.empty;
-    const stream = sql`stream AS (SELECT DISTINCT ON (a.contact_id) a.contact_id, a.status = 'waiting' AS waiting, a.date, a.exact_time
-      FROM crm.actions a WHERE a.account_id = ${accountId} AND a.status IN ${NEXT_STATUSES}${assignee}
-      ORDER BY a.contact_id, a.status = 'waiting', a.date, a.exact_time NULLS LAST)`;
+    const stream = sql`stream AS (SELECT DISTINCT ON (a.contact_id) a.contact_id, ${urgencyRank('a')} AS urgency, a.date, a.exact_time
+      FROM crm.actions a WHERE a.account_id = ${accountId} AND a.status IN ${NEXT_STATUSES_SQL}${assignee}
+      ORDER BY a.contact_id, urgency, a.date, a.exact_time NULLS LAST)`;
     return { ctes: [...q.ctes, stream], where: only ? sql.and([q.where, sql`c.id IN (SELECT contact_id FROM stream)`]) : q.where };
   }
 
@@ -243,7 +243,7 @@ export class ContactsRepository {
     page: number,
     perPage: number,
   ): Promise<string[]> {
-    let orderBy = sql`s.contact_id IS NULL, s.waiting, s.date, s.exact_time NULLS LAST, c.sort_name, c.id`;
+    let orderBy = sql`s.contact_id IS NULL, s.urgency, s.date, s.exact_time NULLS LAST, c.sort_name, c.id`;
     if (order) {
       const dir = orderDirection(order.direction, 'asc');
       orderBy = sql`${CONTACT_SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;

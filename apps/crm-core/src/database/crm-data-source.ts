@@ -22,6 +22,7 @@ import { StoredFiles1764500300000 } from '../migrations/1764500300000-stored-fil
 import { RemainingOperations1764500700000 } from '../migrations/1764500700000-remaining-operations';
 import { QueryParameterIndexes1764600500000 } from '../migrations/1764600500000-query-parameter-indexes';
 import { OwnerContactCounters1764700000000 } from '../migrations/1764700000000-owner-contact-counters';
+import { AsapActions1764800100000 } from '../migrations/1764800100000-asap-actions';
 import { StatusTypeKeys1764800300000 } from '../migrations/1764800300000-status-type-keys';
 
 export const CRM_SCHEMA = 'crm';
@@ -65,6 +66,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       QueryParameterIndexes1764600500000,
       // issue 17: GET /contacts reads its total from stored per-owner counters
       OwnerContactCounters1764700000000,
+      // issue 13, item 4: actions' asap status
+      AsapActions1764800100000,
       // issue 13, item 4: statuses' type keys (status) and display names (text), as OnePageCRM's
       StatusTypeKeys1764800300000,
     ],

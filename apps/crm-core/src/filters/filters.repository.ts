@@ -14,7 +14,7 @@ import {
   type SqlFragment,
   type TimeFilterInput,
 } from '../common/sql';
-import { NEXT_ACTION_STATUSES } from '../summary/summary.repository';
+import { NEXT_STATUSES_SQL } from '../actions/actions.repository';
 import type { CustomFieldInfo, FilterReferences } from './filter.rules';
 
 /** crm.filters as the service reads it. */
@@ -204,7 +204,7 @@ function conditionSql(c: FilterConditionDto, customTypes: ReadonlyMap<string, Fi
     case 'pending_deal':
       return sql`${value ? sql.empty : sql`NOT `}EXISTS (SELECT 1 FROM crm.deals d WHERE d.contact_id = c.id AND d.status = 'pending')`;
     case 'has_next_action':
-      return sql`${value ? sql.empty : sql`NOT `}EXISTS (SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.status IN ${NEXT_ACTION_STATUSES})`;
+      return sql`${value ? sql.empty : sql`NOT `}EXISTS (SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.status IN ${NEXT_STATUSES_SQL})`;
     case 'created_at':
     case 'modified_at': {
       const bound = timeBound(value as string | number, operator as 'since' | 'until');

@@ -90,7 +90,7 @@ export async function contactWrappers(
 /**
  * The siblings of `contact` in a contact webhook event: every assignee's next actions, the
  * contact owner's next action and queued actions (capped as in a wrapper), and the most urgent next
- * action over every assignee (overdue, today, future by date and exact_time, then waiting; null when none).
+ * action over every assignee (asap, overdue, today, future by date and exact_time, then waiting; null when none).
  */
 export async function contactEventSiblings(db: Db, accountId: string, contactId: string): Promise<ContactEventSiblings> {
   const owner = await contactOwnerId(db, accountId, contactId);

@@ -41,16 +41,20 @@ export function toContactDto(row: ContactRow, definitions: FieldDefinitionRow[])
   };
 }
 
-/** Next actions, most urgent first: dated (overdue, today, future) by date and exact_time, then waiting. */
+/** Urgency groups of next actions: asap, dated, waiting. */
+const urgencyOf = (action: ActionDto): number => (action.status === 'asap' ? 0 : action.status === 'waiting' ? 2 : 1);
+
+/** Next actions, most urgent first: asap, then dated (overdue, today, future) by date and exact_time, then waiting. */
 export function compareUrgency(a: ActionDto, b: ActionDto): number {
-  const waitA = a.status === 'waiting' ? 1 : 0;
-  const waitB = b.status === 'waiting' ? 1 : 0;
-  if (waitA !== waitB) return waitA - waitB;
+  const rankA = urgencyOf(a);
+  const rankB = urgencyOf(b);
+  if (rankA !== rankB) return rankA - rankB;
   const dateA = a.date ?? '9999-12-31';
   const dateB = b.date ?? '9999-12-31';
   if (dateA !== dateB) return dateA < dateB ? -1 : 1;
-  const timeA = a.exact_time ?? Number.MAX_SAFE_INTEGER;
-  const timeB = b.exact_time ?? Number.MAX_SAFE_INTEGER;
+  // exact_time 0: no time (after the timed actions of that day).
+  const timeA = a.exact_time || Number.MAX_SAFE_INTEGER;
+  const timeB = b.exact_time || Number.MAX_SAFE_INTEGER;
   if (timeA !== timeB) return timeA - timeB;
   return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
 }

@@ -9,6 +9,7 @@ import type {
   MeetingDto,
   NoteDto,
 } from '@crm/contracts';
+import { isNext } from '../actions/action.rules';
 import { toActionDto } from '../actions/action.view';
 import { toCallDto } from '../calls/call.view';
 import type { Db } from '../common/sql';
@@ -166,8 +167,6 @@ export async function contactResourceArrays(
   return new Map(resources.map((resource, i) => [resource, maps[i]]));
 }
 
-const NEXT = new Set(['date', 'date_time', 'waiting']);
-
 /**
  * The action parts of the contacts' wrappers as `userId` sees them: `next_actions` (every
  * assignee's next action, the user's first), `next_action` (the user's), `queued_actions` (the
@@ -193,7 +192,7 @@ export async function contactActionsOf(
     const parts = out.get(row.contact_id);
     if (!parts) continue;
     const dto = toActionDto(row);
-    if (NEXT.has(row.status)) {
+    if (isNext(row.status)) {
       parts.next_actions.push(dto);
       if (row.assignee_id === userId) parts.next_action = dto;
     } else if (row.assignee_id === userId) {
@@ -206,7 +205,7 @@ export async function contactActionsOf(
   return out;
 }
 
-/** Queued actions dated before the next action's date (a waiting next action has no date: none). */
+/** Queued actions dated before the next action's date (an asap or waiting next action has no date: none). */
 export function dateConflicts(next: ActionDto | null, queued: readonly ActionDto[]): ActionDto[] {
   if (!next?.date) return [];
   return queued.filter((q) => typeof q.date === 'string' && q.date < next.date!);

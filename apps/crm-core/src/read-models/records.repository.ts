@@ -1,4 +1,4 @@
-import { ACTION_COLUMNS, type ActionRow } from '../actions/actions.repository';
+import { ACTION_COLUMNS, NEXT_STATUSES_SQL, urgencyRank, type ActionRow } from '../actions/actions.repository';
 import { CALL_SELECT, type CallRow } from '../calls/calls.repository';
 import { many, sql, type Db, type SqlFragment } from '../common/sql';
 import { DEAL_SELECT, type DealRow } from '../deals/deals.repository';
@@ -86,7 +86,6 @@ export function pinnedAttachmentRows(
 }
 
 const actionColumns = (alias: string) => sql.raw(ACTION_COLUMNS.map((c) => `${alias}.${c}`).join(', '));
-const NEXT_STATUSES = sql`('date', 'date_time', 'waiting')`;
 
 /** An open action; queued ones carry their rank in the viewer's queue. */
 export type OpenActionRow = ActionRow & { queue_rank: string | number | null };
@@ -108,25 +107,25 @@ export function openActionRows(
     sql`WITH open AS (
           SELECT ${actionColumns('a')} FROM crm.actions a
           WHERE a.account_id = ${accountId} AND a.contact_id = ANY(${[...contactIds]}::varchar[]) AND a.status <> 'done'
-            AND (a.status IN ${NEXT_STATUSES} OR a.assignee_id = ${userId})
+            AND (a.status IN ${NEXT_STATUSES_SQL} OR a.assignee_id = ${userId})
         ), queued AS (
           SELECT o.*, row_number() OVER (PARTITION BY o.contact_id ORDER BY o.position, o.date NULLS LAST, o.exact_time NULLS LAST, o.id) AS queue_rank,
                  coalesce(o.date < nx.date, false) AS conflicts
           FROM open o
           LEFT JOIN LATERAL (
-            SELECT n.date FROM open n WHERE n.contact_id = o.contact_id AND n.assignee_id = ${userId} AND n.status IN ${NEXT_STATUSES}
+            SELECT n.date FROM open n WHERE n.contact_id = o.contact_id AND n.assignee_id = ${userId} AND n.status IN ${NEXT_STATUSES_SQL}
             ORDER BY n.position DESC, n.id DESC LIMIT 1
           ) nx ON true
-          WHERE o.status NOT IN ${NEXT_STATUSES}
+          WHERE o.status NOT IN ${NEXT_STATUSES_SQL}
         ), ranked AS (
           SELECT q.*, row_number() OVER (PARTITION BY q.contact_id, q.conflicts ORDER BY q.queue_rank) AS conflict_rank FROM queued q
         )
         SELECT * FROM (
-          SELECT ${actionColumns('o')}, NULL::bigint AS queue_rank FROM open o WHERE o.status IN ${NEXT_STATUSES}
+          SELECT ${actionColumns('o')}, NULL::bigint AS queue_rank FROM open o WHERE o.status IN ${NEXT_STATUSES_SQL}
           UNION ALL
           SELECT ${actionColumns('r')}, r.queue_rank FROM ranked r WHERE r.queue_rank <= ${limit} OR (r.conflicts AND r.conflict_rank <= ${limit})
         ) x
-        ORDER BY (x.assignee_id = ${userId}) DESC, x.position, x.date NULLS LAST, x.exact_time NULLS LAST, x.id`,
+        ORDER BY (x.assignee_id = ${userId}) DESC, x.position, ${urgencyRank('x')}, x.date NULLS LAST, x.exact_time NULLS LAST, x.id`,
     { prepare: true },
   );
 }

@@ -638,7 +638,7 @@ describe('records (real PostgreSQL)', () => {
       ).action;
       expect(queued.position).toBe(1);
       const second = (await mine(contactId, { status: 'waiting' })).action;
-      expect(second).toMatchObject({ status: 'waiting', date: null });
+      expect(second).toMatchObject({ status: 'waiting', date: '' });
       expect(await openActions(contactId)).toEqual([
         expect.objectContaining({
           id: second.id,

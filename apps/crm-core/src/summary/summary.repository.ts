@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { NEXT_STATUSES_SQL } from '../actions/actions.repository';
 import { many, sql, type Db } from '../common/sql';
 import type { LeadSourceRow } from '../lead-sources/lead-sources.repository';
 import type { StatusRow } from '../statuses/statuses.repository';
 import type { TagRow } from '../tags/tags.repository';
-
-/** Statuses of a next action (a fixed list in code): a contact with one for a user is in that user's action stream. */
-export const NEXT_ACTION_STATUSES = sql.raw(`('date', 'date_time', 'waiting')`);
 
 /** One grouping-set row of {@link SummaryRepository.contactGroups}. */
 export interface ContactGroupRow {
@@ -39,7 +37,7 @@ export interface StreamGroupRow {
 
 /** The contacts of `callerId`'s action stream, as a CTE named `stream`. */
 function streamCte(accountId: string, callerId: string) {
-  return sql`stream AS (SELECT DISTINCT contact_id FROM crm.actions WHERE account_id = ${accountId} AND assignee_id = ${callerId} AND status IN ${NEXT_ACTION_STATUSES})`;
+  return sql`stream AS (SELECT DISTINCT contact_id FROM crm.actions WHERE account_id = ${accountId} AND assignee_id = ${callerId} AND status IN ${NEXT_STATUSES_SQL})`;
 }
 
 /**
@@ -96,7 +94,7 @@ export class SummaryRepository {
       sql`SELECT GROUPING(a.assignee_id) AS g_user, a.assignee_id, c.letter, count(DISTINCT c.id)::int AS n
           FROM crm.actions a
           JOIN crm.contacts c ON c.id = a.contact_id
-          WHERE a.account_id = ${accountId} AND a.status IN ${NEXT_ACTION_STATUSES} AND c.account_id = ${accountId} AND c.deleted_at IS NULL
+          WHERE a.account_id = ${accountId} AND a.status IN ${NEXT_STATUSES_SQL} AND c.account_id = ${accountId} AND c.deleted_at IS NULL
           GROUP BY GROUPING SETS ((a.assignee_id, c.letter), (c.letter))`,
       { prepare: true },
     );

@@ -1,9 +1,10 @@
-/** Action status values: next actions (`date`, `date_time`, `waiting`), queued (`queued_with_date`), `done`. */
-export const ACTION_STATUSES = ['date', 'date_time', 'waiting', 'queued_with_date', 'done'] as const;
+/** Action status values: next actions (`asap`, `date`, `date_time`, `waiting`), queued (`queued_with_date`), `done`. */
+export const ACTION_STATUSES = ['asap', 'date', 'date_time', 'waiting', 'queued_with_date', 'done'] as const;
 
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
 
-export const NEXT_ACTION_STATUSES: readonly ActionStatus[] = ['date', 'date_time', 'waiting'];
+/** The kinds of next action, most urgent first: `asap`, then dated (`date`, `date_time`), then `waiting`. */
+export const NEXT_ACTION_STATUSES: readonly ActionStatus[] = ['asap', 'date', 'date_time', 'waiting'];
 
 /** The spec's Action; a completed action has no `date` key (Events rule 4). */
 export interface ActionDto {
@@ -12,8 +13,10 @@ export interface ActionDto {
   contact_id: string;
   text: string;
   status: ActionStatus;
-  date?: string | null;
-  exact_time: number | null;
+  /** A day; '' when the action has none (asap, waiting); absent when completed. */
+  date?: string;
+  /** Unix seconds; 0 when the action has no time (OnePageCRM types it an integer; stored NULL). */
+  exact_time: number;
   position: number;
   done: boolean;
   /** The day it was completed; '' while not done (never null). */

@@ -2,12 +2,12 @@ import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLengt
 import { RecordListRequest } from '../paging/record-list.request';
 import { DateFilterParam } from '../paging/time-filter.request';
 import { RequiredContactId, UnixSeconds } from '../validation/field-rules';
-import { Lower, LowerKey, ToBoolean } from '../validation/transforms';
+import { EmptyAsNull, Lower, LowerKey, ToBoolean } from '../validation/transforms';
 import { IsPlainDate, present } from '../validation/validators';
 import { ACTION_STATUSES, ActionStatus } from './action.dto';
 
 /** Statuses a client may write: next actions and queued ones (`done` comes from mark_as_done). */
-export const WRITABLE_ACTION_STATUSES = ['date', 'date_time', 'waiting', 'queued_with_date'] as const;
+export const WRITABLE_ACTION_STATUSES = ['asap', 'date', 'date_time', 'waiting', 'queued_with_date'] as const;
 
 export type WritableActionStatus = (typeof WRITABLE_ACTION_STATUSES)[number];
 
@@ -18,9 +18,9 @@ const STATUS_MESSAGE = `status must be one of: ${WRITABLE_ACTION_STATUSES.join('
 const TEXT_MESSAGE = `text must be a non-empty string of at most ${MAX_ACTION_TEXT} characters`;
 
 /**
- * The writable fields of an action. `status`: `date` (a day), `date_time` (a day and
- * `exact_time`), `waiting` (no date) are next actions; `queued_with_date` (a day) is queued
- * behind the next action at `position`.
+ * The writable fields of an action. `status`: `asap` (no date, the most urgent), `date` (a day),
+ * `date_time` (a day and `exact_time`), `waiting` (no date) are next actions; `queued_with_date`
+ * (a day) is queued behind the next action at `position`.
  */
 export class ActionFieldsRequest {
   /** Default: the caller. */
@@ -41,11 +41,13 @@ export class ActionFieldsRequest {
   @IsIn(WRITABLE_ACTION_STATUSES, { message: STATUS_MESSAGE })
   status?: WritableActionStatus | null;
 
+  /** A day; '' (as undated actions answer it) means none. */
+  @EmptyAsNull()
   @ValidateIf(present('date'))
   @IsPlainDate()
   date?: string | null;
 
-  /** Unix seconds (status date_time). */
+  /** Unix seconds (status date_time); 0, as actions without a time answer it, means none. */
   @UnixSeconds()
   exact_time?: number | null;
 

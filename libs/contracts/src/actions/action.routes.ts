@@ -34,7 +34,7 @@ export const ACTION_ROUTES: readonly RouteDeclaration[] = [
     reply: 'ActionReply',
     successStatus: 201,
     summary:
-      "Create a next action (date, date_time, waiting: it replaces the assignee's current next action, which moves to the front of the queue) or a queued action (queued_with_date)",
+      "Create a next action (asap, date, date_time, waiting: it replaces the assignee's current next action, which moves to the front of the queue) or a queued action (queued_with_date)",
     tag: 'Actions',
   },
   {

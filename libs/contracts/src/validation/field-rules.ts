@@ -15,7 +15,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { lower, toBoolean, ToBoolean, trim } from './transforms';
+import { emptyAsNull, lower, toBoolean, ToBoolean, trim } from './transforms';
 import { ID_PATTERN, present } from './validators';
 
 /**
@@ -63,7 +63,7 @@ export function OptionalId(): PropertyDecorator {
  */
 export function OptionalIdOrEmpty(): PropertyDecorator {
   return named((name) => [
-    Transform(({ value }: { value: unknown }) => (value === '' ? null : value)),
+    Transform(emptyAsNull),
     IsOptional(),
     Matches(ID_PATTERN, { message: `${name} must be a 24-character hexadecimal id` }),
   ]);

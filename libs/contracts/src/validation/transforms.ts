@@ -53,3 +53,8 @@ export const Trim = (): PropertyDecorator => Transform(trim);
 export const Lower = (): PropertyDecorator => Transform(lower);
 
 export const LowerKey = (): PropertyDecorator => Transform(lowerKey);
+
+/** '' is taken as null (none): fields that answer '' when unset accept it back. */
+export const emptyAsNull = ({ value }: { value: unknown }): unknown => (value === '' ? null : value);
+
+export const EmptyAsNull = (): PropertyDecorator => Transform(emptyAsNull);
