@@ -205,7 +205,7 @@ describe('companies (e2e)', () => {
   it('syncs status and tags to its contacts, including ones that join later', async () => {
     const first = await contact(admin, { last_name: 'Synced', company_name: 'Sync Co' });
     const statuses = (await ok(admin, 'PUT', `/contacts/${first.id}/assign_tag/seed`)).statuses as Json[];
-    const trial = statuses.find((s) => s.status.status === 'Trial').status;
+    const trial = statuses.find((s) => s.status.text === 'Trial').status;
     const res = await ok(admin, 'PATCH', `/companies/${first.company_id}`, {
       syncing_status: true,
       synced_status_id: trial.id,

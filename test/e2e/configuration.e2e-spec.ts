@@ -27,7 +27,7 @@ type StatusBody = { data: { status: Status } };
 type StatusesBody = { data: Paged & { statuses: Array<{ status: Status }> } };
 type LeadSourceBody = { data: LeadSource };
 type TagsBody = { data: Paged & { tags: Tag[]; system_tags: Tag[] } };
-type ContactBody = { data: { contact: { id: string; status_id: string; lead_source_id: string; tags: string[] } } };
+type ContactBody = { data: { contact: { id: string; status: string; status_id: string; lead_source_id: string; tags: string[] } } };
 type ContactsBody = { data: Paged & { contacts: Array<{ contact: { id: string } }> } };
 type Filter = { id: string; name: string; conditions: Array<Record<string, unknown>>; created_at: string; modified_at: string };
 type FilterBody = { data: { filter: Filter } };
@@ -71,7 +71,15 @@ describe('account configuration (e2e)', () => {
     expect(list.status).toBe(200);
     expect(list.body.data).toMatchObject({ total_count: 5, page: 1, per_page: 10, max_page: 1 });
     const [lead] = list.body.data.statuses.map((s) => s.status);
-    expect(lead).toMatchObject({ status: 'Lead', text: 'LD', total_count: 0, action_stream_count: 0 });
+    expect(lead).toMatchObject({ status: 'lead', text: 'Lead', total_count: 0, action_stream_count: 0 });
+    // OnePageCRM's type keys; Trial, which has none of its own, is the account's first custom status.
+    expect(list.body.data.statuses.map((s) => [s.status.status, s.status.text])).toEqual([
+      ['lead', 'Lead'],
+      ['prospect', 'Prospect'],
+      ['custom1', 'Trial'],
+      ['customer', 'Customer'],
+      ['inactive', 'Inactive'],
+    ]);
     expect(Object.keys(lead).sort()).toEqual([
       'action_stream_count',
       'color',
@@ -97,28 +105,85 @@ describe('account configuration (e2e)', () => {
 
   it('creates, updates and deletes statuses; deleting one moves its contacts to lead', async () => {
     const created = await call(admin)<StatusBody>('POST', '/statuses', {
-      status: ' Negotiating ',
+      text: ' Negotiating ',
       description: 'Talking money',
       color: '#ff8800',
     });
     expect(created.status).toBe(201);
     const status = created.body.data.status;
-    expect(status).toMatchObject({ status: 'Negotiating', text: 'NE', description: 'Talking money', color: '#ff8800', total_count: 0 });
-    expectError(await call(admin)('POST', '/statuses', { status: 'negotiating' }), 400, 'duplicated_entity');
-    expectError(await call(member)('POST', '/statuses', { status: 'Mine' }), 403, 'no_permission_to_complete_action');
-    const bad = await call(admin)<ErrorBody>('POST', '/statuses', { status: '', color: 'red' });
+    // The type key is assigned: the account's next custom number (Trial holds custom1).
+    expect(status).toMatchObject({
+      status: 'custom2',
+      text: 'Negotiating',
+      description: 'Talking money',
+      color: '#ff8800',
+      total_count: 0,
+    });
+    const dup = await call(admin)<ErrorBody>('POST', '/statuses', { text: 'NEGOTIATING' });
+    expectError(dup, 400, 'duplicated_entity');
+    expect(Object.keys(dup.body.errors)).toEqual(['text']);
+    expectError(await call(admin)('POST', '/statuses', { text: 'lead' }), 400, 'duplicated_entity');
+    expectError(await call(member)('POST', '/statuses', { text: 'Mine' }), 403, 'no_permission_to_complete_action');
+    const bad = await call(admin)<ErrorBody>('POST', '/statuses', { text: '', color: 'red' });
     expectError(bad, 400, 'invalid_request_data');
-    expect(Object.keys(bad.body.errors).sort()).toEqual(['color', 'status']);
+    expect(Object.keys(bad.body.errors).sort()).toEqual(['color', 'text']);
+    // OnePageCRM's limit: at most 20 characters.
+    const long = await call(admin)<ErrorBody>('POST', '/statuses', { text: 'x'.repeat(21) });
+    expectError(long, 400, 'invalid_request_data');
+    expect(Object.keys(long.body.errors)).toEqual(['text']);
+    // `status` is the read-only type key: a create naming one is refused, saying so.
+    const keyed = await call(admin)<ErrorBody>('POST', '/statuses', { text: 'Keyed', status: 'prospect' });
+    expectError(keyed, 400, 'invalid_request_data');
+    expect(keyed.body.errors).toEqual({ status: expect.stringContaining('read-only') });
 
-    const patched = await call(admin)<StatusBody>('PATCH', `/statuses/${status.id}`, { text: 'NG' });
-    expect(patched.body.data.status).toMatchObject({ status: 'Negotiating', text: 'NG', description: 'Talking money' });
-    const put = await call(admin)<StatusBody>('PUT', `/statuses/${status.id}`, { status: 'Negotiation' });
-    expect(put.body.data.status).toMatchObject({ status: 'Negotiation', text: 'NE', description: '', color: '#9E9E9E' });
+    const patched = await call(admin)<StatusBody>('PATCH', `/statuses/${status.id}`, { text: 'Haggling' });
+    expect(patched.body.data.status).toMatchObject({ status: 'custom2', text: 'Haggling', description: 'Talking money' });
+    const put = await call(admin)<StatusBody>('PUT', `/statuses/${status.id}`, { text: 'Negotiation' });
+    expect(put.body.data.status).toMatchObject({ status: 'custom2', text: 'Negotiation', description: '', color: '#9E9E9E' });
     const partial = await call(admin)<StatusBody>('PUT', `/statuses/${status.id}?partial=true`, { color: '#00ff00' });
-    expect(partial.body.data.status).toMatchObject({ status: 'Negotiation', color: '#00ff00' });
+    expect(partial.body.data.status).toMatchObject({ status: 'custom2', text: 'Negotiation', color: '#00ff00' });
+    // A client sending back what it read (the current key included) changes what it changed.
+    const read = partial.body.data.status;
+    const sentBack = await call(admin)<StatusBody>('PUT', `/statuses/${status.id}`, {
+      status: read.status,
+      text: read.text,
+      color: read.color,
+      description: 'Back',
+    });
+    expect(sentBack.status).toBe(200);
+    expect(sentBack.body.data.status).toMatchObject({ status: 'custom2', text: 'Negotiation', description: 'Back', color: '#00ff00' });
+    // OnePageCRM's colors are six hex digits without the #.
+    const palette = await call(admin)<StatusBody>('PATCH', `/statuses/${status.id}`, { color: '3399ff' });
+    expect(palette.body.data.status).toMatchObject({ status: 'custom2', color: '#3399ff' });
+    for (const method of ['PUT', 'PATCH'] as const) {
+      const rekey = await call(admin)<ErrorBody>(method, `/statuses/${status.id}`, { text: 'Negotiation', status: 'customer' });
+      expectError(rekey, 400, 'invalid_request_data');
+      expect(rekey.body.errors).toEqual({ status: expect.stringContaining('read-only') });
+    }
+    expectError(await call(admin)('PATCH', `/statuses/${status.id}`, { text: 'Customer' }), 400, 'duplicated_entity');
 
+    // A contact shows the status's name as `status` (OnePageCRM's "Prospect"), and its id as `status_id`.
     const moved = await contact(admin, { last_name: 'Mover', status_id: status.id });
+    expect(moved).toMatchObject({ status: 'Negotiation', status_id: status.id });
     expect((await call(admin)<StatusBody>('GET', `/statuses/${status.id}`)).body.data.status.total_count).toBe(1);
+    await call(admin)('PATCH', `/statuses/${status.id}`, { text: 'Closing' });
+    expect((await call(admin)<ContactBody>('GET', `/contacts/${moved.id}`)).body.data.contact).toMatchObject({
+      status: 'Closing',
+      status_id: status.id,
+    });
+    // Filters by status take its id: the list parameter and a saved filter's condition.
+    type Listed = { data: { contacts: Array<{ contact: { id: string; status: string } }> } };
+    const listed = (await call(admin)<Listed>('GET', `/contacts?status_id=${status.id}`)).body.data.contacts.map((c) => c.contact);
+    expect(listed).toEqual([expect.objectContaining({ id: moved.id, status: 'Closing' })]);
+    const byStatus = (
+      await call(admin)<FilterBody>('POST', '/filters', {
+        name: 'Closing ones',
+        conditions: [{ field: 'status_id', operator: 'in', value: [status.id] }],
+      })
+    ).body.data.filter;
+    const filtered = (await call(admin)<Listed>('GET', `/contacts?filter_id=${byStatus.id}`)).body.data.contacts.map((c) => c.contact.id);
+    expect(filtered).toEqual([moved.id]);
+    await call(admin)('DELETE', `/filters/${byStatus.id}`);
     const lead = (await statuses(admin))[0];
     expectError(await call(admin)('DELETE', `/statuses/${lead.id}`), 400, 'invalid_request_data');
     expectError(await call(member)('DELETE', `/statuses/${status.id}`), 403, 'no_permission_to_complete_action');
@@ -128,6 +193,10 @@ describe('account configuration (e2e)', () => {
     expect((await call(admin)<ContactBody>('GET', `/contacts/${moved.id}`)).body.data.contact.status_id).toBe(lead.id);
     expectError(await call(admin)('GET', `/statuses/${status.id}`), 404, 'resource_not_found');
     expect((await statuses(admin)).map((s) => s.id)).not.toContain(status.id);
+    // A deleted status's number is not handed out again.
+    const next = (await call(admin)<StatusBody>('POST', '/statuses', { text: 'Negotiating' })).body.data.status;
+    expect(next).toMatchObject({ status: 'custom3', text: 'Negotiating' });
+    await call(admin)('DELETE', `/statuses/${next.id}`);
   });
 
   it('manages lead sources with counts', async () => {
@@ -176,7 +245,7 @@ describe('account configuration (e2e)', () => {
     expect(assigned.body.contacts_count.all[0].total_count).toBeGreaterThanOrEqual(1);
     expect(assigned.body.contacts_count.users.map((u) => u.user_id).sort()).toEqual([admin.user.id, member.user.id].sort());
 
-    const customer = (await statuses(admin)).find((s) => s.status === 'Customer')!;
+    const customer = (await statuses(admin)).find((s) => s.status === 'customer')!;
     const changed = await call(admin)<Summary>('PUT', `/contacts/${vip.id}/change_status/${customer.id}`);
     expect(changed.status).toBe(200);
     expect(changed.body.statuses.find((s) => s.status.id === customer.id)!.status.total_count).toBe(1);
@@ -416,7 +485,7 @@ describe('account configuration (e2e)', () => {
   });
 
   it("keeps every record inside its account: another account's ids are 404", async () => {
-    const status = (await call(admin)<StatusBody>('POST', '/statuses', { status: 'Private' })).body.data.status;
+    const status = (await call(admin)<StatusBody>('POST', '/statuses', { text: 'Private' })).body.data.status;
     const source = (await call(admin)<LeadSourceBody>('POST', '/lead_sources', { text: 'Private source' })).body.data;
     const filter = (await call(admin)<FilterBody>('POST', '/filters', { name: 'Private filter' })).body.data.filter;
     const person = await contact(admin, { last_name: 'Private' });
@@ -436,8 +505,8 @@ describe('account configuration (e2e)', () => {
 
     for (const [method, path, body] of [
       ['GET', `/statuses/${status.id}`, undefined],
-      ['PUT', `/statuses/${status.id}`, { status: 'Stolen' }],
-      ['PATCH', `/statuses/${status.id}`, { status: 'Stolen' }],
+      ['PUT', `/statuses/${status.id}`, { text: 'Stolen' }],
+      ['PATCH', `/statuses/${status.id}`, { text: 'Stolen' }],
       ['DELETE', `/statuses/${status.id}`, undefined],
       ['GET', `/lead_sources/${source.id}`, undefined],
       ['PUT', `/lead_sources/${source.id}`, { text: 'Stolen' }],
@@ -467,7 +536,7 @@ describe('account configuration (e2e)', () => {
     expect((await call(stranger)<{ data: Paged }>('GET', '/lead_sources')).body.data.total_count).toBe(0);
     expect((await call(stranger)<{ data: Paged }>('GET', '/filters')).body.data.total_count).toBe(0);
     // And nothing of the admin's was changed.
-    expect((await call(admin)<StatusBody>('GET', `/statuses/${status.id}`)).body.data.status.status).toBe('Private');
+    expect((await call(admin)<StatusBody>('GET', `/statuses/${status.id}`)).body.data.status.text).toBe('Private');
     expect((await call(admin)<{ data: Paged }>('GET', `/contacts/${person.id}/relationships`)).body.data.total_count).toBe(1);
   });
 

@@ -63,7 +63,8 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const data = expectSuccess(res, 201);
       expectWrapper(data);
       expect(data.contact.status_id).toBe(lead.id);
-      expect(data.contact.status).toBe(lead.status);
+      // A contact's `status` is the status's name (its `text`), as OnePageCRM shows it.
+      expect(data.contact.status).toBe(lead.text);
       expect(data.contact.owner_id).toBe(admin.user.id);
       expect(data.next_action).toBeNull();
       expect(data.company).toBeNull();
@@ -506,7 +507,7 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const data = expectSuccessWithSummary(res);
       expectWrapper(data);
       expect(data.contact.status_id).toBe(target.id);
-      expect(data.contact.status).toBe(target.status);
+      expect(data.contact.status).toBe(target.text);
       expect((await getContact(A, c.id)).contact.status_id).toBe(target.id);
       const foreignStatus = (await statuses(B))[1].id;
       expectNotFound(await A('PUT', `/contacts/${c.id}/change_status/${foreignStatus}`));
@@ -897,16 +898,14 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       const [acc, C] = await fresh();
       const plain = await createUser(services, acc);
       const P = caller(services, plain);
-      const created = expectSuccess(
-        await C('POST', '/statuses', { status: 'Hot Lead', text: 'HL', color: '#ff0000', description: 'hot' }),
-        201,
-      );
+      const created = expectSuccess(await C('POST', '/statuses', { text: 'Hot Lead', color: '#ff0000', description: 'hot' }), 201);
       const hot = created.status ?? created;
       expect(hot.id).toMatch(HEX24);
-      expectError(await C('POST', '/statuses', { status: 'hot lead', text: 'H2' }), 400, 'duplicated_entity');
-      expectError(await C('POST', '/statuses', { status: 'LEAD', text: 'L2' }), 400, 'duplicated_entity');
-      expectError(await P('POST', '/statuses', { status: 'Mine', text: 'MI' }), 403, 'no_permission_to_complete_action');
-      expectError(await P('PUT', `/statuses/${hot.id}`, { status: 'Mine', text: 'MI' }), 403, 'no_permission_to_complete_action');
+      expect(hot).toMatchObject({ status: expect.stringMatching(/^custom\d+$/), text: 'Hot Lead' });
+      expectError(await C('POST', '/statuses', { text: 'hot lead' }), 400, 'duplicated_entity');
+      expectError(await C('POST', '/statuses', { text: 'LEAD' }), 400, 'duplicated_entity');
+      expectError(await P('POST', '/statuses', { text: 'Mine' }), 403, 'no_permission_to_complete_action');
+      expectError(await P('PUT', `/statuses/${hot.id}`, { text: 'Mine' }), 403, 'no_permission_to_complete_action');
       const c = (await newContact(C, { last_name: 'Fallback' })).contact;
       expectSuccessWithSummary(await C('PUT', `/contacts/${c.id}/change_status/${hot.id}`));
       expectError(await P('DELETE', `/statuses/${hot.id}`), 403, 'no_permission_to_complete_action');
@@ -915,7 +914,7 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
       expectSuccess(await C('DELETE', `/statuses/${hot.id}`));
       const after = (await getContact(C, c.id)).contact;
       expect(after.status_id).toBe(lead.id);
-      expect(after.status).toBe(lead.status);
+      expect(after.status).toBe(lead.text);
       expect((await statuses(C)).map((s) => s.id)).not.toContain(hot.id);
       expectNotFound(await C('DELETE', `/statuses/${(await statuses(B))[1].id}`));
       expectNotFound(await C('DELETE', `/statuses/${UNKNOWN_ID}`));
@@ -923,7 +922,7 @@ describe('conformance: contacts, companies, configuration (e2e)', () => {
 
     it('a deleted status also falls back to lead on companies syncing it (synced_status_id)', async () => {
       const [, C] = await fresh();
-      const st = expectSuccess(await C('POST', '/statuses', { status: 'Syncing', text: 'SY', color: '#00ff00' }), 201);
+      const st = expectSuccess(await C('POST', '/statuses', { text: 'Syncing', color: '#00ff00' }), 201);
       const status = st.status ?? st;
       const c = (await newContact(C, { last_name: 'Sync', company_name: 'SyncCo' })).contact;
       expect(

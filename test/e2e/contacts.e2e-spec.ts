@@ -243,7 +243,7 @@ describe('contacts (e2e)', () => {
       const moved = await call(admin)<Json>('PATCH', `/contacts/${c.contact.id}`, { owner_id: member.user.id });
       expect(moved.body.data.contact.owner_id).toBe(member.user.id);
       const res = await call(admin)<Json>('PUT', `/contacts/${c.contact.id}/assign_tag/Probe`);
-      const customer = res.body.statuses.find((s: Json) => s.status.status === 'Customer').status;
+      const customer = res.body.statuses.find((s: Json) => s.status.status === 'customer').status;
       const before = customer.total_count;
       const changed = await call(admin)<Json>('PUT', `/contacts/${c.contact.id}/change_status/${customer.id.toUpperCase()}`);
       expect(changed.status).toBe(200);

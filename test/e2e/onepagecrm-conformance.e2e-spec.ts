@@ -186,7 +186,11 @@ describe('OnePageCRM conformance: field names and JSON types (e2e)', () => {
     // A representative account: a contact at a company with a deal, a note, a call, a meeting and
     // an action; a status, a lead source, a tag, a filter, fields, relationships, a webhook, and
     // predefined actions and items.
-    const { status } = await write('POST', '/statuses', '/statuses', { status: 'Conformance', text: 'CF' });
+    const { status } = await write('POST', '/statuses', '/statuses', {
+      text: 'Conformance',
+      color: '#F96600',
+      description: 'Checked by the test',
+    });
     const leadSource = await write('POST', '/lead_sources', '/lead_sources', { text: 'Conformance source' });
     const { contact } = await write('POST', '/contacts', '/contacts', {
       first_name: 'Cora',

@@ -202,7 +202,7 @@ describe('webhook deliveries (e2e)', () => {
   });
 
   it('status filter: only contacts of that status; deleting the status falls the webhook back to lead', async () => {
-    const status = (await call(admin)<{ data: { status: { id: string } } }>('POST', '/statuses', { status: 'Hot lead' })).body.data.status;
+    const status = (await call(admin)<{ data: { status: { id: string } } }>('POST', '/statuses', { text: 'Hot lead' })).body.data.status;
     const lead = (await call(admin)<{ data: { statuses: Array<{ status: { id: string } }> } }>('GET', '/statuses')).body.data.statuses[0]
       .status;
     const hook = await register({ name: 'Hot', hook_url: `${receiver.url}/hot`, status_id: status.id, types: ['contact'] });
@@ -217,6 +217,8 @@ describe('webhook deliveries (e2e)', () => {
     await until('the hot contact is delivered', () => receiver.on('/hot').length > 0);
     expect((await deliveries(hook.id)).map((d) => d.record_id)).toEqual([hotId]);
     expect(receiver.on('/hot').map((h) => (h.json.data.contact as { id: string }).id)).toEqual([hotId]);
+    // The event body shows the contact as the API does: `status` the status's name (its text), `status_id` its id.
+    expect(receiver.on('/hot')[0].json.data.contact).toMatchObject({ status: 'Hot lead', status_id: status.id });
     await switchOff(witness.id, `${receiver.url}/witness`);
 
     expect((await call(admin)('DELETE', `/statuses/${status.id}`)).status).toBe(200);

@@ -1182,7 +1182,7 @@ export interface paths {
     get: operations['listStatuses'];
     put?: never;
     /**
-     * Create a status (admin only); names are unique regardless of letter case
+     * Create a status from its text (the name, unique regardless of letter case), color and description (admin only); the type key status is assigned: custom1, custom2, ...
      * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
      */
     post: operations['createStatus'];
@@ -1205,7 +1205,7 @@ export interface paths {
      */
     get: operations['getStatus'];
     /**
-     * Replace a status's name, text, description and color (admin only); with partial=true only the fields sent change
+     * Replace a status's text, description and color (admin only); with partial=true only the fields sent change; status, the type key, is read-only
      * @description **Authorization:** API key, or a bearer token with scope `crm`. Account administrators only.
      */
     put: operations['updateStatus'];
@@ -2821,7 +2821,7 @@ export interface components {
       phones: components['schemas']['TypedValueDto'][];
       emails: components['schemas']['TypedValueDto'][];
       address_list: components['schemas']['ContactAddressDto'][];
-      /** @description The status label. */
+      /** @description The status name (the status's `text`, as OnePageCRM shows it); `status_id` is the status. */
       status: string;
       status_id: string;
       tags: string[];
@@ -3643,9 +3643,9 @@ export interface components {
     /** @description The spec's Status (account configuration), with its counts. */
     StatusDto: {
       id: string;
-      /** @description The status name, e.g. "Lead". */
+      /** @description The read-only type key, as OnePageCRM's: `lead`, `prospect`, `customer`, `inactive`, `general` or `custom1`, `custom2`, ... */
       status: string;
-      /** @description Short label, e.g. "LD". */
+      /** @description The display name, e.g. "Lead" (unique in the account regardless of letter case); contacts show it as their `status`. */
       text: string;
       description: string;
       /** @description `#RRGGBB`. */
@@ -10619,8 +10619,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          status: string;
-          text?: string;
+          text: string;
+          /** @description Refused when sent: the server assigns the type key. */
+          readonly status?: unknown;
           description?: string;
           color?: string;
         };
@@ -10736,8 +10737,9 @@ export interface operations {
     requestBody?: {
       content: {
         'application/json': {
-          status?: string;
           text?: string;
+          /** @description The read-only type key: the current one may be sent back (ignored), any other is 400. */
+          status?: string;
           description?: string;
           color?: string;
           partial?: boolean;
@@ -10839,8 +10841,9 @@ export interface operations {
     requestBody?: {
       content: {
         'application/json': {
-          status?: string;
           text?: string;
+          /** @description The read-only type key: the current one may be sent back (ignored), any other is 400. */
+          status?: string;
           description?: string;
           color?: string;
         };

@@ -9,14 +9,21 @@ import {
   type UpdateAccountSettingsRequest,
 } from '@crm/contracts';
 
-/** Statuses every new account starts with; the first is the built-in lead status (never deleted). */
+/**
+ * Statuses every new account starts with; the first is the built-in lead status (never deleted).
+ * `status` is the type key (OnePageCRM's; Trial has none of its own, so it is the first custom
+ * status), `text` the name.
+ */
 export const DEFAULT_STATUSES: ReadonlyArray<{ status: string; text: string; description: string; color: string }> = [
-  { status: 'Lead', text: 'LD', description: 'New contacts you have not qualified yet', color: '#8EA0B1' },
-  { status: 'Prospect', text: 'PR', description: 'Qualified contacts you are working to close', color: '#F9A825' },
-  { status: 'Trial', text: 'TR', description: 'Contacts trying your product or service', color: '#29B6F6' },
-  { status: 'Customer', text: 'CU', description: 'Contacts who bought from you', color: '#43A047' },
-  { status: 'Inactive', text: 'IN', description: 'Contacts you are not working with now', color: '#9E9E9E' },
+  { status: 'lead', text: 'Lead', description: 'New contacts you have not qualified yet', color: '#8EA0B1' },
+  { status: 'prospect', text: 'Prospect', description: 'Qualified contacts you are working to close', color: '#F9A825' },
+  { status: 'custom1', text: 'Trial', description: 'Contacts trying your product or service', color: '#29B6F6' },
+  { status: 'customer', text: 'Customer', description: 'Contacts who bought from you', color: '#43A047' },
+  { status: 'inactive', text: 'Inactive', description: 'Contacts you are not working with now', color: '#9E9E9E' },
 ];
+
+/** How many custom type keys the default statuses use (a new account's next custom status is the one after). */
+export const DEFAULT_CUSTOM_STATUSES = DEFAULT_STATUSES.filter((s) => /^custom\d+$/.test(s.status)).length;
 
 /** Stages of the default deal pipeline ({ stage, label }, 0 < stage < 100). */
 export const DEFAULT_PIPELINE_STAGES = [

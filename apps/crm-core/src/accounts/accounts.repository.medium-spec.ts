@@ -26,12 +26,19 @@ describe('AccountsRepository (real PostgreSQL)', () => {
     await fx.dataSource.transaction((tx) => repository.seedDefaults(tx, acme.account_id));
     await fx.dataSource.transaction((tx) => repository.seedDefaults(tx, acme.account_id));
     const db = fx.dataSource.manager;
-    const statuses = await many<{ status: string; is_lead: boolean }>(
+    const statuses = await many<{ status: string; text: string; is_lead: boolean }>(
       db,
-      sql`SELECT status, is_lead FROM crm.statuses WHERE account_id = ${acme.account_id} ORDER BY position`,
+      sql`SELECT status, text, is_lead FROM crm.statuses WHERE account_id = ${acme.account_id} ORDER BY position`,
     );
-    expect(statuses.map((s) => s.status)).toEqual(DEFAULT_STATUSES.map((s) => s.status));
+    expect(statuses.map((s) => [s.status, s.text])).toEqual(DEFAULT_STATUSES.map((s) => [s.status, s.text]));
+    expect(statuses.map((s) => s.status)).toEqual(['lead', 'prospect', 'custom1', 'customer', 'inactive']);
     expect(statuses.map((s) => s.is_lead)).toEqual([true, false, false, false, false]);
+    // Trial took custom1: the account's next custom status is custom2.
+    const [account] = await many<{ made: number }>(
+      db,
+      sql`SELECT custom_statuses_made AS made FROM crm.accounts WHERE id = ${acme.account_id}`,
+    );
+    expect(account.made).toBe(1);
     const pipelines = await many<{ kind: string }>(
       db,
       sql`SELECT kind FROM crm.pipelines WHERE account_id = ${acme.account_id} AND is_default ORDER BY kind`,

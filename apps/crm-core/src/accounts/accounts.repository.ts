@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
 import { execute, maybeOne, sql, type Db } from '../common/sql';
 import type { UserRow } from '../users/users.repository';
-import { DEFAULT_PIPELINE_STAGES, DEFAULT_PIPELINES, DEFAULT_STATUSES, type StoredSettingsRow } from './account.rules';
+import {
+  DEFAULT_CUSTOM_STATUSES,
+  DEFAULT_PIPELINE_STAGES,
+  DEFAULT_PIPELINES,
+  DEFAULT_STATUSES,
+  type StoredSettingsRow,
+} from './account.rules';
 
 /** crm.accounts: the CRM half of an account (the auth-server owns its identity half). */
 export interface AccountRow {
@@ -80,6 +86,10 @@ export class AccountsRepository {
         db,
         sql`INSERT INTO crm.statuses (id, account_id, status, text, description, color, is_lead, position) VALUES ${sql.join(rows, ', ')}
             ON CONFLICT DO NOTHING`,
+      );
+      await execute(
+        db,
+        sql`UPDATE crm.accounts SET custom_statuses_made = greatest(custom_statuses_made, ${DEFAULT_CUSTOM_STATUSES}::int) WHERE id = ${accountId}`,
       );
     }
     for (const pipeline of DEFAULT_PIPELINES) {

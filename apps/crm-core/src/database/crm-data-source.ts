@@ -24,6 +24,7 @@ import { QueryParameterIndexes1764600500000 } from '../migrations/1764600500000-
 import { OwnerContactCounters1764700000000 } from '../migrations/1764700000000-owner-contact-counters';
 import { AsapActions1764800100000 } from '../migrations/1764800100000-asap-actions';
 import { AccountSettings1764800200000 } from '../migrations/1764800200000-account-settings';
+import { StatusTypeKeys1764800300000 } from '../migrations/1764800300000-status-type-keys';
 import { DeletedActions1764800400000 } from '../migrations/1764800400000-deleted-actions';
 
 export const CRM_SCHEMA = 'crm';
@@ -71,6 +72,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       AsapActions1764800100000,
       // issue 13, item 4: OnePageCRM's account settings, account type and cost setup
       AccountSettings1764800200000,
+      // issue 13, item 4: statuses' type keys (status) and display names (text), as OnePageCRM's
+      StatusTypeKeys1764800300000,
       // issue 13: DELETE /actions/{id}?undo=true restores a deleted action
       DeletedActions1764800400000,
     ],

@@ -45,7 +45,7 @@ export function contactRows(db: Db, accountId: string, ids: readonly string[], i
   return many<ContactRow>(
     db,
     sql`SELECT c.id, c.owner_id, c.title, c.first_name, c.last_name, c.job_title, c.starred, c.photo_url, c.company_id, c.company_name,
-               c.urls, c.phones, c.emails, c.address_list, c.status_id, s.status, c.lead_source_id, ls.text AS lead_source, c.background,
+               c.urls, c.phones, c.emails, c.address_list, c.status_id, s.text AS status, c.lead_source_id, ls.text AS lead_source, c.background,
                c.custom_fields, c.closed_sales, c.google_contacts_data, c.letter, c.created_at, c.modified_at,
                coalesce((SELECT array_agg(t.name ORDER BY lower(t.name)) FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id
                          WHERE ct.contact_id = c.id), '{}') AS tags,

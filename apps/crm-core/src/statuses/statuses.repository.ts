@@ -5,6 +5,8 @@ import type { StatusValues } from './status.rules';
 /** crm.statuses as the service reads it. */
 export interface StatusRow extends StatusValues {
   id: string;
+  /** The type key: `lead`, `prospect`, ..., `custom1`, ... */
+  status: string;
   is_lead: boolean;
 }
 
@@ -39,12 +41,24 @@ export class StatusesRepository {
     return row.id;
   }
 
-  /** Appends a status after the account's last one. */
-  async insert(db: Db, accountId: string, id: string, values: StatusValues): Promise<void> {
+  /**
+   * The number of the account's next custom status (1, 2, ...; never handed out twice). The
+   * account row stays locked until the transaction ends, so statuses are made one at a time.
+   */
+  async nextCustomNumber(db: Db, accountId: string): Promise<number> {
+    const row = await one<{ n: number }>(
+      db,
+      sql`UPDATE crm.accounts SET custom_statuses_made = custom_statuses_made + 1 WHERE id = ${accountId} RETURNING custom_statuses_made AS n`,
+    );
+    return row.n;
+  }
+
+  /** Appends a status with type key `key` after the account's last one. */
+  async insert(db: Db, accountId: string, id: string, key: string, values: StatusValues): Promise<void> {
     await execute(
       db,
       sql`INSERT INTO crm.statuses (id, account_id, status, text, description, color, position)
-          VALUES (${id}, ${accountId}, ${values.status}, ${values.text}, ${values.description}, ${values.color},
+          VALUES (${id}, ${accountId}, ${key}, ${values.text}, ${values.description}, ${values.color},
                   (SELECT coalesce(max(position), -1) + 1 FROM crm.statuses WHERE account_id = ${accountId}))`,
     );
   }
@@ -52,8 +66,8 @@ export class StatusesRepository {
   async update(db: Db, id: string, values: StatusValues): Promise<void> {
     await execute(
       db,
-      sql`UPDATE crm.statuses SET status = ${values.status}, text = ${values.text}, description = ${values.description},
-            color = ${values.color}, modified_at = now() WHERE id = ${id}`,
+      sql`UPDATE crm.statuses SET text = ${values.text}, description = ${values.description}, color = ${values.color}, modified_at = now()
+          WHERE id = ${id}`,
     );
   }
 

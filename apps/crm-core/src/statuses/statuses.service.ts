@@ -18,11 +18,19 @@ import type { Db } from '../common/sql';
 import { foundOr404, uniqueName } from '../common/unique-violation';
 import { writeEvent } from '../outbox/outbox';
 import { SummaryService } from '../summary/summary.service';
-import { changedStatusValues, newStatusValues, replacementChanges, statusValuesDiffer, type StatusChanges } from './status.rules';
+import {
+  assertSameKey,
+  changedStatusValues,
+  customStatusKey,
+  newStatusValues,
+  replacementChanges,
+  statusValuesDiffer,
+  type StatusChanges,
+} from './status.rules';
 import { toStatusDto } from './status.view';
 import { StatusesRepository, type StatusRow } from './statuses.repository';
 
-const NAME_INDEX = 'statuses_name_uq';
+const NAME_INDEX = 'statuses_text_uq';
 
 /**
  * Statuses of an account (decisions.md "Configuration and users"): the built-in lead status and
@@ -56,24 +64,26 @@ export class StatusesService {
     const id = newId();
     return this.unique(() =>
       this.dataSource.transaction(async (tx) => {
-        await this.statuses.insert(tx, caller.account_id, id, newStatusValues(request));
+        const values = newStatusValues(request);
+        const key = customStatusKey(await this.statuses.nextCustomNumber(tx, caller.account_id));
+        await this.statuses.insert(tx, caller.account_id, id, key, values);
         const [reply] = await this.withCounts(tx, caller, [await this.find(tx, caller.account_id, id)]);
         return reply;
       }),
     );
   }
 
-  /** PUT: absent text, description, color go back to their defaults; with partial=true only what is sent changes. */
+  /** PUT: absent description and color go back to their defaults; with partial=true only what is sent changes. */
   async update(caller: Caller, request: UpdateStatusRequest): Promise<StatusReply> {
     assertAdmin(caller);
-    const { status_id, partial, ...fields } = request;
-    return this.change(caller, status_id, partial ? fields : replacementChanges(fields));
+    const { status_id, partial, status, ...fields } = request;
+    return this.change(caller, status_id, status, partial ? fields : replacementChanges(fields));
   }
 
   async patch(caller: Caller, request: PatchStatusRequest): Promise<StatusReply> {
     assertAdmin(caller);
-    const { status_id, ...fields } = request;
-    return this.change(caller, status_id, fields);
+    const { status_id, status, ...fields } = request;
+    return this.change(caller, status_id, status, fields);
   }
 
   /**
@@ -101,10 +111,12 @@ export class StatusesService {
     return {};
   }
 
-  private change(caller: Caller, statusId: string, changes: StatusChanges): Promise<StatusReply> {
+  /** Changes text, description, color; `key` (the body's `status`) may only repeat the current type key. */
+  private change(caller: Caller, statusId: string, key: string | undefined, changes: StatusChanges): Promise<StatusReply> {
     return this.unique(() =>
       this.dataSource.transaction(async (tx) => {
         const current = await this.find(tx, caller.account_id, statusId, true);
+        assertSameKey(current.status, key);
         const next = changedStatusValues(current, changes);
         if (statusValuesDiffer(current, next)) await this.statuses.update(tx, current.id, next);
         const [reply] = await this.withCounts(tx, caller, [{ ...current, ...next }]);
@@ -124,6 +136,6 @@ export class StatusesService {
   }
 
   private unique<T>(fn: () => Promise<T>): Promise<T> {
-    return uniqueName(NAME_INDEX, 'a status', 'status', fn);
+    return uniqueName(NAME_INDEX, 'a status', 'text', fn);
   }
 }

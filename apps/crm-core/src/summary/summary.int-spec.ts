@@ -199,7 +199,7 @@ describe('account configuration (real PostgreSQL)', () => {
         [caller.account_id],
       );
       const lead = statuses[0].id;
-      const customer = statuses.find((s) => s.status === 'Customer')!.id;
+      const customer = statuses.find((s) => s.status === 'customer')!.id;
       const sourceId = newId();
       await fx.dataSource.query("INSERT INTO crm.lead_sources (id, account_id, text) VALUES ($1, $2, 'Web')", [
         sourceId,
@@ -239,7 +239,7 @@ describe('account configuration (real PostgreSQL)', () => {
       expect(blocks.statuses.map((s) => s.status.id)).toEqual(statuses.map((s) => s.id));
       const leadBlock = blocks.statuses[0].status;
       // counts: the caller's own contacts; total_count: the account's (integers, as OnePageCRM has them).
-      expect(leadBlock).toMatchObject({ id: lead, status: 'Lead', total_count: 2, action_stream_count: 1, counts: 1 });
+      expect(leadBlock).toMatchObject({ id: lead, status: 'lead', text: 'Lead', total_count: 2, action_stream_count: 1, counts: 1 });
       expect(leadBlock.team_counts).toEqual([
         { user_id: colleague.user_id, counts: 1 },
         { user_id: caller.user_id, counts: 1 },
@@ -257,7 +257,7 @@ describe('account configuration (real PostgreSQL)', () => {
         'text',
         'total_count',
       ]);
-      expect(blocks.statuses.find((s) => s.status.status === 'Trial')!.status).toMatchObject({
+      expect(blocks.statuses.find((s) => s.status.text === 'Trial')!.status).toMatchObject({
         total_count: 0,
         counts: 0,
         team_counts: users.map((user_id) => ({ user_id, counts: 0 })),
@@ -331,8 +331,8 @@ describe('account configuration (real PostgreSQL)', () => {
         get: StatusIdRequest,
         delete: StatusIdRequest,
       });
-      const { status } = await statuses.create(acme, { status: 'Qualified', color: '#123456' });
-      expect(status).toMatchObject({ status: 'Qualified', text: 'QU', description: '', color: '#123456', total_count: 0 });
+      const { status } = await statuses.create(acme, { text: 'Qualified', color: '#123456' });
+      expect(status).toMatchObject({ status: 'custom2', text: 'Qualified', description: '', color: '#123456', total_count: 0 });
       const lead = await leadStatusId(fx, acme);
       const live = await insertContact(fx, acme, { last_name: 'Live', status_id: status.id });
       const gone = await insertContact(fx, acme, { last_name: 'Gone', status_id: status.id, deleted: true });
@@ -382,17 +382,17 @@ describe('account configuration (real PostgreSQL)', () => {
         get: StatusIdRequest,
         delete: StatusIdRequest,
       });
-      await expect(statuses.create(acme, { status: 'LEAD' })).rejects.toMatchObject({
+      await expect(statuses.create(acme, { text: 'LEAD' })).rejects.toMatchObject({
         errorName: ErrorName.DuplicatedEntity,
-        errors: { status: expect.any(String) },
+        errors: { text: expect.any(String) },
       });
-      const results = await Promise.allSettled([statuses.create(acme, { status: 'Hot' }), statuses.create(acme, { status: 'hot' })]);
+      const results = await Promise.allSettled([statuses.create(acme, { text: 'Hot' }), statuses.create(acme, { text: 'hot' })]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
         errorName: ErrorName.DuplicatedEntity,
       });
       // Another account may use the name.
-      await expect(statuses.create(other, { status: 'Hot' })).resolves.toMatchObject({ status: { status: 'Hot' } });
+      await expect(statuses.create(other, { text: 'Hot' })).resolves.toMatchObject({ status: { text: 'Hot' } });
     });
   });
 
@@ -448,7 +448,7 @@ describe('account configuration (real PostgreSQL)', () => {
       });
       const account = await fx.newAccount('Filters');
       const colleague = await fx.newUser(account, 'Mate');
-      const [customer] = await fx.dataSource.query("SELECT id FROM crm.statuses WHERE account_id = $1 AND status = 'Customer'", [
+      const [customer] = await fx.dataSource.query("SELECT id FROM crm.statuses WHERE account_id = $1 AND status = 'customer'", [
         account.account_id,
       ]);
       const sizeField = newId();

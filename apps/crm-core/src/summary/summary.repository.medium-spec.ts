@@ -53,7 +53,7 @@ describe('SummaryRepository (real PostgreSQL)', () => {
       [admin.account_id],
     );
     lead = statuses[0].id;
-    customer = statuses.find((s) => s.status === 'Customer')!.id;
+    customer = statuses.find((s) => s.status === 'customer')!.id;
     const ann = await contact({ name: 'Able', starred: true });
     const ben = await contact({ name: 'Baker', owner: colleague.user_id, status: customer });
     const corp = await contact({ name: '3M', status: customer });

@@ -64,7 +64,7 @@ export interface ContactDto {
   phones: TypedValueDto[];
   emails: TypedValueDto[];
   address_list: ContactAddressDto[];
-  /** The status label. */
+  /** The status name (the status's `text`, as OnePageCRM shows it); `status_id` is the status. */
   status: string;
   status_id: string;
   tags: string[];

@@ -426,7 +426,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       phones: { type: 'array', items: { $ref: '#/components/schemas/TypedValueDto' } },
       emails: { type: 'array', items: { $ref: '#/components/schemas/TypedValueDto' } },
       address_list: { type: 'array', items: { $ref: '#/components/schemas/ContactAddressDto' } },
-      status: { description: 'The status label.', type: 'string' },
+      status: { description: "The status name (the status's `text`, as OnePageCRM shows it); `status_id` is the status.", type: 'string' },
       status_id: { type: 'string' },
       tags: { type: 'array', items: { type: 'string' } },
       lead_source_id: { description: "'' when none (never null).", type: 'string' },
@@ -1532,8 +1532,15 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     type: 'object',
     properties: {
       id: { type: 'string' },
-      status: { description: 'The status name, e.g. "Lead".', type: 'string' },
-      text: { description: 'Short label, e.g. "LD".', type: 'string' },
+      status: {
+        description:
+          "The read-only type key, as OnePageCRM's: `lead`, `prospect`, `customer`, `inactive`, `general` or `custom1`, `custom2`, ...",
+        type: 'string',
+      },
+      text: {
+        description: 'The display name, e.g. "Lead" (unique in the account regardless of letter case); contacts show it as their `status`.',
+        type: 'string',
+      },
       description: { type: 'string' },
       color: { description: '`#RRGGBB`.', type: 'string' },
       counts: { description: "The caller's own contacts with it.", type: 'number' },
@@ -1871,6 +1878,7 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
     days: "OnePageCRM's name of `days_after`; wins when both are sent.",
     time: 'Local time of day `HH:MM`, required for date_time and refused otherwise.',
   },
+  CreateStatusRequest: { status: 'Refused when sent: the server assigns the type key.' },
   CreateWebhookRequest: {
     types: 'Entity filter; empty means every entity.',
     status_id: 'Only events about contacts of this status (and their records); null: every status.',
@@ -1934,6 +1942,7 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
   },
   NotifyUsersField: { user_ids_to_notify: 'Users of the account to notify of the record (the author is never notified).' },
   PatchDealRequest: { contact_id: 'Moves the deal to another primary contact of the account.' },
+  PatchStatusRequest: { status: 'The read-only type key: the current one may be sent back (ignored), any other is 400.' },
   PredefinedActionIdRequest: { predefined_action_id: "Any string: an id that names no template of the caller's account is 404, not 400." },
   PredefinedItemIdRequest: { predefined_item_id: "Any string: an id that names no item of the caller's account is 404, not 400." },
   RecordListRequest: {
@@ -1949,6 +1958,7 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
   UpdateFieldRequest: { partial: 'Query (or body) `partial=true`: change only the fields sent.' },
   UpdatePredefinedActionGroupRequest: { text: "OnePageCRM's name of `name`.", action_ids: "OnePageCRM's name of `predefined_action_ids`." },
   UpdatePredefinedActionRequest: { days: "OnePageCRM's name of `days_after`; wins when both are sent." },
+  UpdateStatusRequest: { status: 'The read-only type key: the current one may be sent back (ignored), any other is 400.' },
   WebhookDeliveryIdRequest: { delivery_id: 'Any string: an id that names no delivery of that webhook is 404, not 400.' },
   WebhookIdRequest: { webhook_id: "Any string: an id that names no webhook of the caller's account is 404, not 400." },
 };

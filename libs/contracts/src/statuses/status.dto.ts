@@ -4,9 +4,9 @@ import type { PageInfo } from '../paging/paging.request';
 /** The spec's Status (account configuration), with its counts. */
 export type StatusDto = {
   id: string;
-  /** The status name, e.g. "Lead". */
+  /** The read-only type key, as OnePageCRM's: `lead`, `prospect`, `customer`, `inactive`, `general` or `custom1`, `custom2`, ... */
   status: string;
-  /** Short label, e.g. "LD". */
+  /** The display name, e.g. "Lead" (unique in the account regardless of letter case); contacts show it as their `status`. */
   text: string;
   description: string;
   /** `#RRGGBB`. */

@@ -27,7 +27,8 @@ export const STATUS_ROUTES: readonly RouteDeclaration[] = [
     request: CreateStatusRequest,
     reply: 'StatusReply',
     successStatus: 201,
-    summary: 'Create a status (admin only); names are unique regardless of letter case',
+    summary:
+      'Create a status from its text (the name, unique regardless of letter case), color and description (admin only); the type key status is assigned: custom1, custom2, ...',
     tag: 'Statuses',
   },
   {
@@ -52,7 +53,8 @@ export const STATUS_ROUTES: readonly RouteDeclaration[] = [
     request: UpdateStatusRequest,
     reply: 'StatusReply',
     successStatus: 200,
-    summary: "Replace a status's name, text, description and color (admin only); with partial=true only the fields sent change",
+    summary:
+      "Replace a status's text, description and color (admin only); with partial=true only the fields sent change; status, the type key, is read-only",
     tag: 'Statuses',
   },
   {

@@ -33,6 +33,22 @@ export function NotWith(others: readonly string[], options?: ValidationOptions):
   };
 }
 
+/** A field the server sets: refused whenever it is sent (null too). */
+export function ReadOnlyField(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'readOnlyField',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options,
+      validator: {
+        validate: (value: unknown) => value === undefined,
+        defaultMessage: (args: ValidationArguments) => `${args.property} is read-only`,
+      },
+    });
+  };
+}
+
 const PLAIN_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A real calendar day written `YYYY-MM-DD` (2026-02-30 is not). */
@@ -107,4 +123,5 @@ export const CUSTOM_RULE_SCHEMAS: Readonly<Record<string, Readonly<Record<string
   notWith: {},
   isTimeZone: { type: 'string', description: 'an IANA time zone name such as Europe/Dublin' },
   isCurrencyCode: { type: 'string', pattern: '^[A-Z]{3}$', description: 'an ISO 4217 currency code' },
+  readOnlyField: { readOnly: true, description: 'set by the server; refused when sent' },
 };
