@@ -22,6 +22,7 @@ import { StoredFiles1764500300000 } from '../migrations/1764500300000-stored-fil
 import { RemainingOperations1764500700000 } from '../migrations/1764500700000-remaining-operations';
 import { QueryParameterIndexes1764600500000 } from '../migrations/1764600500000-query-parameter-indexes';
 import { OwnerContactCounters1764700000000 } from '../migrations/1764700000000-owner-contact-counters';
+import { PredefinedActionGroupPosition1764800050000 } from '../migrations/1764800050000-predefined-action-group-position';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -64,6 +65,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       QueryParameterIndexes1764600500000,
       // issue 17: GET /contacts reads its total from stored per-owner counters
       OwnerContactCounters1764700000000,
+      // issue 13, item 4: predefined action groups keep OnePageCRM's position
+      PredefinedActionGroupPosition1764800050000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',
