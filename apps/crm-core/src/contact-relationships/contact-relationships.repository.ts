@@ -177,15 +177,22 @@ export class ContactRelationshipsRepository {
     );
   }
 
-  /** Replaces a relationship's ends, type and variant (the row keeps its id and creation time). */
+  /**
+   * Replaces a relationship's ends, type and variant (the row keeps its id and creation time);
+   * `modified_at` moves only when one of them changes (the same body again changes nothing).
+   */
   async replace(
     db: Db,
     row: { id: string; relationship_type_id: string; contact_id: string; related_contact_id: string; variant_id: string },
   ): Promise<void> {
+    const values = sql`(${row.relationship_type_id}::varchar, ${row.contact_id}::varchar, ${row.related_contact_id}::varchar, ${row.variant_id}::varchar)`;
     await execute(
       db,
       sql`UPDATE crm.contact_relationships SET relationship_type_id = ${row.relationship_type_id}, contact_id = ${row.contact_id},
-          related_contact_id = ${row.related_contact_id}, variant_id = ${row.variant_id}, modified_at = now() WHERE id = ${row.id}`,
+          related_contact_id = ${row.related_contact_id}, variant_id = ${row.variant_id},
+          modified_at = CASE WHEN (relationship_type_id, contact_id, related_contact_id, variant_id) IS DISTINCT FROM ${values}
+                             THEN now() ELSE modified_at END
+          WHERE id = ${row.id}`,
     );
   }
 
