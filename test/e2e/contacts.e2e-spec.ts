@@ -100,7 +100,10 @@ describe('contacts (e2e)', () => {
       });
       expect(data).toMatchObject({ next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] });
       expect(data.company).toMatchObject({ id: data.contact.company_id, name: 'Analytical Engines', contacts_count: 1, pending_deals: [] });
-      expect(data.company.contacts).toBeUndefined();
+      // OnePageCRM's Company.contacts: the company's first contacts (here the only one), without a company of their own.
+      expect(data.company.contacts).toEqual([
+        { contact: data.contact, next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] },
+      ]);
 
       const got = await call(member)<Json>('GET', `/contacts/${data.contact.id}.json`);
       expect(got.status).toBe(200);

@@ -279,6 +279,23 @@ describe('deals (e2e)', () => {
     expect(withDeals.contacts[0].deals.map((e: Json) => e.deal.id)).toEqual([d.id]);
   });
 
+  it("answers each list entry's contacts with fields=contacts(all): primary first, then linked, at most 5", async () => {
+    const who = await createAccount(services, { name: 'Deal contacts' });
+    const primary = await contact(who, { last_name: 'Primary', company_name: 'Contacts Co' });
+    const linked: Json[] = [];
+    for (const name of ['L1', 'L2', 'L3', 'L4', 'L5', 'L6']) linked.push(await contact(who, { last_name: name }));
+    const big = await deal(who, primary.id, { name: 'Many', linked_contact_ids: linked.map((c) => c.id) });
+    const small = await deal(who, linked[0].id, { name: 'Few', linked_contact_ids: [primary.id] });
+    const listed = await ok(who, 'GET', '/deals?fields=contacts(all)&sort_by=name');
+    const byId = new Map(listed.deals.map((e: Json) => [e.deal.id, e.contacts.map((c: Json) => c.id)]));
+    expect(byId.get(big.id)).toEqual([primary.id, ...linked.slice(0, 4).map((c) => c.id)]);
+    expect(byId.get(small.id)).toEqual([linked[0].id, primary.id]);
+    const entry = listed.deals.find((e: Json) => e.deal.id === big.id);
+    expect(entry.contacts[0]).toMatchObject({ id: primary.id, last_name: 'Primary', company_name: 'Contacts Co' });
+    // Without fields= an entry is the deal alone, as the spec and OnePageCRM have it.
+    expect(Object.keys((await ok(who, 'GET', '/deals')).deals[0])).toEqual(['deal']);
+  });
+
   it('lists with every filter, paging and the one-of-four rule', async () => {
     const who = await createAccount(services, { name: 'Lister' });
     const a = await contact(who, {

@@ -22,13 +22,25 @@ const CALL_KEYS = [
   'contact_id',
   'created_at',
   'id',
+  'index',
   'modified_at',
   'phone_number',
   'recording_link',
   'text',
   'via',
 ];
-const MEETING_KEYS = ['attachments', 'author', 'contact_id', 'created_at', 'id', 'meeting_time_int', 'modified_at', 'place', 'text'];
+const MEETING_KEYS = [
+  'attachments',
+  'author',
+  'contact_id',
+  'created_at',
+  'id',
+  'index',
+  'meeting_time_int',
+  'modified_at',
+  'place',
+  'text',
+];
 const FOREIGN_ID = 'f'.repeat(24);
 
 /** Notes, calls and meetings over HTTP (spec "POST /notes", "Note", "Call"; decisions.md "Deals and actions"). */

@@ -14,9 +14,8 @@ type ActionBody = {
     };
   };
 };
-type GroupBody = {
-  data: { predefined_action_group: { id: string; name: string; text: string; predefined_action_ids: string[]; action_ids: string[] } };
-};
+type Group = { id: string; name: string; text: string; position: number; predefined_action_ids: string[]; action_ids: string[] };
+type GroupBody = { data: { predefined_action_group: Group } };
 
 /** Predefined actions and groups over HTTP (decisions.md "Configuration and users"). */
 describe('predefined actions and groups (e2e)', () => {
@@ -161,5 +160,36 @@ describe('predefined actions and groups (e2e)', () => {
     expect(renamed.body.data.predefined_action_group).toMatchObject({ text: 'Outreach 2', action_ids: [first.id, second.id] });
     const missing = await call(admin)('POST', '/predefined_action_groups', { action_ids: [first.id, second.id] });
     expect([missing.status, Object.keys((missing.body as { errors: object }).errors)]).toEqual([400, ['name']]);
+  });
+
+  it("numbers groups with OnePageCRM's read-only position: appended, kept by updates, lists in that order", async () => {
+    const templates = [await template('P1'), await template('P2'), await template('P3'), await template('P4')];
+    const before = await call(admin)<{ data: { predefined_action_groups: Array<{ predefined_action_group: Group }> } }>(
+      'GET',
+      '/predefined_action_groups?per_page=100',
+    );
+    const existing = before.body.data.predefined_action_groups.map((g) => g.predefined_action_group.position);
+    const next = existing.length === 0 ? 0 : Math.max(...existing) + 1;
+    const made = async (name: string, ids: string[]) =>
+      (await call(admin)<GroupBody>('POST', '/predefined_action_groups', { name, predefined_action_ids: ids })).body.data
+        .predefined_action_group;
+    const first = await made('Positioned 1', [templates[0].id, templates[1].id]);
+    const second = await made('Positioned 2', [templates[2].id, templates[3].id]);
+    expect([first.position, second.position]).toEqual([next, next + 1]);
+    const renamed = await call(admin)<GroupBody>('PUT', `/predefined_action_groups/${first.id}`, {
+      name: 'Positioned 1b',
+      predefined_action_ids: [templates[1].id, templates[0].id],
+    });
+    expect(renamed.body.data.predefined_action_group).toMatchObject({ name: 'Positioned 1b', position: next });
+    expect(
+      (await call(member)<GroupBody>('GET', `/predefined_action_groups/${second.id}`)).body.data.predefined_action_group.position,
+    ).toBe(next + 1);
+    const list = await call(member)<{ data: { predefined_action_groups: Array<{ predefined_action_group: Group }> } }>(
+      'GET',
+      '/predefined_action_groups?per_page=100',
+    );
+    const positions = list.body.data.predefined_action_groups.map((g) => g.predefined_action_group.position);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(list.body.data.predefined_action_groups.slice(-2).map((g) => g.predefined_action_group.id)).toEqual([first.id, second.id]);
   });
 });

@@ -38,6 +38,38 @@ describe('remaining contact operations and action streams (e2e)', () => {
       await expectError(stranger, 'PUT', `/contacts/${person.id}/${op}`, undefined, 404, 'resource_not_found');
   });
 
+  it("a contact wrapper's company lists its first 3 contacts by name with their next actions (OnePageCRM's Company.contacts)", async () => {
+    const company = `Mates ${Date.now()}`;
+    const dee = await contact(admin, { first_name: 'Dee', last_name: 'Dunn', company_name: company });
+    const ann = await contact(member, { first_name: 'Ann', last_name: 'Abel', company_name: company });
+    const cal = await contact(admin, { first_name: 'Cal', last_name: 'Cole', company_name: company });
+    const bea = await contact(admin, { first_name: 'Bea', last_name: 'Bond', company_name: company });
+    const next = await action(admin, bea.id, {});
+    const first3 = [ann.id, bea.id, cal.id];
+
+    const wrapper = await ok(admin, 'GET', `/contacts/${dee.id}`);
+    expect(wrapper.company).toMatchObject({ id: dee.company_id, contacts_count: 4 });
+    const mates = wrapper.company.contacts;
+    expect(mates.map((e: Json) => e.contact.id)).toEqual(first3);
+    for (const e of mates)
+      expect(Object.keys(e).sort()).toEqual(['contact', 'next_action', 'next_action_conflicts', 'next_actions', 'queued_actions']);
+    expect(mates[0].contact).toMatchObject({ first_name: 'Ann', last_name: 'Abel', owner_id: member.user.id, company_id: dee.company_id });
+    expect(mates[1].next_action).toMatchObject({ id: next.id, contact_id: bea.id });
+    expect(mates[1].next_actions.map((a: Json) => a.id)).toEqual([next.id]);
+    expect(mates[0].next_action).toBeNull();
+
+    // Every wrapper of the company's contacts, in a list too, carries the same first three.
+    const listed = await ok(admin, 'GET', `/contacts?company_id=${dee.company_id}&team=true`);
+    expect(listed.contacts.length).toBeGreaterThan(0);
+    for (const e of listed.contacts) expect(e.company.contacts.map((m: Json) => m.contact.id)).toEqual(first3);
+    // The company's own view keeps all its contacts' wrappers, theirs without the nested list.
+    const own = (await ok(admin, 'GET', `/companies/${dee.company_id}`)).company;
+    expect(own.contacts.map((e: Json) => e.contact.id)).toEqual([...first3, dee.id]);
+    expect(own.contacts[0].company.contacts).toBeUndefined();
+    // A contact without a company: company stays null.
+    expect((await ok(admin, 'GET', `/contacts/${(await contact(admin, { last_name: 'Alone' })).id}`)).company).toBeNull();
+  });
+
   it('change_owner moves the contact to a user of the account; an unknown or foreign user is 404', async () => {
     const person = await contact(admin);
     const moved = await ok(admin, 'PUT', `/contacts/${person.id}/change_owner/${member.user.id}`);

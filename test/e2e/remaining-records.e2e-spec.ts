@@ -45,6 +45,29 @@ describe('remaining company and relationship operations (e2e)', () => {
     }
   });
 
+  it("answers calls' and meetings' index: the 1-based place in the result set, as OnePageCRM documents it", async () => {
+    const person = await contact(admin, { first_name: 'Ida', last_name: `Indexed ${Date.now()}` });
+    for (const n of [1, 2, 3]) {
+      const made = await ok(admin, 'POST', '/calls', { contact_id: person.id, text: `c${n}`, call_result: 'other' }, 201);
+      expect(made.call.index).toBe(1);
+      await ok(admin, 'POST', '/meetings', { contact_id: person.id, text: `m${n}`, meeting_time_int: 1_900_000_000 + n }, 201);
+    }
+    for (const [resource, key] of [
+      ['calls', 'call'],
+      ['meetings', 'meeting'],
+    ]) {
+      const all = (await ok(member, 'GET', `/${resource}?contact_id=${person.id}`))[resource].map((e: Json) => e[key]);
+      expect([resource, all.map((r: Json) => r.index)]).toEqual([resource, [1, 2, 3]]);
+      const page2 = (await ok(member, 'GET', `/${resource}?contact_id=${person.id}&per_page=2&page=2`))[resource].map((e: Json) => e[key]);
+      expect([resource, page2.map((r: Json) => [r.id, r.index])]).toEqual([resource, [[all[2].id, 3]]]);
+      expect((await ok(member, 'GET', `/${resource}/${all[1].id}`))[key].index).toBe(1);
+    }
+    // In a contact's fields= arrays: the place in that array.
+    const listed = await ok(admin, 'GET', `/contacts?fields=calls(all),meetings(all)&search=${encodeURIComponent(person.last_name)}`);
+    expect(listed.contacts[0].calls.map((e: Json) => e.call.index)).toEqual([1, 2, 3]);
+    expect(listed.contacts[0].meetings.map((e: Json) => e.meeting.index)).toEqual([1, 2, 3]);
+  });
+
   it('links contacts of other companies to a company, lists them with linked_with, and unlinks them', async () => {
     const own = await contact(admin, { last_name: 'Own', company_name: 'Hub Ltd' });
     const guest = await contact(admin, { last_name: 'Guest', company_name: 'Guest Ltd' });
@@ -153,6 +176,21 @@ describe('remaining company and relationship operations (e2e)', () => {
     expect((await ok(member, 'GET', `/contacts/${ann.id}/relationships/${relationship.id}`)).relationship).toEqual(relationship);
     const fromBob = (await ok(member, 'GET', `/contacts/${bob.id}/relationships/${relationship.id}.json`)).relationship;
     expect(fromBob).toMatchObject({ contact_id: bob.id, related_contact_id: ann.id, variant_id: boss.id, label: boss.name });
+    // OnePageCRM's related_contacts: both ends, the viewing contact first, each with its own label.
+    const end = (person: Json, variant: Json) => ({
+      variant_id: variant.id,
+      variant_name: variant.name,
+      contact_id: person.id,
+      first_name: person.first_name,
+      last_name: person.last_name,
+      photo_url: person.photo_url,
+      company_id: person.company_id,
+      company_name: person.company_name,
+      owner_id: person.owner_id,
+    });
+    expect(relationship.related_contacts).toEqual([end(ann, boss), end(bob, staff)]);
+    expect(fromBob.related_contacts).toEqual([end(bob, staff), end(ann, boss)]);
+    expect(relationship.modified_at).toBe(relationship.created_at);
     await expectError(member, 'GET', `/contacts/${cat.id}/relationships/${relationship.id}`, undefined, 404, 'resource_not_found');
     await expectError(stranger, 'GET', `/contacts/${ann.id}/relationships/${relationship.id}`, undefined, 404, 'resource_not_found');
 
@@ -170,6 +208,11 @@ describe('remaining company and relationship operations (e2e)', () => {
       symmetrical: true,
     });
     expect(put.created_at).toBe(relationship.created_at);
+    expect(Date.parse(put.modified_at)).toBeGreaterThan(Date.parse(relationship.modified_at));
+    expect(put.related_contacts.map((e: Json) => [e.contact_id, e.variant_id])).toEqual([
+      [bob.id, peers.relationship_variants[0].id],
+      [cat.id, peers.relationship_variants[0].id],
+    ]);
     await expectError(member, 'GET', `/contacts/${ann.id}/relationships/${relationship.id}`, undefined, 404, 'resource_not_found');
     // The same body again is no duplicate of itself.
     expect(

@@ -2688,6 +2688,8 @@ export interface components {
     /** @description The spec's Call plus decisions.md's fields. */
     CallDto: {
       id: string;
+      /** @description OnePageCRM's index of the call in the result set: 1-based across pages ((page - 1) × per_page + place), in a contact's `calls` array its place there, 1 when answered alone (one call, events). */
+      index: number;
       contact_id: string;
       text: string;
       call_result: string;
@@ -2740,7 +2742,16 @@ export interface components {
       /** @description ISO 3166-1 alpha-2 (any case), or empty. */
       country_code?: string;
     };
-    /** @description The spec's Company. `contacts` is present on company responses, not inside a contact wrapper. */
+    /** @description An entry of a company's `contacts` (OnePageCRM's Company): a contact wrapper. On company responses it has `company` (the company without its contacts and pending deals); inside a contact wrapper's `company` it has none (the wrapper holds the company). */
+    CompanyContactDto: {
+      contact: components['schemas']['ContactDto'];
+      company?: components['schemas']['CompanyDto'] | null;
+      next_actions: components['schemas']['ActionDto'][];
+      next_action: components['schemas']['ActionDto'] | null;
+      queued_actions: components['schemas']['ActionDto'][];
+      next_action_conflicts: components['schemas']['ActionDto'][];
+    };
+    /** @description The spec's Company. `contacts`: on company responses its first 100 contacts by name; inside a contact wrapper its first 3 (docs/decisions.md "Bounded embedded arrays"); absent in the companies of inner entries. */
     CompanyDto: {
       id: string;
       /** @description Data URI or "". */
@@ -2762,7 +2773,7 @@ export interface components {
       pending_deals_count: number;
       total_won_amount: number;
       total_pending_amount: number;
-      contacts?: components['schemas']['ContactWrapperDto'][];
+      contacts?: components['schemas']['CompanyContactDto'][];
       pending_deals: components['schemas']['DealEntryDto'][];
       created_at: string;
       modified_at: string;
@@ -2790,7 +2801,7 @@ export interface components {
       queued_actions: components['schemas']['ActionDto'][];
       /** @description The caller's queued actions dated before the caller's next action. */
       next_action_conflicts: components['schemas']['ActionDto'][];
-      /** @description The contact's company (without its contacts); null when none. */
+      /** @description The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none. */
       company: components['schemas']['CompanyDto'] | null;
     };
     CompanyReply: {
@@ -2859,7 +2870,7 @@ export interface components {
       queued_actions: components['schemas']['ActionDto'][];
       /** @description The caller's queued actions dated before the caller's next action. */
       next_action_conflicts: components['schemas']['ActionDto'][];
-      /** @description The contact's company (without its contacts); null when none. */
+      /** @description The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none. */
       company: components['schemas']['CompanyDto'] | null;
       deals?: unknown[];
       notes?: unknown[];
@@ -2867,7 +2878,6 @@ export interface components {
       meetings?: unknown[];
       pinned_attachments?: unknown[];
     };
-    /** @description A relationship between two contacts as seen from `contact_id` (the contact of the path): `related_contact_id` is the other contact and `variant_id`/`label` the label the other contact has for this one (e.g. "Manager": the related contact is this contact's manager). The same relationship read from the other contact shows the other variant of a directional type, and the same label for a symmetrical one. */
     ContactRelationshipDto: {
       id: string;
       relationship_type_id: string;
@@ -2879,7 +2889,10 @@ export interface components {
       reverse_variant_id: string;
       reverse_label: string;
       symmetrical: boolean;
+      /** @description OnePageCRM's view of the two ends: the viewing contact first, then the related one, each with its own label. */
+      related_contacts: components['schemas']['RelatedContactDto'][];
       created_at: string;
+      modified_at: string;
     };
     ContactRelationshipReply: {
       relationship: components['schemas']['ContactRelationshipDto'];
@@ -2896,7 +2909,7 @@ export interface components {
       queued_actions: components['schemas']['ActionDto'][];
       /** @description The caller's queued actions dated before the caller's next action. */
       next_action_conflicts: components['schemas']['ActionDto'][];
-      /** @description The contact's company (without its contacts); null when none. */
+      /** @description The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none. */
       company: components['schemas']['CompanyDto'] | null;
     };
     /** @description GET /contacts/filters/{id}: the contacts the filter matches, with the filter. */
@@ -3035,10 +3048,10 @@ export interface components {
       qty?: number;
       predefined_item_id?: string;
     };
-    /** @description GET /deals entry: `contacts` (primary first, then linked) only with `fields=contacts(all)`. */
+    /** @description GET /deals entry: `contacts` (primary first, then linked, full Contact objects, at most 5) only with `fields=contacts(all)`, as the spec and OnePageCRM have it. */
     DealListEntry: {
       deal: components['schemas']['DealDto'];
-      contacts?: unknown[];
+      contacts?: components['schemas']['ContactDto'][];
     };
     DealReply: {
       deal: components['schemas']['DealDto'];
@@ -3457,6 +3470,8 @@ export interface components {
     /** @description decisions.md's Meeting. */
     MeetingDto: {
       id: string;
+      /** @description OnePageCRM's index of the meeting in the result set: 1-based across pages ((page - 1) × per_page + place), in a contact's `meetings` array its place there, 1 when answered alone (one meeting, events). */
+      index: number;
       contact_id: string;
       text: string;
       /** @description Unix seconds. */
@@ -3570,6 +3585,8 @@ export interface components {
       name: string;
       /** @description OnePageCRM's name of `name` (the same value). */
       text: string;
+      /** @description Its place in the account's list of groups, 0 first; read-only (a new group is appended). Lists are in this order. */
+      position: number;
       predefined_action_ids: string[];
       /** @description OnePageCRM's name of `predefined_action_ids` (the same value). */
       action_ids: string[];
@@ -3618,6 +3635,19 @@ export interface components {
     };
     PredefinedItemReply: {
       predefined_item: components['schemas']['PredefinedItemDto'];
+    };
+    /** @description One end of a relationship as OnePageCRM's `Related_contact` has it: the contact and its label (variant) in it. */
+    RelatedContactDto: {
+      variant_id: string;
+      variant_name: string;
+      contact_id: string;
+      first_name: string;
+      last_name: string;
+      photo_url: string;
+      /** @description '' when the contact has no company. */
+      company_id: string;
+      company_name: string;
+      owner_id: string;
     };
     /** @description The spec's Relationship type record. */
     RelationshipTypeDto: {

@@ -3,9 +3,11 @@ import { toAttachmentDtos } from '../records/attachment.view';
 import { fullName, isoOf } from '../records/record-common';
 import type { CallRow } from './calls.repository';
 
-export function toCallDto(row: CallRow): CallDto {
+/** `index`: the call's 1-based place in the result set it is answered in (1 when answered alone), as OnePageCRM documents it. */
+export function toCallDto(row: CallRow, index = 1): CallDto {
   return {
     id: row.id,
+    index,
     contact_id: row.contact_id,
     text: row.text,
     call_result: row.call_result,

@@ -15,7 +15,7 @@ import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { writeEvent } from '../outbox/outbox';
 import { deleteAttachments, replaceAttachments } from '../records/attachments.repository';
-import { normalizeId, pick, replacedList } from '../records/record-common';
+import { normalizeId, pick, replacedList, resultIndex } from '../records/record-common';
 import { findContact, touchLastActivity } from '../records/record-references.repository';
 import { toCallDto } from './call.view';
 import { NotificationsService } from '../notifications/notifications.service';
@@ -35,7 +35,7 @@ export class CallsService {
 
   async list(caller: Caller, request: ListCallsRequest): Promise<ListCallsReply> {
     const { rows, page } = await this.calls.list(this.dataSource.manager, caller.account_id, request);
-    return { calls: rows.map((row) => ({ call: toCallDto(row) })), ...page };
+    return { calls: rows.map((row, i) => ({ call: toCallDto(row, resultIndex(page, i)) })), ...page };
   }
 
   async get(caller: Caller, request: CallIdRequest): Promise<CallReply> {

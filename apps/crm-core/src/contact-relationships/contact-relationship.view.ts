@@ -1,4 +1,4 @@
-import type { ContactRelationshipDto } from '@crm/contracts';
+import type { ContactRelationshipDto, RelatedContactDto } from '@crm/contracts';
 import type { ContactRelationshipRow } from './contact-relationships.repository';
 
 /** The relationship as seen from `viewer` (one of its two contacts). */
@@ -18,6 +18,26 @@ export function toContactRelationshipDto(row: ContactRelationshipRow, viewer: st
     reverse_variant_id: reverse.id,
     reverse_label: reverse.name,
     symmetrical: row.symmetrical,
+    // The stored variant labels related_contact_id; the other one (or the same, symmetrical) contact_id.
+    related_contacts: fromStoredSide ? [end(row, 'a', other), end(row, 'b', stored)] : [end(row, 'b', stored), end(row, 'a', other)],
     created_at: new Date(row.created_at).toISOString(),
+    modified_at: new Date(row.modified_at).toISOString(),
+  };
+}
+
+type Variant = { id: string; name: string };
+
+/** One end of the relationship (`a` the stored contact_id, `b` related_contact_id) with its label. */
+function end(row: ContactRelationshipRow, side: 'a' | 'b', variant: Variant): RelatedContactDto {
+  return {
+    variant_id: variant.id,
+    variant_name: variant.name,
+    contact_id: side === 'a' ? row.contact_id : row.related_contact_id,
+    first_name: row[`${side}_first_name`],
+    last_name: row[`${side}_last_name`],
+    photo_url: row[`${side}_photo_url`],
+    company_id: row[`${side}_company_id`] ?? '',
+    company_name: row[`${side}_company_name`],
+    owner_id: row[`${side}_owner_id`],
   };
 }

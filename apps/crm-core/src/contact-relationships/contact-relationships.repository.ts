@@ -28,6 +28,20 @@ export interface ContactRelationshipRow {
   other_id: string | null;
   other_name: string | null;
   created_at: Date;
+  modified_at: Date;
+  /** The two ends' names, photos, companies and owners (`a_` the stored contact_id, `b_` related_contact_id). */
+  a_first_name: string;
+  a_last_name: string;
+  a_photo_url: string;
+  a_company_id: string | null;
+  a_company_name: string;
+  a_owner_id: string;
+  b_first_name: string;
+  b_last_name: string;
+  b_photo_url: string;
+  b_company_id: string | null;
+  b_company_name: string;
+  b_owner_id: string;
 }
 
 /**
@@ -38,14 +52,20 @@ export interface ContactRelationshipRow {
  */
 function liveRelationships(accountId: string, contactId: string, extra: SqlFragment = sql.empty): SqlFragment {
   return sql`
-    SELECT r.id, r.relationship_type_id, r.contact_id, r.related_contact_id, t.symmetrical, r.created_at,
-           v.id AS variant_id, v.name AS variant_name, ov.id AS other_id, ov.name AS other_name
+    SELECT r.id, r.relationship_type_id, r.contact_id, r.related_contact_id, t.symmetrical, r.created_at, r.modified_at,
+           v.id AS variant_id, v.name AS variant_name, ov.id AS other_id, ov.name AS other_name,
+           a.first_name AS a_first_name, a.last_name AS a_last_name, a.photo_url AS a_photo_url, a.company_id AS a_company_id,
+           a.company_name AS a_company_name, a.owner_id AS a_owner_id,
+           b.first_name AS b_first_name, b.last_name AS b_last_name, b.photo_url AS b_photo_url, b.company_id AS b_company_id,
+           b.company_name AS b_company_name, b.owner_id AS b_owner_id
     FROM crm.contact_relationships r
     JOIN crm.relationship_types t ON t.id = r.relationship_type_id
     JOIN crm.relationship_variants v ON v.relationship_type_id = t.id AND (v.id = r.variant_id OR (r.variant_id IS NULL AND v.position = 0))
     LEFT JOIN crm.relationship_variants ov ON ov.relationship_type_id = t.id AND ov.id <> v.id
     JOIN crm.contacts oc ON oc.id = CASE WHEN r.contact_id = ${contactId} THEN r.related_contact_id ELSE r.contact_id END
                         AND oc.account_id = ${accountId} AND oc.deleted_at IS NULL
+    JOIN crm.contacts a ON a.id = r.contact_id
+    JOIN crm.contacts b ON b.id = r.related_contact_id
     WHERE r.account_id = ${accountId} AND (r.contact_id = ${contactId} OR r.related_contact_id = ${contactId}) AND r.deleted_at IS NULL ${extra}`;
 }
 
@@ -157,15 +177,22 @@ export class ContactRelationshipsRepository {
     );
   }
 
-  /** Replaces a relationship's ends, type and variant (the row keeps its id and creation time). */
+  /**
+   * Replaces a relationship's ends, type and variant (the row keeps its id and creation time);
+   * `modified_at` moves only when one of them changes (the same body again changes nothing).
+   */
   async replace(
     db: Db,
     row: { id: string; relationship_type_id: string; contact_id: string; related_contact_id: string; variant_id: string },
   ): Promise<void> {
+    const values = sql`(${row.relationship_type_id}::varchar, ${row.contact_id}::varchar, ${row.related_contact_id}::varchar, ${row.variant_id}::varchar)`;
     await execute(
       db,
       sql`UPDATE crm.contact_relationships SET relationship_type_id = ${row.relationship_type_id}, contact_id = ${row.contact_id},
-          related_contact_id = ${row.related_contact_id}, variant_id = ${row.variant_id}, modified_at = now() WHERE id = ${row.id}`,
+          related_contact_id = ${row.related_contact_id}, variant_id = ${row.variant_id},
+          modified_at = CASE WHEN (relationship_type_id, contact_id, related_contact_id, variant_id) IS DISTINCT FROM ${values}
+                             THEN now() ELSE modified_at END
+          WHERE id = ${row.id}`,
     );
   }
 

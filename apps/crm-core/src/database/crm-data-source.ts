@@ -22,6 +22,7 @@ import { StoredFiles1764500300000 } from '../migrations/1764500300000-stored-fil
 import { RemainingOperations1764500700000 } from '../migrations/1764500700000-remaining-operations';
 import { QueryParameterIndexes1764600500000 } from '../migrations/1764600500000-query-parameter-indexes';
 import { OwnerContactCounters1764700000000 } from '../migrations/1764700000000-owner-contact-counters';
+import { PredefinedActionGroupPosition1764800050000 } from '../migrations/1764800050000-predefined-action-group-position';
 import { AsapActions1764800100000 } from '../migrations/1764800100000-asap-actions';
 import { AccountSettings1764800200000 } from '../migrations/1764800200000-account-settings';
 import { StatusTypeKeys1764800300000 } from '../migrations/1764800300000-status-type-keys';
@@ -68,6 +69,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       QueryParameterIndexes1764600500000,
       // issue 17: GET /contacts reads its total from stored per-owner counters
       OwnerContactCounters1764700000000,
+      // issue 13, item 4: predefined action groups keep OnePageCRM's position
+      PredefinedActionGroupPosition1764800050000,
       // issue 13, item 4: actions' asap status
       AsapActions1764800100000,
       // issue 13, item 4: OnePageCRM's account settings, account type and cost setup

@@ -19,7 +19,7 @@ import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { savedFilterSql } from '../filters/filters.repository';
 import { writeEvent } from '../outbox/outbox';
-import { loadContactDtos } from '../read-models';
+import { DEAL_LIST_CONTACTS_CAP, loadContactDtos } from '../read-models';
 import { deleteAttachments, moveAttachments, replaceAttachments } from '../records/attachments.repository';
 import { normalizeId, replacedList, todayUtc } from '../records/record-common';
 import { findContact, findContacts, findUser, type ContactRef } from '../records/record-references.repository';
@@ -289,13 +289,19 @@ export class DealsService {
     return rows.map((row) => toDealDto(row, definitions, { includeHistory }));
   }
 
-  /** `contacts` of each entry: the primary contact, then the linked ones, as full Contact objects. */
+  /**
+   * `contacts` of each entry: the primary contact, then the linked ones, as full Contact objects,
+   * at most DEAL_LIST_CONTACTS_CAP per deal; one query for the whole page.
+   */
   private async withContacts(db: Db, accountId: string, deals: DealDto[]): Promise<DealListEntry[]> {
-    const ids = [...new Set(deals.flatMap((d) => [d.contact_id, ...d.linked_contacts.map((c) => c.id)]))];
+    const idsOf = (d: DealDto) => [d.contact_id, ...d.linked_contacts.map((c) => c.id)].slice(0, DEAL_LIST_CONTACTS_CAP);
+    const ids = [...new Set(deals.flatMap(idsOf))];
     const contacts = ids.length > 0 ? await loadContactDtos(db, accountId, ids) : new Map();
     return deals.map((deal) => ({
       deal,
-      contacts: [deal.contact_id, ...deal.linked_contacts.map((c) => c.id)].map((id) => contacts.get(id)).filter((c) => c !== undefined),
+      contacts: idsOf(deal)
+        .map((id) => contacts.get(id))
+        .filter((c) => c !== undefined),
     }));
   }
 }

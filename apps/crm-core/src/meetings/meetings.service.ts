@@ -15,7 +15,7 @@ import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { writeEvent } from '../outbox/outbox';
 import { deleteAttachments, replaceAttachments } from '../records/attachments.repository';
-import { normalizeId, pick, replacedList } from '../records/record-common';
+import { normalizeId, pick, replacedList, resultIndex } from '../records/record-common';
 import { findContact, touchLastActivity } from '../records/record-references.repository';
 import { toMeetingDto } from './meeting.view';
 import { NotificationsService } from '../notifications/notifications.service';
@@ -35,7 +35,7 @@ export class MeetingsService {
 
   async list(caller: Caller, request: ListMeetingsRequest): Promise<ListMeetingsReply> {
     const { rows, page } = await this.meetings.list(this.dataSource.manager, caller.account_id, request);
-    return { meetings: rows.map((row) => ({ meeting: toMeetingDto(row) })), ...page };
+    return { meetings: rows.map((row, i) => ({ meeting: toMeetingDto(row, resultIndex(page, i)) })), ...page };
   }
 
   async get(caller: Caller, request: MeetingIdRequest): Promise<MeetingReply> {

@@ -20,6 +20,7 @@ export function toPredefinedActionGroupDto(row: PredefinedActionGroupRow): Prede
     id: row.id,
     name: row.name,
     text: row.name,
+    position: row.position,
     predefined_action_ids: row.member_ids,
     action_ids: row.member_ids,
     created_at: new Date(row.created_at).toISOString(),

@@ -18,13 +18,15 @@ export interface PredefinedActionRow {
 export interface PredefinedActionGroupRow {
   id: string;
   name: string;
+  /** Its place in the account's list of groups, 0 first (appended on creation). */
+  position: number;
   member_ids: string[];
   created_at: Date;
   modified_at: Date;
 }
 
 const ACTION_COLUMNS = sql.raw('a.id, a.text, a.status, a.days_after, a.time, a.group_id, a.created_at, a.modified_at');
-const GROUP_COLUMNS = sql.raw(`g.id, g.name, g.created_at, g.modified_at,
+const GROUP_COLUMNS = sql.raw(`g.id, g.name, g.position, g.created_at, g.modified_at,
   coalesce((SELECT array_agg(m.id ORDER BY m.group_position, m.id) FROM crm.predefined_actions m WHERE m.group_id = g.id), '{}') AS member_ids`);
 
 const ACTION_LIST: AccountList = {
@@ -38,7 +40,7 @@ const GROUP_LIST: AccountList = {
   from: sql.raw('crm.predefined_action_groups g'),
   alias: 'g',
   columns: GROUP_COLUMNS,
-  orderBy: sql.raw('g.created_at, g.id'),
+  orderBy: sql.raw('g.position, g.id'),
 };
 
 @Injectable()
@@ -126,7 +128,12 @@ export class PredefinedActionsRepository {
 
   /** A new group of `memberIds`, in that order. */
   async insertGroup(db: Db, accountId: string, id: string, name: string, memberIds: readonly string[]): Promise<void> {
-    await execute(db, sql`INSERT INTO crm.predefined_action_groups (id, account_id, name) VALUES (${id}, ${accountId}, ${name})`);
+    // Appended after the account's last group (two created at once may share a position; the id orders them).
+    await execute(
+      db,
+      sql`INSERT INTO crm.predefined_action_groups (id, account_id, name, position)
+          SELECT ${id}, ${accountId}, ${name}, coalesce(max(position) + 1, 0) FROM crm.predefined_action_groups WHERE account_id = ${accountId}`,
+    );
     await execute(
       db,
       sql`UPDATE crm.predefined_actions a SET group_id = ${id}, group_position = m.position - 1, modified_at = now()

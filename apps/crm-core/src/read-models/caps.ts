@@ -21,3 +21,16 @@ export const QUEUED_ACTIONS_CAP = 25;
 
 /** Entries of each `fields=deals(all),notes(all),...` array per contact (newest first); the rest: the resource's own list. */
 export const CONTACT_RECORDS_CAP = 25;
+
+/**
+ * Contacts in each entry of `GET /deals?fields=contacts(all)`: the primary contact, then the first
+ * linked ones in the deal's order (a deal may link 100, a page holds 100 deals); the rest: the
+ * deal's `linked_contacts` and GET /contacts/{id}.
+ */
+export const DEAL_LIST_CONTACTS_CAP = 5;
+
+/**
+ * Entries of `company.contacts` inside a contact wrapper (the company's first non-deleted contacts
+ * by name, as in a company's own `contacts`); the rest: GET /companies/{id} and GET /contacts?company_id=.
+ */
+export const WRAPPER_COMPANY_CONTACTS_CAP = 3;

@@ -40,6 +40,7 @@ export async function loadCompanyDtos(
       members.map((c) => c.id),
       options.viewerId,
       summaries,
+      false,
     );
     for (const company of out.values()) company.contacts = [];
     for (const wrapper of wrappers) out.get(wrapper.contact.company_id!)?.contacts?.push(wrapper);

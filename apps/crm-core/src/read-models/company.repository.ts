@@ -1,5 +1,5 @@
 import type { CompanyAddressDto } from '@crm/contracts';
-import { many, sql, type Db } from '../common/sql';
+import { many, sql, type Db, type SqlFragment } from '../common/sql';
 
 /** A company as the API shows it: crm.companies with its stored counters. */
 export interface CompanyRow {
@@ -50,25 +50,52 @@ export function companyRows(db: Db, accountId: string, ids: readonly string[]): 
 }
 
 /**
- * The first `limit` non-deleted contacts of each company, by name (sort_name, id): an index range
- * per company (contacts_company_name_idx), so a company of 20,000 contacts reads `limit` of them.
+ * `(id, company_id)` of the first `limit` non-deleted contacts by name (sort_name, id) of each
+ * company of `companies` (a relation `k` with `company_id` and the order key `n`), in that order:
+ * an index range per company (contacts_company_name_idx), so a company of 20,000 contacts reads
+ * `limit` of them.
  */
+function firstMembers(
+  db: Db,
+  accountId: string,
+  companies: SqlFragment,
+  limit: number,
+): Promise<Array<{ id: string; company_id: string }>> {
+  return many<{ id: string; company_id: string }>(
+    db,
+    sql`SELECT m.id, k.company_id
+        FROM ${companies}
+        CROSS JOIN LATERAL (
+          SELECT c.id, c.sort_name FROM crm.contacts c
+          WHERE c.company_id = k.company_id AND c.account_id = ${accountId} AND c.deleted_at IS NULL
+          ORDER BY c.sort_name, c.id LIMIT ${limit}
+        ) m
+        ORDER BY k.n, m.sort_name, m.id`,
+    { prepare: true },
+  );
+}
+
+/** The first `limit` non-deleted contacts of each company, by name (see {@link firstMembers}). */
 export function companyMemberIds(
   db: Db,
   accountId: string,
   companyIds: readonly string[],
   limit: number,
 ): Promise<Array<{ id: string; company_id: string }>> {
-  return many<{ id: string; company_id: string }>(
-    db,
-    sql`SELECT m.id, k.company_id
-        FROM unnest(${[...companyIds]}::varchar[]) WITH ORDINALITY AS k(company_id, n)
-        CROSS JOIN LATERAL (
-          SELECT c.id FROM crm.contacts c
-          WHERE c.company_id = k.company_id AND c.account_id = ${accountId} AND c.deleted_at IS NULL
-          ORDER BY c.sort_name, c.id LIMIT ${limit}
-        ) m
-        ORDER BY k.n`,
-    { prepare: true },
-  );
+  return firstMembers(db, accountId, sql`unnest(${[...companyIds]}::varchar[]) WITH ORDINALITY AS k(company_id, n)`, limit);
+}
+
+/**
+ * The first `limit` non-deleted contacts by name of each company that one of `contactIds` belongs
+ * to, in one statement: the contacts by primary key, then {@link firstMembers}.
+ */
+export function companyMatesOf(
+  db: Db,
+  accountId: string,
+  contactIds: readonly string[],
+  limit: number,
+): Promise<Array<{ id: string; company_id: string }>> {
+  const companies = sql`(SELECT DISTINCT c.company_id, c.company_id AS n FROM crm.contacts c
+                         WHERE c.account_id = ${accountId} AND c.id = ANY(${[...contactIds]}::varchar[]) AND c.company_id IS NOT NULL) k`;
+  return firstMembers(db, accountId, companies, limit);
 }

@@ -1,6 +1,8 @@
 import type { CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, ContactWrapperDto } from '@crm/contracts';
 import type { Db } from '../common/sql';
 import { loadCompanySummaries } from './company-summary.read-model';
+import { WRAPPER_COMPANY_CONTACTS_CAP } from './caps';
+import { companyMatesOf } from './company.repository';
 import { contactOwnerId, contactRows } from './contact.repository';
 import { compareUrgency, toContactDto } from './contact.view';
 import { fieldDefinitions } from './fields.repository';
@@ -36,14 +38,19 @@ export async function loadContactDtos(
 /**
  * Contact wrappers of the given ids, in the order of `ids` (missing ones skipped). `viewerId` is the
  * user whose next action and queued actions the wrapper shows (the caller); null: each contact's owner.
+ * Each wrapper's `company` carries `contacts`: the company's first WRAPPER_COMPANY_CONTACTS_CAP
+ * contacts by name, as OnePageCRM's Company documents them (`{ contact, next_actions, next_action,
+ * queued_actions, next_action_conflicts }`, without their own `company`). They cost one query more
+ * (companyMatesOf), read with the wrappers' own contacts and actions, not per contact.
  */
 export function loadContactWrappers(db: Db, accountId: string, ids: string[], viewerId: string | null): Promise<ContactWrapperDto[]> {
-  return contactWrappers(db, accountId, ids, viewerId, new Map());
+  return contactWrappers(db, accountId, ids, viewerId, new Map(), true);
 }
 
 /**
  * {@link loadContactWrappers}, given companies already read (without `contacts`), which are not
- * read again: a company view passes itself for its own contacts' wrappers.
+ * read again: a company view passes itself for its own contacts' wrappers (`companyContacts`
+ * false: the company around them holds its contacts).
  */
 export async function contactWrappers(
   db: Db,
@@ -51,40 +58,64 @@ export async function contactWrappers(
   ids: string[],
   viewerId: string | null,
   known: ReadonlyMap<string, CompanyDto>,
+  companyContacts: boolean,
 ): Promise<ContactWrapperDto[]> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return [];
-  // The contacts and their open actions (as the viewer sees them) in parallel; then the companies,
-  // only when some contact has one.
+  // The companies' first contacts (one indexed query), then every contact needed and their open
+  // actions (as the viewer sees them) in parallel; then the companies, only when some contact has one.
+  const mates = companyContacts ? await companyMatesOf(db, accountId, wanted, WRAPPER_COMPANY_CONTACTS_CAP) : [];
+  const all = [...new Set([...wanted, ...mates.map((m) => m.id)])];
   const [contacts, viewerActions] = await Promise.all([
-    loadContactDtos(db, accountId, wanted),
-    viewerId ? contactActionsOf(db, accountId, viewerId, wanted) : Promise.resolve(null),
+    loadContactDtos(db, accountId, all),
+    viewerId ? contactActionsOf(db, accountId, viewerId, all) : Promise.resolve(null),
   ]);
   const found = wanted.map((id) => contacts.get(id)).filter((c): c is ContactDto => c !== undefined);
   const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => id !== null && !known.has(id)))];
   const companyMap = new Map(known);
   if (companyIds.length > 0) for (const [id, company] of await loadCompanySummaries(db, accountId, companyIds)) companyMap.set(id, company);
-  let byOwner: Map<string, Map<string, ContactActionsDto>> | null = null;
-  if (!viewerId) {
-    const owners = [...new Set(found.map((c) => c.owner_id))];
-    const maps = await Promise.all(
-      owners.map((owner) =>
-        contactActionsOf(
-          db,
-          accountId,
-          owner,
-          found.filter((c) => c.owner_id === owner).map((c) => c.id),
-        ),
-      ),
-    );
-    byOwner = new Map(owners.map((owner, i) => [owner, maps[i]]));
-  }
+  const actionsOf = viewerActions
+    ? (contact: ContactDto) => viewerActions.get(contact.id)
+    : await ownersActions(db, accountId, [...contacts.values()]);
   const none: ContactActionsDto = { next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] };
+  if (companyContacts) {
+    // One company object per company, shared by its wrappers, with its first contacts.
+    for (const id of companyIds) {
+      const company = companyMap.get(id);
+      if (!company) continue;
+      const entries = mates.filter((m) => m.company_id === id).map((m) => contacts.get(m.id));
+      const inner = entries
+        .filter((c): c is ContactDto => c !== undefined)
+        .map((contact) => ({ contact, ...(actionsOf(contact) ?? none) }));
+      companyMap.set(id, { ...company, contacts: inner });
+    }
+  }
   return found.map((contact) => ({
     contact,
-    ...((viewerActions ?? byOwner?.get(contact.owner_id))?.get(contact.id) ?? none),
+    ...(actionsOf(contact) ?? none),
     company: contact.company_id ? (companyMap.get(contact.company_id) ?? null) : null,
   }));
+}
+
+/** The open actions of each contact as its owner sees them: one read per owner among `contacts`. */
+async function ownersActions(
+  db: Db,
+  accountId: string,
+  contacts: ContactDto[],
+): Promise<(contact: ContactDto) => ContactActionsDto | undefined> {
+  const owners = [...new Set(contacts.map((c) => c.owner_id))];
+  const maps = await Promise.all(
+    owners.map((owner) =>
+      contactActionsOf(
+        db,
+        accountId,
+        owner,
+        contacts.filter((c) => c.owner_id === owner).map((c) => c.id),
+      ),
+    ),
+  );
+  const byOwner = new Map(owners.map((owner, i) => [owner, maps[i]]));
+  return (contact) => byOwner.get(contact.owner_id)?.get(contact.id);
 }
 
 /**

@@ -81,16 +81,24 @@ export function pendingDealsOfCompanyIds(db: Db, accountId: string, companyIds: 
   return pendingDealsOfCompanies(db, accountId, companyIds);
 }
 
-/** Rows of the contacts as `{ <key>: dto }` entries per contact, in the rows' order. */
+/**
+ * Rows of the contacts as `{ <key>: dto }` entries per contact, in the rows' order; `toDto` gets
+ * the row's 1-based place in its contact's array (calls' and meetings' `index` in that result set).
+ */
 function entries<R extends { contact_id: string }, K extends string, D>(
   contactIds: readonly string[],
   rows: R[],
   key: K,
-  toDto: (row: R) => D,
+  toDto: (row: R, index: number) => D,
 ): Map<string, Array<Record<K, D>>> {
+  const seen = new Map<string, number>();
   return group(
     contactIds,
-    rows.map((row) => ({ key: row.contact_id, value: { [key]: toDto(row) } as Record<K, D> })),
+    rows.map((row) => {
+      const index = (seen.get(row.contact_id) ?? 0) + 1;
+      seen.set(row.contact_id, index);
+      return { key: row.contact_id, value: { [key]: toDto(row, index) } as Record<K, D> };
+    }),
   );
 }
 

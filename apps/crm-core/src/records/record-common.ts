@@ -40,3 +40,8 @@ export function pick<T>(partial: boolean, sent: T | null | undefined, current: T
 export function replacedList<T>(partial: boolean, sent: readonly T[] | null | undefined): readonly T[] | null {
   return sent !== undefined ? (sent ?? []) : partial ? null : [];
 }
+
+/** The 1-based place of the `i`th row of a page in the whole result set (calls' and meetings' `index`). */
+export function resultIndex(page: { page: number; per_page: number }, i: number): number {
+  return (page.page - 1) * page.per_page + i + 1;
+}

@@ -1,4 +1,5 @@
-import type { ContactAddressDto, ContactWrapperDto, FieldRefDto } from '../contacts/contact.dto';
+import type { ContactActionsDto } from '../actions/action.dto';
+import type { ContactAddressDto, ContactDto, ContactWrapperDto, FieldRefDto } from '../contacts/contact.dto';
 import type { DealDto } from '../deals/deal.dto';
 import type { PageInfo } from '../paging/paging.request';
 
@@ -15,7 +16,21 @@ export interface DealEntryDto {
   deal: DealDto;
 }
 
-/** The spec's Company. `contacts` is present on company responses, not inside a contact wrapper. */
+/**
+ * An entry of a company's `contacts` (OnePageCRM's Company): a contact wrapper. On company
+ * responses it has `company` (the company without its contacts and pending deals); inside a contact
+ * wrapper's `company` it has none (the wrapper holds the company).
+ */
+export interface CompanyContactDto extends ContactActionsDto {
+  contact: ContactDto;
+  company?: CompanyDto | null;
+}
+
+/**
+ * The spec's Company. `contacts`: on company responses its first 100 contacts by name; inside a
+ * contact wrapper its first 3 (docs/decisions.md "Bounded embedded arrays"); absent in the
+ * companies of inner entries.
+ */
 export interface CompanyDto {
   id: string;
   /** Data URI or "". */
@@ -37,7 +52,7 @@ export interface CompanyDto {
   pending_deals_count: number;
   total_won_amount: number;
   total_pending_amount: number;
-  contacts?: ContactWrapperDto[];
+  contacts?: CompanyContactDto[];
   pending_deals: DealEntryDto[];
   created_at: string;
   modified_at: string;

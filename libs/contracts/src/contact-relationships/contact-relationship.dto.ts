@@ -7,6 +7,20 @@ import type { PageInfo } from '../paging/paging.request';
  * relationship read from the other contact shows the other variant of a directional type, and
  * the same label for a symmetrical one.
  */
+/** One end of a relationship as OnePageCRM's `Related_contact` has it: the contact and its label (variant) in it. */
+export type RelatedContactDto = {
+  variant_id: string;
+  variant_name: string;
+  contact_id: string;
+  first_name: string;
+  last_name: string;
+  photo_url: string;
+  /** '' when the contact has no company. */
+  company_id: string;
+  company_name: string;
+  owner_id: string;
+};
+
 export type ContactRelationshipDto = {
   id: string;
   relationship_type_id: string;
@@ -18,7 +32,10 @@ export type ContactRelationshipDto = {
   reverse_variant_id: string;
   reverse_label: string;
   symmetrical: boolean;
+  /** OnePageCRM's view of the two ends: the viewing contact first, then the related one, each with its own label. */
+  related_contacts: RelatedContactDto[];
   created_at: string;
+  modified_at: string;
 };
 
 export type ContactRelationshipReply = { relationship: ContactRelationshipDto };

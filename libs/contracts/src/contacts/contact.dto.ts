@@ -104,7 +104,7 @@ export interface ContactWrapperDto {
   queued_actions: ActionDto[];
   /** The caller's queued actions dated before the caller's next action. */
   next_action_conflicts: ActionDto[];
-  /** The contact's company (without its contacts); null when none. */
+  /** The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none. */
   company: CompanyDto | null;
 }
 

@@ -1,3 +1,4 @@
+import type { ContactDto } from '../contacts/contact.dto';
 import type { AttachmentDto } from '../attachments/attachment.dto';
 import type { PageInfo } from '../paging/paging.request';
 
@@ -90,10 +91,13 @@ export interface DealReply {
   deal: DealDto;
 }
 
-/** GET /deals entry: `contacts` (primary first, then linked) only with `fields=contacts(all)`. */
+/**
+ * GET /deals entry: `contacts` (primary first, then linked, full Contact objects, at most 5) only
+ * with `fields=contacts(all)`, as the spec and OnePageCRM have it.
+ */
 export interface DealListEntry {
   deal: DealDto;
-  contacts?: unknown[];
+  contacts?: ContactDto[];
 }
 
 export interface ListDealsReply extends PageInfo {

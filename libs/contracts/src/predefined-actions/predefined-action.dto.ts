@@ -19,6 +19,8 @@ export interface PredefinedActionGroupDto {
   name: string;
   /** OnePageCRM's name of `name` (the same value). */
   text: string;
+  /** Its place in the account's list of groups, 0 first; read-only (a new group is appended). Lists are in this order. */
+  position: number;
   predefined_action_ids: string[];
   /** OnePageCRM's name of `predefined_action_ids` (the same value). */
   action_ids: string[];

@@ -240,6 +240,11 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     type: 'object',
     properties: {
       id: { type: 'string' },
+      index: {
+        description:
+          "OnePageCRM's index of the call in the result set: 1-based across pages ((page - 1) × per_page + place), in a contact's `calls` array its place there, 1 when answered alone (one call, events).",
+        type: 'number',
+      },
       contact_id: { type: 'string' },
       text: { type: 'string' },
       call_result: { type: 'string' },
@@ -254,6 +259,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     },
     required: [
       'id',
+      'index',
       'contact_id',
       'text',
       'call_result',
@@ -302,8 +308,23 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     },
     required: ['address', 'city', 'state', 'zip_code', 'country_code'],
   },
+  CompanyContactDto: {
+    description:
+      "An entry of a company's `contacts` (OnePageCRM's Company): a contact wrapper. On company responses it has `company` (the company without its contacts and pending deals); inside a contact wrapper's `company` it has none (the wrapper holds the company).",
+    type: 'object',
+    properties: {
+      contact: { $ref: '#/components/schemas/ContactDto' },
+      company: { anyOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }] },
+      next_actions: { type: 'array', items: { $ref: '#/components/schemas/ActionDto' } },
+      next_action: { anyOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }] },
+      queued_actions: { type: 'array', items: { $ref: '#/components/schemas/ActionDto' } },
+      next_action_conflicts: { type: 'array', items: { $ref: '#/components/schemas/ActionDto' } },
+    },
+    required: ['contact', 'next_actions', 'next_action', 'queued_actions', 'next_action_conflicts'],
+  },
   CompanyDto: {
-    description: "The spec's Company. `contacts` is present on company responses, not inside a contact wrapper.",
+    description:
+      'The spec\'s Company. `contacts`: on company responses its first 100 contacts by name; inside a contact wrapper its first 3 (docs/decisions.md "Bounded embedded arrays"); absent in the companies of inner entries.',
     type: 'object',
     properties: {
       id: { type: 'string' },
@@ -324,7 +345,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       pending_deals_count: { type: 'number' },
       total_won_amount: { type: 'number' },
       total_pending_amount: { type: 'number' },
-      contacts: { type: 'array', items: { $ref: '#/components/schemas/ContactWrapperDto' } },
+      contacts: { type: 'array', items: { $ref: '#/components/schemas/CompanyContactDto' } },
       pending_deals: { type: 'array', items: { $ref: '#/components/schemas/DealEntryDto' } },
       created_at: { type: 'string' },
       modified_at: { type: 'string' },
@@ -389,7 +410,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         items: { $ref: '#/components/schemas/ActionDto' },
       },
       company: {
-        description: "The contact's company (without its contacts); null when none.",
+        description: "The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none.",
         anyOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
       },
     },
@@ -506,7 +527,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         items: { $ref: '#/components/schemas/ActionDto' },
       },
       company: {
-        description: "The contact's company (without its contacts); null when none.",
+        description: "The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none.",
         anyOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
       },
       deals: { type: 'array', items: {} },
@@ -518,8 +539,6 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     required: ['contact', 'next_actions', 'next_action', 'queued_actions', 'next_action_conflicts', 'company'],
   },
   ContactRelationshipDto: {
-    description:
-      'A relationship between two contacts as seen from `contact_id` (the contact of the path): `related_contact_id` is the other contact and `variant_id`/`label` the label the other contact has for this one (e.g. "Manager": the related contact is this contact\'s manager). The same relationship read from the other contact shows the other variant of a directional type, and the same label for a symmetrical one.',
     type: 'object',
     properties: {
       id: { type: 'string' },
@@ -531,7 +550,13 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       reverse_variant_id: { description: "The label of `contact_id` from the related contact's side.", type: 'string' },
       reverse_label: { type: 'string' },
       symmetrical: { type: 'boolean' },
+      related_contacts: {
+        description: "OnePageCRM's view of the two ends: the viewing contact first, then the related one, each with its own label.",
+        type: 'array',
+        items: { $ref: '#/components/schemas/RelatedContactDto' },
+      },
       created_at: { type: 'string' },
+      modified_at: { type: 'string' },
     },
     required: [
       'id',
@@ -543,7 +568,9 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       'reverse_variant_id',
       'reverse_label',
       'symmetrical',
+      'related_contacts',
       'created_at',
+      'modified_at',
     ],
   },
   ContactRelationshipReply: {
@@ -577,7 +604,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         items: { $ref: '#/components/schemas/ActionDto' },
       },
       company: {
-        description: "The contact's company (without its contacts); null when none.",
+        description: "The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none.",
         anyOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
       },
     },
@@ -765,9 +792,13 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     ],
   },
   DealListEntry: {
-    description: 'GET /deals entry: `contacts` (primary first, then linked) only with `fields=contacts(all)`.',
+    description:
+      'GET /deals entry: `contacts` (primary first, then linked, full Contact objects, at most 5) only with `fields=contacts(all)`, as the spec and OnePageCRM have it.',
     type: 'object',
-    properties: { deal: { $ref: '#/components/schemas/DealDto' }, contacts: { type: 'array', items: {} } },
+    properties: {
+      deal: { $ref: '#/components/schemas/DealDto' },
+      contacts: { type: 'array', items: { $ref: '#/components/schemas/ContactDto' } },
+    },
     required: ['deal'],
   },
   DealReply: { type: 'object', properties: { deal: { $ref: '#/components/schemas/DealDto' } }, required: ['deal'] },
@@ -1303,6 +1334,11 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     type: 'object',
     properties: {
       id: { type: 'string' },
+      index: {
+        description:
+          "OnePageCRM's index of the meeting in the result set: 1-based across pages ((page - 1) × per_page + place), in a contact's `meetings` array its place there, 1 when answered alone (one meeting, events).",
+        type: 'number',
+      },
       contact_id: { type: 'string' },
       text: { type: 'string' },
       meeting_time_int: { description: 'Unix seconds.', type: 'number' },
@@ -1312,7 +1348,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       created_at: { type: 'string' },
       modified_at: { type: 'string' },
     },
-    required: ['id', 'contact_id', 'text', 'meeting_time_int', 'place', 'author', 'attachments', 'created_at', 'modified_at'],
+    required: ['id', 'index', 'contact_id', 'text', 'meeting_time_int', 'place', 'author', 'attachments', 'created_at', 'modified_at'],
   },
   MeetingReply: { type: 'object', properties: { meeting: { $ref: '#/components/schemas/MeetingDto' } }, required: ['meeting'] },
   NextActionDate: {
@@ -1437,6 +1473,10 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       id: { type: 'string' },
       name: { type: 'string' },
       text: { description: "OnePageCRM's name of `name` (the same value).", type: 'string' },
+      position: {
+        description: "Its place in the account's list of groups, 0 first; read-only (a new group is appended). Lists are in this order.",
+        type: 'number',
+      },
       predefined_action_ids: { type: 'array', items: { type: 'string' } },
       action_ids: {
         description: "OnePageCRM's name of `predefined_action_ids` (the same value).",
@@ -1446,7 +1486,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       created_at: { type: 'string' },
       modified_at: { type: 'string' },
     },
-    required: ['id', 'name', 'text', 'predefined_action_ids', 'action_ids', 'created_at', 'modified_at'],
+    required: ['id', 'name', 'text', 'position', 'predefined_action_ids', 'action_ids', 'created_at', 'modified_at'],
   },
   PredefinedActionGroupReply: {
     type: 'object',
@@ -1507,6 +1547,32 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     type: 'object',
     properties: { predefined_item: { $ref: '#/components/schemas/PredefinedItemDto' } },
     required: ['predefined_item'],
+  },
+  RelatedContactDto: {
+    description: "One end of a relationship as OnePageCRM's `Related_contact` has it: the contact and its label (variant) in it.",
+    type: 'object',
+    properties: {
+      variant_id: { type: 'string' },
+      variant_name: { type: 'string' },
+      contact_id: { type: 'string' },
+      first_name: { type: 'string' },
+      last_name: { type: 'string' },
+      photo_url: { type: 'string' },
+      company_id: { description: "'' when the contact has no company.", type: 'string' },
+      company_name: { type: 'string' },
+      owner_id: { type: 'string' },
+    },
+    required: [
+      'variant_id',
+      'variant_name',
+      'contact_id',
+      'first_name',
+      'last_name',
+      'photo_url',
+      'company_id',
+      'company_name',
+      'owner_id',
+    ],
   },
   RelationshipTypeDto: {
     description: "The spec's Relationship type record.",
