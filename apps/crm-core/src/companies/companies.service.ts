@@ -21,7 +21,7 @@ import {
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { isUniqueViolation } from '../common/unique-violation';
-import { COMPANY_LIST_CONTACTS_CAP, fieldDefinitions, loadCompanyDtos, loadContactWrappers } from '../read-models';
+import { COMPANY_LIST_CONTACTS_CAP, fieldDefinitions, LIST_ENTRIES, loadCompanyDtos, loadContactWrappers } from '../read-models';
 import { customFieldValues, listOrder, pathId, rangedColumn } from '../contacts/contact.rules';
 import { ContactsService } from '../contacts/contacts.service';
 import { writeEvent } from '../outbox/outbox';
@@ -119,7 +119,7 @@ export class CompaniesService {
 
   private async linkedEntries(db: Db, caller: Caller, ids: string[]): Promise<LinkedContactReply[]> {
     const [wrappers, linkedWith] = await Promise.all([
-      loadContactWrappers(db, caller.account_id, ids, caller.user_id),
+      loadContactWrappers(db, caller.account_id, ids, caller.user_id, LIST_ENTRIES),
       this.companies.linkedWith(db, ids),
     ]);
     return wrappers.map((wrapper) => ({ linked_contact: { ...wrapper, linked_with: linkedWith.get(wrapper.contact.id) ?? [] } }));

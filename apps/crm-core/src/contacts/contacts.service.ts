@@ -31,7 +31,14 @@ import {
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
-import { contactEventData, contactResourceArrays, fieldDefinitions, loadCompanyDtos, loadContactWrappers } from '../read-models';
+import {
+  contactEventData,
+  contactResourceArrays,
+  fieldDefinitions,
+  LIST_ENTRIES,
+  loadCompanyDtos,
+  loadContactWrappers,
+} from '../read-models';
 import { FiltersService } from '../filters/filters.service';
 import { writeEvent } from '../outbox/outbox';
 import { findUser } from '../records/record-references.repository';
@@ -150,6 +157,7 @@ export class ContactsService {
       caller.account_id,
       rows.map((r) => r.id),
       caller.user_id,
+      LIST_ENTRIES,
     );
     return { contacts, items_left: itemsLeft, next_set_url: nextSetUrl(origin, itemsLeft, end?.id ?? null) };
   }
@@ -451,7 +459,7 @@ export class ContactsService {
   private async entries(db: Db, caller: Caller, ids: string[], fields: string | undefined): Promise<ContactListEntryDto[]> {
     const resources = requestedResources(fields);
     const [wrappers, arrays] = await Promise.all([
-      loadContactWrappers(db, caller.account_id, ids, caller.user_id),
+      loadContactWrappers(db, caller.account_id, ids, caller.user_id, LIST_ENTRIES),
       contactResourceArrays(db, caller.account_id, ids, resources),
     ]);
     return wrappers.map((wrapper) => {

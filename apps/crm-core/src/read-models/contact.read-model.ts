@@ -35,22 +35,34 @@ export async function loadContactDtos(
   return out;
 }
 
+/** Options of loadContactWrappers for list pages: their wrappers' companies carry no `contacts`. */
+export const LIST_ENTRIES = { companyContacts: false } as const;
+
 /**
  * Contact wrappers of the given ids, in the order of `ids` (missing ones skipped). `viewerId` is the
  * user whose next action and queued actions the wrapper shows (the caller); null: each contact's owner.
- * Each wrapper's `company` carries `contacts`: the company's first WRAPPER_COMPANY_CONTACTS_CAP
- * contacts by name, as OnePageCRM's Company documents them (`{ contact, next_actions, next_action,
- * queued_actions, next_action_conflicts }`, without their own `company`). They cost one query more
- * (companyMatesOf), read with the wrappers' own contacts and actions, not per contact.
+ * A single-contact reply's `company` carries `contacts`: the company's first
+ * WRAPPER_COMPANY_CONTACTS_CAP contacts by name, as OnePageCRM's Company documents them
+ * (`{ contact, next_actions, next_action, queued_actions, next_action_conflicts }`, without their
+ * own `company`). List pages (`companyContacts: false`) leave them out: a page of 100 wrappers would
+ * carry 300 more, nearly NATS's 1 MiB (decisions.md "A contact wrapper's company carries contacts").
  */
-export function loadContactWrappers(db: Db, accountId: string, ids: string[], viewerId: string | null): Promise<ContactWrapperDto[]> {
-  return contactWrappers(db, accountId, ids, viewerId, new Map(), true);
+export function loadContactWrappers(
+  db: Db,
+  accountId: string,
+  ids: string[],
+  viewerId: string | null,
+  options: { companyContacts: boolean } = { companyContacts: true },
+): Promise<ContactWrapperDto[]> {
+  return contactWrappers(db, accountId, ids, viewerId, new Map(), options.companyContacts);
 }
 
 /**
  * {@link loadContactWrappers}, given companies already read (without `contacts`), which are not
  * read again: a company view passes itself for its own contacts' wrappers (`companyContacts`
- * false: the company around them holds its contacts).
+ * false: the company around them holds its contacts). Two rounds of queries, each in parallel:
+ * the contacts, their actions and their companies' first contacts; then those companies and the
+ * first contacts not already read, with their actions.
  */
 export async function contactWrappers(
   db: Db,
@@ -62,18 +74,22 @@ export async function contactWrappers(
 ): Promise<ContactWrapperDto[]> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return [];
-  // The companies' first contacts (one indexed query), then every contact needed and their open
-  // actions (as the viewer sees them) in parallel; then the companies, only when some contact has one.
-  const mates = companyContacts ? await companyMatesOf(db, accountId, wanted, WRAPPER_COMPANY_CONTACTS_CAP) : [];
-  const all = [...new Set([...wanted, ...mates.map((m) => m.id)])];
-  const [contacts, viewerActions] = await Promise.all([
-    loadContactDtos(db, accountId, all),
-    viewerId ? contactActionsOf(db, accountId, viewerId, all) : Promise.resolve(null),
+  const [mates, contacts, viewerActions] = await Promise.all([
+    companyContacts ? companyMatesOf(db, accountId, wanted, WRAPPER_COMPANY_CONTACTS_CAP) : Promise.resolve([]),
+    loadContactDtos(db, accountId, wanted),
+    viewerId ? contactActionsOf(db, accountId, viewerId, wanted) : Promise.resolve(null),
   ]);
   const found = wanted.map((id) => contacts.get(id)).filter((c): c is ContactDto => c !== undefined);
   const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => id !== null && !known.has(id)))];
-  const companyMap = new Map(known);
-  if (companyIds.length > 0) for (const [id, company] of await loadCompanySummaries(db, accountId, companyIds)) companyMap.set(id, company);
+  const others = [...new Set(mates.map((m) => m.id))].filter((id) => !contacts.has(id));
+  const [companies, otherContacts, otherActions] = await Promise.all([
+    companyIds.length > 0 ? loadCompanySummaries(db, accountId, companyIds) : Promise.resolve(new Map<string, CompanyDto>()),
+    others.length > 0 ? loadContactDtos(db, accountId, others) : Promise.resolve(new Map<string, ContactDto>()),
+    viewerId && others.length > 0 ? contactActionsOf(db, accountId, viewerId, others) : Promise.resolve(null),
+  ]);
+  for (const [id, contact] of otherContacts) contacts.set(id, contact);
+  if (viewerActions && otherActions) for (const [id, actions] of otherActions) viewerActions.set(id, actions);
+  const companyMap = new Map([...known, ...companies]);
   const actionsOf = viewerActions
     ? (contact: ContactDto) => viewerActions.get(contact.id)
     : await ownersActions(db, accountId, [...contacts.values()]);
