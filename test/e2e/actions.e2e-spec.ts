@@ -417,11 +417,47 @@ describe('actions (e2e)', () => {
     expect((await call(admin)<Json>('DELETE', `/actions/${'a'.repeat(24)}?undo=true`)).status).toBe(404);
   });
 
+  it("takes OnePageCRM's queued status: an undated queued action, last in the urgency order, asap once it is next", async () => {
+    const person = await contact(admin);
+    const next = await action(admin, person.id, { text: 'Now', status: 'date', date: '2031-01-01' });
+    const later = await action(admin, person.id, { text: 'Some day', status: 'queued', date: '2031-05-05' });
+    expect(later).toMatchObject({ status: 'queued', date: '', exact_time: 0, position: 1 });
+    const dated = await action(admin, person.id, { text: 'Dated', status: 'queued_with_date', date: '2030-01-01', position: 1 });
+    expect((await open(admin, person.id)).map((a) => [a.text, a.status, a.position])).toEqual([
+      ['Now', 'date', 0],
+      ['Dated', 'queued_with_date', 1],
+      ['Some day', 'queued', 2],
+    ]);
+    // The wrapper: both queued; only the dated one is a date conflict.
+    const wrapper = await ok(admin, 'GET', `/contacts/${person.id}`);
+    expect(wrapper.queued_actions.map((a: Json) => a.id)).toEqual([dated.id, later.id]);
+    expect(wrapper.next_action_conflicts.map((a: Json) => a.id)).toEqual([dated.id]);
+    expect((await ok(admin, 'GET', `/actions?contact_id=${person.id}&status=queued`)).actions.map((e: Json) => e.action.id)).toEqual([
+      later.id,
+    ]);
+    // A dated queued action PUT as queued loses its date and keeps its place.
+    expect((await ok(admin, 'PUT', `/actions/${dated.id}`, { text: 'Dated', status: 'queued' })).action).toMatchObject({
+      status: 'queued',
+      date: '',
+      position: 1,
+    });
+    // Completing the next action promotes the first queued one; undated, it becomes asap.
+    await ok(admin, 'PUT', `/actions/${next.id}/mark_as_done`);
+    expect((await ok(admin, 'GET', `/actions/${dated.id}`)).action).toMatchObject({ status: 'asap', position: 0, date: '' });
+    // Undoing the completion puts the former next action back; the asap one returns to the queue front.
+    await ok(admin, 'PUT', `/actions/${next.id}/undo_completion`);
+    expect((await open(admin, person.id)).map((a) => [a.id, a.position])).toEqual([
+      [next.id, 0],
+      [dated.id, 1],
+      [later.id, 2],
+    ]);
+  });
+
   it('refuses bad input with errors keyed by field and other accounts with 404', async () => {
     const person = await contact(admin);
     for (const [body, key] of [
       [{ status: 'soon' }, 'status'],
-      [{ status: 'queued' }, 'status'],
+      [{ status: 'queueing' }, 'status'],
       [{ status: 'done' }, 'status'],
       [{ status: 'date' }, 'date'],
       [{ status: 'date_time' }, 'exact_time'],

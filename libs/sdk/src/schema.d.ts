@@ -2529,7 +2529,7 @@ export interface components {
       contact_id: string;
       text: string;
       /** @enum {string} */
-      status: 'date' | 'date_time' | 'waiting' | 'asap' | 'queued_with_date' | 'done';
+      status: 'date' | 'date_time' | 'waiting' | 'asap' | 'queued' | 'queued_with_date' | 'done';
       /** @description A day; '' when the action has none (asap, waiting); absent when completed. */
       date?: string;
       /** @description Unix seconds; 0 when the action has no time (OnePageCRM types it an integer; stored NULL). */
@@ -15677,7 +15677,7 @@ export interface operations {
          * @description Only records with this status.
          * @example asap
          */
-        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued' | 'queued_with_date' | 'done';
         /**
          * @description `true`: only completed actions; `false`: only open ones.
          * @example false
@@ -15818,7 +15818,7 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued' | 'queued_with_date';
           /**
            * Format: date
            * @description A day; '' (as undated actions answer it) means none.
@@ -15896,7 +15896,7 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued' | 'queued_with_date';
           /**
            * Format: date
            * @description A day; '' (as undated actions answer it) means none.
@@ -16033,7 +16033,7 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued' | 'queued_with_date';
           /**
            * Format: date
            * @description A day; '' (as undated actions answer it) means none.
@@ -16545,7 +16545,7 @@ export interface operations {
          * @description Only records with this status.
          * @example asap
          */
-        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued' | 'queued_with_date' | 'done';
         /**
          * @description `true`: only completed actions; `false`: only open ones.
          * @example false
@@ -16670,7 +16670,7 @@ export interface operations {
          * @description Only records with this status.
          * @example asap
          */
-        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date' | 'done';
+        status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued' | 'queued_with_date' | 'done';
         /**
          * @description `true`: only completed actions; `false`: only open ones.
          * @example false
@@ -16817,7 +16817,7 @@ export interface operations {
            * @description Default: date_time with exact_time, date with a date, else waiting.
            * @enum {string}
            */
-          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued_with_date';
+          status?: 'asap' | 'date' | 'date_time' | 'waiting' | 'queued' | 'queued_with_date';
           /**
            * Format: date
            * @description A day; '' (as undated actions answer it) means none.

@@ -137,9 +137,15 @@ describe('action rules', () => {
       expect(queueSlot(null, 0, null)).toBe(1);
     });
 
-    it('a promoted action becomes date_time with an exact time, else date', () => {
-      expect(promotedStatus({ exact_time: T })).toBe('date_time');
-      expect(promotedStatus({ exact_time: null })).toBe('date');
+    it('a promoted action becomes date_time with an exact time, else date; an undated queued one asap', () => {
+      expect(promotedStatus({ status: 'queued_with_date', exact_time: T })).toBe('date_time');
+      expect(promotedStatus({ status: 'queued_with_date', exact_time: null })).toBe('date');
+      expect(promotedStatus({ status: 'queued', exact_time: null })).toBe('asap');
+    });
+
+    it('queued is a queued action without a date (a date or time sent with it is dropped)', () => {
+      expect(scheduleOf('queued', '2026-12-01', T)).toEqual({ status: 'queued', date: null, exact_time: null });
+      expect(isNext('queued')).toBe(false);
     });
 
     it('an externally controlled next action is not replaced (409)', () => {

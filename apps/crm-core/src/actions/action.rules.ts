@@ -1,10 +1,17 @@
-import { ApiError, ErrorName, NEXT_ACTION_STATUSES, type ActionStatus, type WritableActionStatus } from '@crm/contracts';
+import {
+  ApiError,
+  ErrorName,
+  NEXT_ACTION_STATUSES,
+  QUEUED_ACTION_STATUSES,
+  type ActionStatus,
+  type WritableActionStatus,
+} from '@crm/contracts';
 import { plainDateOf } from '../records/record-common';
 
 /**
  * The action queue (decisions.md "Deals and actions"): per contact and assignee at most one next
- * action (`asap`, `date`, `date_time`, `waiting`; position 0) and a queue of `queued_with_date`
- * actions at positions 1..n. These are its rules, without I/O; actions.service.ts applies them.
+ * action (`asap`, `date`, `date_time`, `waiting`; position 0) and a queue of `queued` (undated)
+ * and `queued_with_date` actions at positions 1..n. These are its rules, without I/O; actions.service.ts applies them.
  */
 
 /** Whether an action of this status is a next action (not queued, not done). */
@@ -12,9 +19,14 @@ export function isNext(status: ActionStatus): boolean {
   return NEXT_ACTION_STATUSES.includes(status);
 }
 
-/** Statuses without a date: `asap` (the most urgent next action) and `waiting` (the least). */
+/** Whether an action of this status waits in the queue behind the next action. */
+export function isQueued(status: ActionStatus): boolean {
+  return QUEUED_ACTION_STATUSES.includes(status);
+}
+
+/** Statuses without a date: `asap` (the most urgent next action), `waiting` (the least) and `queued`. */
 function isUndated(status: WritableActionStatus): boolean {
-  return status === 'asap' || status === 'waiting';
+  return status === 'asap' || status === 'waiting' || status === 'queued';
 }
 
 /** An exact time as sent: 0 (what an action without a time answers) means none, so a client can send back what it read. */
@@ -57,8 +69,8 @@ function dayOfSeconds(seconds: number): string {
 /**
  * The schedule a status needs (the status defaults to date_time with an exact time, date with a
  * date, else waiting): `date` and `queued_with_date` need a date (queued_with_date takes an exact
- * time's day); `date_time` an exact_time (its date defaults to that time's UTC day); `asap` and
- * `waiting` have neither. 400 naming the missing field.
+ * time's day); `date_time` an exact_time (its date defaults to that time's UTC day); `asap`,
+ * `waiting` and `queued` have neither. 400 naming the missing field.
  */
 export function scheduleOf(status: WritableActionStatus | undefined, date: string | null, sentExactTime: number | null): Schedule {
   const exactTime = sentTime(sentExactTime) ?? null;
@@ -74,7 +86,8 @@ export function scheduleOf(status: WritableActionStatus | undefined, date: strin
       if (!date && exactTime === null) throw ApiError.invalid({ date: 'date is required for status queued_with_date' });
       return { status: resolved, date: date ?? dayOfSeconds(exactTime!), exact_time: exactTime };
     case 'asap':
-      return { status: 'asap', date: null, exact_time: null };
+    case 'queued':
+      return { status: resolved, date: null, exact_time: null };
     default:
       return { status: 'waiting', date: null, exact_time: null };
   }
@@ -201,7 +214,7 @@ export function assertPromotable(
 ): void {
   if (action.assignee_id !== userId) throw new ApiError(ErrorName.NoPermission, 'Only your own actions can be promoted');
   if (next?.id === action.id) return;
-  if (action.status !== 'queued_with_date') throw conflict('Only a queued action can be promoted to the next action');
+  if (!isQueued(action.status)) throw conflict('Only a queued action can be promoted to the next action');
   if (next) throw conflict('There is a next action already; swap the queued action with it instead');
 }
 
@@ -212,8 +225,12 @@ export function isDateConflict(queued: Pick<ActionState, 'date'>, next: Pick<Act
   return queuedDate !== null && nextDate !== null && queuedDate < nextDate;
 }
 
-/** The status a queued action takes when it becomes the next action: date_time with an exact time, else date. */
-export function promotedStatus(action: Pick<ActionState, 'exact_time'>): 'date' | 'date_time' {
+/**
+ * The status a queued action takes when it becomes the next action: an undated one (`queued`)
+ * becomes `asap` (it is next and due now); a dated one date_time with an exact time, else date.
+ */
+export function promotedStatus(action: Pick<ActionState, 'status' | 'exact_time'>): 'asap' | 'date' | 'date_time' {
+  if (action.status === 'queued') return 'asap';
   return action.exact_time === null ? 'date' : 'date_time';
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NEXT_ACTION_STATUSES, type ActionStatus, type ListActionsRequest, type PageInfo } from '@crm/contracts';
+import { NEXT_ACTION_STATUSES, QUEUED_ACTION_STATUSES, type ActionStatus, type ListActionsRequest, type PageInfo } from '@crm/contracts';
 import { execute, many, maybeOne, one, sql, type Db, type SqlFragment } from '../common/sql';
 import { plainDateOf } from '../records/record-common';
 import { listPage } from '../records/record-list.repository';
@@ -68,12 +68,16 @@ const SELECT = sql.raw(
  */
 export const NEXT_STATUSES_SQL = sql.raw(`(${NEXT_ACTION_STATUSES.map((status) => `'${status}'`).join(', ')})`);
 
+/** The queued statuses as an SQL list (`queued`, `queued_with_date`). */
+const QUEUED_STATUSES_SQL = sql.raw(`(${QUEUED_ACTION_STATUSES.map((status) => `'${status}'`).join(', ')})`);
+
 /**
  * The urgency of a next action of `alias`, for ORDER BY (smaller first): `asap` first, then dated
- * actions (by date and exact time, which the caller orders), then `waiting`.
+ * actions (by date and exact time, which the caller orders), then `waiting`, then undated queued
+ * ones (`queued`).
  */
 export function urgencyRank(alias: string): SqlFragment {
-  return sql.raw(`CASE ${alias}.status WHEN 'asap' THEN 0 WHEN 'waiting' THEN 2 ELSE 1 END`);
+  return sql.raw(`CASE ${alias}.status WHEN 'asap' THEN 0 WHEN 'waiting' THEN 2 WHEN 'queued' THEN 3 ELSE 1 END`);
 }
 /** Where a queued action waits while it is placed (after every other). */
 const PARKED = 1_000_000;
@@ -234,7 +238,7 @@ export class ActionsRepository {
   firstQueued(db: Db, contactId: string, assigneeId: string, except: string | null): Promise<StoredAction | undefined> {
     return maybeOne<StoredAction>(
       db,
-      sql`${SELECT} WHERE ${queueOf(contactId, assigneeId)} AND a.status = 'queued_with_date' AND a.id <> coalesce(${except}::varchar, '')
+      sql`${SELECT} WHERE ${queueOf(contactId, assigneeId)} AND a.status IN ${QUEUED_STATUSES_SQL} AND a.id <> coalesce(${except}::varchar, '')
           ORDER BY a.position, a.created_at, a.id LIMIT 1`,
     );
   }
@@ -249,8 +253,8 @@ export class ActionsRepository {
     );
   }
 
-  /** A queued action becomes the next action, keeping its date and time (date_time with a time, else date). */
-  async promote(db: Db, id: string, status: 'date' | 'date_time'): Promise<void> {
+  /** A queued action becomes the next action, keeping its date and time (asap when undated, date_time with a time, else date). */
+  async promote(db: Db, id: string, status: 'asap' | 'date' | 'date_time'): Promise<void> {
     await execute(db, sql`UPDATE crm.actions SET status = ${status}, position = 0, modified_at = now() WHERE id = ${id}`);
   }
 
@@ -270,11 +274,12 @@ export class ActionsRepository {
     );
   }
 
-  /** The action leaves its place: queued with `schedule`'s date and time, after every other. */
-  async park(db: Db, id: string, schedule: Pick<Schedule, 'date' | 'exact_time'>): Promise<void> {
+  /** The action leaves its place: queued with `schedule`'s status (queued_with_date unless `queued`), date and time, after every other. */
+  async park(db: Db, id: string, schedule: Pick<Schedule, 'date' | 'exact_time'> & { status?: Schedule['status'] }): Promise<void> {
+    const status = schedule.status === 'queued' ? 'queued' : 'queued_with_date';
     await execute(
       db,
-      sql`UPDATE crm.actions SET status = 'queued_with_date', date = ${schedule.date}, exact_time = ${schedule.exact_time}, position = ${PARKED},
+      sql`UPDATE crm.actions SET status = ${status}, date = ${schedule.date}, exact_time = ${schedule.exact_time}, position = ${PARKED},
             modified_at = now()
           WHERE id = ${id}`,
     );
@@ -284,7 +289,7 @@ export class ActionsRepository {
   async queueLength(db: Db, contactId: string, assigneeId: string, except: string): Promise<number> {
     const row = await one<{ n: number }>(
       db,
-      sql`SELECT count(*)::int AS n FROM crm.actions WHERE ${queueOf(contactId, assigneeId)} AND status = 'queued_with_date' AND id <> ${except}`,
+      sql`SELECT count(*)::int AS n FROM crm.actions WHERE ${queueOf(contactId, assigneeId)} AND status IN ${QUEUED_STATUSES_SQL} AND id <> ${except}`,
     );
     return row.n;
   }
@@ -294,7 +299,7 @@ export class ActionsRepository {
     await execute(
       db,
       sql`UPDATE crm.actions SET position = position + 1
-          WHERE ${queueOf(contactId, assigneeId)} AND status = 'queued_with_date' AND id <> ${id} AND position >= ${position}`,
+          WHERE ${queueOf(contactId, assigneeId)} AND status IN ${QUEUED_STATUSES_SQL} AND id <> ${id} AND position >= ${position}`,
     );
     await execute(db, sql`UPDATE crm.actions SET position = ${position} WHERE id = ${id}`);
   }
@@ -305,7 +310,7 @@ export class ActionsRepository {
       db,
       sql`UPDATE crm.actions a SET position = r.n FROM (
             SELECT id, row_number() OVER (ORDER BY position, created_at, id)::int AS n FROM crm.actions
-            WHERE ${queueOf(contactId, assigneeId)} AND status = 'queued_with_date' AND id <> coalesce(${except}::varchar, '')) r
+            WHERE ${queueOf(contactId, assigneeId)} AND status IN ${QUEUED_STATUSES_SQL} AND id <> coalesce(${except}::varchar, '')) r
           WHERE a.id = r.id AND a.position <> r.n`,
     );
   }

@@ -30,6 +30,7 @@ import {
   currentSchedule,
   externalKey,
   isNext,
+  isQueued,
   mergedSchedule,
   promotedStatus,
   queueSlot,
@@ -193,7 +194,7 @@ export class ActionsService {
       const touched: Touched = new Map([[id, 'created']]);
       if (deleted.status !== 'done') {
         const restored = { id, contact_id: contact.id, assignee_id: assignee };
-        const queued = deleted.status === 'queued_with_date';
+        const queued = isQueued(deleted.status);
         await this.placeOrQueue(tx, restored, currentSchedule(deleted), queued ? deleted.position : null, null, touched);
       }
       await this.announce(tx, caller, contact, touched);
@@ -400,7 +401,7 @@ export class ActionsService {
       await this.actions.makeNext(db, action.id, schedule);
       await this.actions.renumber(db, contactId, assigneeId);
     } else {
-      const sameQueue = before !== null && before.status === 'queued_with_date' && before.assignee_id === assigneeId;
+      const sameQueue = before !== null && isQueued(before.status) && before.assignee_id === assigneeId;
       // Take the action out of its queue, renumber the rest, then open a gap at the wanted place.
       await this.actions.park(db, action.id, schedule);
       await this.actions.renumber(db, contactId, assigneeId, action.id);

@@ -27,6 +27,7 @@ import { AsapActions1764800100000 } from '../migrations/1764800100000-asap-actio
 import { AccountSettings1764800200000 } from '../migrations/1764800200000-account-settings';
 import { StatusTypeKeys1764800300000 } from '../migrations/1764800300000-status-type-keys';
 import { DeletedActions1764800400000 } from '../migrations/1764800400000-deleted-actions';
+import { QueuedActions1764800500000 } from '../migrations/1764800500000-queued-actions';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -79,6 +80,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       StatusTypeKeys1764800300000,
       // issue 13: DELETE /actions/{id}?undo=true restores a deleted action
       DeletedActions1764800400000,
+      // issue 13, item 4: actions' queued status (queued without a date)
+      QueuedActions1764800500000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

@@ -216,5 +216,5 @@ export async function contactActionsOf(
 /** Queued actions dated before the next action's date (an asap or waiting next action has no date: none). */
 export function dateConflicts(next: ActionDto | null, queued: readonly ActionDto[]): ActionDto[] {
   if (!next?.date) return [];
-  return queued.filter((q) => typeof q.date === 'string' && q.date < next.date!);
+  return queued.filter((q) => typeof q.date === 'string' && q.date !== '' && q.date < next.date!);
 }

@@ -1,10 +1,13 @@
-/** Action status values: next actions (`asap`, `date`, `date_time`, `waiting`), queued (`queued_with_date`), `done`. */
-export const ACTION_STATUSES = ['asap', 'date', 'date_time', 'waiting', 'queued_with_date', 'done'] as const;
+/** Action status values: next actions (`asap`, `date`, `date_time`, `waiting`), queued (`queued` without a date, `queued_with_date`), `done`. */
+export const ACTION_STATUSES = ['asap', 'date', 'date_time', 'waiting', 'queued', 'queued_with_date', 'done'] as const;
 
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
 
 /** The kinds of next action, most urgent first: `asap`, then dated (`date`, `date_time`), then `waiting`. */
 export const NEXT_ACTION_STATUSES: readonly ActionStatus[] = ['asap', 'date', 'date_time', 'waiting'];
+
+/** The kinds of queued action: `queued` (without a date) and `queued_with_date`. */
+export const QUEUED_ACTION_STATUSES: readonly ActionStatus[] = ['queued', 'queued_with_date'];
 
 /** The spec's Action; a completed action has no `date` key (Events rule 4). */
 export interface ActionDto {

@@ -7,7 +7,7 @@ import { IsPlainDate, present } from '../validation/validators';
 import { ACTION_STATUSES, ActionStatus } from './action.dto';
 
 /** Statuses a client may write: next actions and queued ones (`done` comes from mark_as_done). */
-export const WRITABLE_ACTION_STATUSES = ['asap', 'date', 'date_time', 'waiting', 'queued_with_date'] as const;
+export const WRITABLE_ACTION_STATUSES = ['asap', 'date', 'date_time', 'waiting', 'queued', 'queued_with_date'] as const;
 
 export type WritableActionStatus = (typeof WRITABLE_ACTION_STATUSES)[number];
 
@@ -19,8 +19,8 @@ const TEXT_MESSAGE = `text must be a non-empty string of at most ${MAX_ACTION_TE
 
 /**
  * The writable fields of an action. `status`: `asap` (no date, the most urgent), `date` (a day),
- * `date_time` (a day and `exact_time`), `waiting` (no date) are next actions; `queued_with_date`
- * (a day) is queued behind the next action at `position`.
+ * `date_time` (a day and `exact_time`), `waiting` (no date) are next actions; `queued` (no date)
+ * and `queued_with_date` (a day) are queued behind the next action at `position`.
  */
 export class ActionFieldsRequest {
   /** Default: the caller. */

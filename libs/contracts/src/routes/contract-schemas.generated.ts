@@ -12,7 +12,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       assignee_id: { type: 'string' },
       contact_id: { type: 'string' },
       text: { type: 'string' },
-      status: { type: 'string', enum: ['date', 'date_time', 'waiting', 'asap', 'queued_with_date', 'done'] },
+      status: { type: 'string', enum: ['date', 'date_time', 'waiting', 'asap', 'queued', 'queued_with_date', 'done'] },
       date: { description: "A day; '' when the action has none (asap, waiting); absent when completed.", type: 'string' },
       exact_time: {
         description: 'Unix seconds; 0 when the action has no time (OnePageCRM types it an integer; stored NULL).',
