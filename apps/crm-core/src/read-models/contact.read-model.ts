@@ -1,7 +1,7 @@
 import type { CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, ContactWrapperDto } from '@crm/contracts';
 import type { Db } from '../common/sql';
 import { loadCompanySummaries } from './company-summary.read-model';
-import { WRAPPER_COMPANY_CONTACTS_CAP } from './caps';
+import { WRAPPER_COMPANY_CONTACTS_CAP, WRAPPER_COMPANY_CONTACTS_MAX_BYTES } from './caps';
 import { companyMatesOf } from './company.repository';
 import { contactOwnerId, contactRows } from './contact.repository';
 import { compareUrgency, toContactDto } from './contact.view';
@@ -100,9 +100,10 @@ export async function contactWrappers(
       const company = companyMap.get(id);
       if (!company) continue;
       const entries = mates.filter((m) => m.company_id === id).map((m) => contacts.get(m.id));
-      const inner = entries
-        .filter((c): c is ContactDto => c !== undefined)
-        .map((contact) => ({ contact, ...(actionsOf(contact) ?? none) }));
+      const inner = withinBytes(
+        entries.filter((c): c is ContactDto => c !== undefined).map((contact) => ({ contact, ...(actionsOf(contact) ?? none) })),
+        WRAPPER_COMPANY_CONTACTS_MAX_BYTES,
+      );
       companyMap.set(id, { ...company, contacts: inner });
     }
   }
@@ -111,6 +112,18 @@ export async function contactWrappers(
     ...(actionsOf(contact) ?? none),
     company: contact.company_id ? (companyMap.get(contact.company_id) ?? null) : null,
   }));
+}
+
+/** The first `entries` whose JSON (UTF-8 bytes) adds up to at most `maxBytes`. */
+function withinBytes<T>(entries: T[], maxBytes: number): T[] {
+  let used = 0;
+  const kept: T[] = [];
+  for (const entry of entries) {
+    used += Buffer.byteLength(JSON.stringify(entry));
+    if (used > maxBytes) break;
+    kept.push(entry);
+  }
+  return kept;
 }
 
 /** The open actions of each contact as its owner sees them: one read per owner among `contacts`. */

@@ -11,15 +11,6 @@ import type { RouteDeclaration } from './route-declaration';
  * class, unless listed here: a value we refuse (`sent`), with the reason (docs/decisions.md
  * "Query parameters (issue 13, item 5)"). The API answers it 400 naming the parameter.
  */
-const EXCEPTIONS: Readonly<Record<string, Readonly<Record<string, { sent: string; reason: string }>>>> = {
-  'DELETE /actions/{action_id}': {
-    undo: {
-      sent: 'true',
-      reason:
-        'deleting an action promotes the next queued action in its place, so restoring it would break "one next action per contact and assignee"; undo=false deletes',
-    },
-  },
-};
 
 interface Fixture {
   operations: Record<string, string[]>;
@@ -42,18 +33,13 @@ describe("OnePageCRM's documented query parameters", () => {
     const route = routeOf.get(`${method} ${shape(path)}`);
     expect(route).toBeDefined();
     const taken = contractProperties(route!.request);
-    const excepted = EXCEPTIONS[operation] ?? {};
-    const missing = names.filter((name) => !taken.has(name) && !(name in excepted));
-    expect(missing).toEqual([]);
+    expect(names.filter((name) => !taken.has(name))).toEqual([]);
   });
 
-  it.each(
-    Object.entries(EXCEPTIONS).flatMap(([operation, names]) => Object.entries(names).map(([name, e]) => [operation, name, e] as const)),
-  )('%s refuses %s by name (400), for a reason', (operation, name, { sent, reason }) => {
-    expect(fixture.operations[operation]).toContain(name);
-    expect(reason.length).toBeGreaterThan(40);
-    const [method, path] = operation.split(' ');
-    expect(refusal(routeOf.get(`${method} ${shape(path)}`)!, { [name]: sent })).toEqual([name]);
+  it('takes DELETE /actions/{action_id}?undo as a flag (the last parameter once refused): true restores, a non-flag is 400 by name', () => {
+    const route = routeOf.get(`DELETE ${shape('/actions/{action_id}')}`)!;
+    expect(refusal(route, { undo: 'true' })).toEqual([]);
+    expect(refusal(route, { undo: 'maybe' })).toEqual(['undo']);
   });
 
   it("reads OnePageCRM's updated_at as modified_at in every sort_by and date_filter that takes modified_at", () => {
