@@ -6,6 +6,8 @@ import { FileTooLargeError, receiveFile, type IncomingFile } from '@crm/storage'
 /** Fields of a multipart body: at most 20, each at most 4 KB (names, ids, a policy). */
 const MAX_FIELDS = 20;
 const MAX_FIELD_BYTES = 4096;
+/** Body bytes beyond the size limit still read (and thrown away) after a refusal before answering anyway. */
+const DRAIN_SLACK_BYTES = 1024 * 1024;
 
 export interface ReceivedMultipart {
   /** The text fields, in the order sent (a repeated name keeps its first value). */
@@ -48,16 +50,34 @@ export function receiveMultipart(
     let context: unknown;
     let file: Promise<ReceivedMultipart['file']> = Promise.resolve(null);
     let failure: unknown;
-    // The first failure ends the upload: the rest of the body is not parsed (the answer closes the connection).
+    // The first failure ends the upload: the rest of the body is read and thrown away, not parsed,
+    // and the answer (which closes the connection) waits until the client has sent it, so the
+    // client is not cut off mid-write (EPIPE) before it reads the answer. The drain is bounded: past
+    // the size limit and DRAIN_SLACK_BYTES more, the answer goes at once.
     const fail = (error: unknown) => {
       if (failure !== undefined) return;
       failure = error;
       req.unpipe(parser);
+      let answered = false;
+      let drained = 0;
+      const answer = () => {
+        if (answered) return;
+        answered = true;
+        req.off('data', count);
+        void file.then(async (received) => {
+          await received?.discard();
+          reject(failure);
+        });
+      };
+      const count = (chunk: Buffer) => {
+        drained += chunk.length;
+        if (drained > maxBytes + DRAIN_SLACK_BYTES) answer();
+      };
+      if (req.readableEnded) return answer();
+      req.on('data', count);
+      req.once('end', answer);
+      req.once('close', answer);
       req.resume();
-      void file.then(async (received) => {
-        await received?.discard();
-        reject(failure);
-      });
     };
 
     parser.on('field', (name, value, info) => {
