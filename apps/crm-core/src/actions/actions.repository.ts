@@ -181,11 +181,11 @@ export class ActionsRepository {
   async delete(db: Db, id: string, contactId: string, undoDays: number): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO crm.deleted_actions (id, account_id, contact_id, action)
-          SELECT a.id, a.account_id, a.contact_id, to_jsonb(a) FROM crm.actions a WHERE a.id = ${id}
+      sql`WITH moved AS (DELETE FROM crm.actions a WHERE a.id = ${id} RETURNING a.*)
+          INSERT INTO crm.deleted_actions (id, account_id, contact_id, action)
+          SELECT m.id, m.account_id, m.contact_id, to_jsonb(m) FROM moved m
           ON CONFLICT (id) DO UPDATE SET action = EXCLUDED.action, deleted_at = now()`,
     );
-    await execute(db, sql`DELETE FROM crm.actions WHERE id = ${id}`);
     await execute(
       db,
       sql`DELETE FROM crm.deleted_actions WHERE contact_id = ${contactId} AND deleted_at < now() - make_interval(days => ${undoDays}::int)`,

@@ -1,18 +1,6 @@
 import { Type } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNumber,
-  IsOptional,
-  IsString,
-  Length,
-  Max,
-  Min,
-  ValidateNested,
-  registerDecorator,
-  type ValidationOptions,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { valueRule } from '../validation/validators';
 
 /**
  * The account settings OnePageCRM's bootstrap documents (`settings`, `cost_setup`, `account_type`;
@@ -115,30 +103,20 @@ export function canonicalTimeZone(value: unknown): string | undefined {
 }
 
 /** An IANA time zone name Intl knows (`Europe/Dublin`, `UTC`); offsets and abbreviations are refused. */
-export function IsTimeZone(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isTimeZone',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: `${String(propertyName)} must be an IANA time zone name such as Europe/Dublin`, ...options },
-      validator: { validate: (value: unknown) => canonicalTimeZone(value) !== undefined },
-    });
-}
+export const IsTimeZone = valueRule(
+  'isTimeZone',
+  'an IANA time zone name such as Europe/Dublin',
+  (value) => canonicalTimeZone(value) !== undefined,
+);
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 /** An ISO 4217 currency code Intl knows (`USD`, `EUR`). */
-export function IsCurrencyCode(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isCurrencyCode',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: `${String(propertyName)} must be an ISO 4217 currency code such as USD`, ...options },
-      validator: { validate: (value: unknown) => typeof value === 'string' && CURRENCIES.has(value) },
-    });
-}
+export const IsCurrencyCode = valueRule(
+  'isCurrencyCode',
+  'an ISO 4217 currency code such as USD',
+  (value) => typeof value === 'string' && CURRENCIES.has(value),
+);
 
 const oneOf = (name: string, values: readonly string[]) => ({
   message: `${name} must be one of: ${values.map((v) => (v === '' ? "'' (none)" : `'${v}'`)).join(', ')}`,

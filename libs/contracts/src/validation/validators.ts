@@ -63,20 +63,24 @@ export function isCalendarDate(value: unknown): value is string {
   return at.getUTCFullYear() === year && at.getUTCMonth() === month - 1 && at.getUTCDate() === day;
 }
 
-/** `YYYY-MM-DD` (a real day). */
-export function IsPlainDate(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isPlainDate',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: {
-        message: `${String(propertyName)} must be a date YYYY-MM-DD`,
-        ...options,
-      },
-      validator: { validate: (value: unknown) => isCalendarDate(value) },
-    });
+/**
+ * A rule on the value alone, as a decorator factory: `name` is its key in CUSTOM_RULE_SCHEMAS, and
+ * its message says the field "must be `mustBe`" (an `options.message` replaces it).
+ */
+export function valueRule(name: string, mustBe: string, validate: (value: unknown) => boolean) {
+  return (options?: ValidationOptions): PropertyDecorator =>
+    (target, propertyName) =>
+      registerDecorator({
+        name,
+        target: target.constructor,
+        propertyName: propertyName as string,
+        options: { message: `${String(propertyName)} must be ${mustBe}`, ...options },
+        validator: { validate },
+      });
 }
+
+/** `YYYY-MM-DD` (a real day). */
+export const IsPlainDate = valueRule('isPlainDate', 'a date YYYY-MM-DD', isCalendarDate);
 
 /** A time filter bound: `YYYY-MM-DD` (a UTC day) or Unix seconds (decisions.md "Paging and lists"). */
 export function isTimeBound(value: unknown): boolean {
@@ -85,19 +89,7 @@ export function isTimeBound(value: unknown): boolean {
   return isCalendarDate(value);
 }
 
-export function IsTimeBound(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isTimeBound',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: {
-        message: `${String(propertyName)} must be a date YYYY-MM-DD or Unix seconds`,
-        ...options,
-      },
-      validator: { validate: (value: unknown) => isTimeBound(value) },
-    });
-}
+export const IsTimeBound = valueRule('isTimeBound', 'a date YYYY-MM-DD or Unix seconds', isTimeBound);
 
 /** Validates a field only when it is sent and not null (`ValidateIf(present('x'))`). */
 export const present = (key: string) => (o: Record<string, unknown>) => o[key] !== undefined && o[key] !== null;
