@@ -15,7 +15,7 @@
 // floor, every write as a ratio of the write floor, with the issue's targets. Writes
 // bench/results/<date>-hotpath.md.
 //
-//   npm run bench:hotpath [-- --seconds 8 --rounds 2 --warmup 2 --contacts 50000]
+//   npm run bench:hotpath [-- --seconds 8 --rounds 2 --warmup 2 --contacts 50000 --only contact,notes]
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -32,6 +32,8 @@ const SECONDS = Number(args.seconds ?? 8);
 const ROUNDS = Number(args.rounds ?? 2);
 const WARMUP = Number(args.warmup ?? 2);
 const CONTACTS = Number(args.contacts ?? 50_000);
+/** `--only contact,list`: those scenarios and the floors they are compared with; no report is written. */
+const ONLY = args.only ? new Set(String(args.only).split(',')) : null;
 const READ_CLIENTS = 32;
 const WRITE_CLIENTS = 16;
 const LIST_CLIENTS = 16;
@@ -278,7 +280,11 @@ async function main() {
         path: () => '/api/v3/contacts',
         body: () => JSON.stringify({ first_name: 'Load', last_name: `Create ${(n += 1)}` }),
       },
-    ].map((s) => ({ ...s, connections: s.connections ?? (s.write ? WRITE_CLIENTS : READ_CLIENTS) }));
+    ]
+      .map((s) => ({ ...s, connections: s.connections ?? (s.write ? WRITE_CLIENTS : READ_CLIENTS) }))
+      .filter(
+        (s, _, all) => !ONLY || ONLY.has(s.key) || (s.floor && all.some((o) => ONLY.has(o.key) && !o.floor && !!o.write === !!s.write)),
+      );
 
     // Every scenario answers what it should before anything is measured (the floors are up by then).
     for (const s of scenarios) {
@@ -302,7 +308,8 @@ async function main() {
         );
       }
     }
-    writeReport(scenarios, results);
+    if (ONLY) log('--only: no report written');
+    else writeReport(scenarios, results);
   } finally {
     for (const f of floors) await f.stop();
     await redis.del(`${credentialPrefix}${account?.user.id}`).catch(() => undefined);

@@ -1,8 +1,8 @@
 import type { CompanyDto, DealEntryDto } from '@crm/contracts';
 import type { Db } from '../common/sql';
-import { companyRows } from './company.repository';
+import { companyRows, type CompanyRow } from './company.repository';
 import { toCompanyDto } from './company.view';
-import { fieldDefinitions } from './fields.repository';
+import { fieldDefinitions, type FieldDefinitionRow } from './fields.repository';
 import { pendingDealsOfCompanies } from './records.read-model';
 
 /**
@@ -11,16 +11,26 @@ import { pendingDealsOfCompanies } from './records.read-model';
  * counter says they have some, at most COMPANY_PENDING_DEALS_CAP each). Batched: one query per part.
  */
 export async function loadCompanySummaries(db: Db, accountId: string, ids: readonly string[]): Promise<Map<string, CompanyDto>> {
-  const out = new Map<string, CompanyDto>();
-  if (ids.length === 0) return out;
+  if (ids.length === 0) return new Map();
   const rows = await companyRows(db, accountId, ids);
-  if (rows.length === 0) return out;
   const needsFields = rows.some((row) => row.company_fields && Object.keys(row.company_fields).length > 0);
+  const definitions = needsFields ? await fieldDefinitions(db, accountId, 'company_fields') : [];
+  return companySummariesFrom(db, accountId, rows, definitions);
+}
+
+/**
+ * {@link loadCompanySummaries} from rows already read (with the account's company field
+ * definitions): only the pending deals are read, for the companies whose counter says they have some.
+ */
+export async function companySummariesFrom(
+  db: Db,
+  accountId: string,
+  rows: readonly CompanyRow[],
+  definitions: FieldDefinitionRow[],
+): Promise<Map<string, CompanyDto>> {
+  const out = new Map<string, CompanyDto>();
   const withPending = rows.filter((r) => r.pending_deals_count > 0).map((r) => r.id);
-  const [definitions, pending] = await Promise.all([
-    needsFields ? fieldDefinitions(db, accountId, 'company_fields') : Promise.resolve([]),
-    withPending.length > 0 ? pendingDealsOfCompanies(db, accountId, withPending) : Promise.resolve(new Map<string, DealEntryDto[]>()),
-  ]);
+  const pending = withPending.length > 0 ? await pendingDealsOfCompanies(db, accountId, withPending) : new Map<string, DealEntryDto[]>();
   for (const row of rows) {
     const dto = toCompanyDto(row, definitions);
     dto.pending_deals = pending.get(row.id) ?? [];

@@ -31,9 +31,12 @@ export interface CompanyRow {
  * every writing transaction: a read sums them by primary key, whatever the company's size.
  */
 export function companyRows(db: Db, accountId: string, ids: readonly string[]): Promise<CompanyRow[]> {
-  return many<CompanyRow>(
-    db,
-    sql`SELECT co.id, co.name, co.description, co.phone, co.url, co.photo_url, co.image, co.address, co.company_fields,
+  return many<CompanyRow>(db, companyRowsSql(accountId, sql`${[...ids]}::varchar[]`), { prepare: true });
+}
+
+/** {@link companyRows}' statement, for the ids of `ids` (a varchar[] expression), to run alone or inside another. */
+export function companyRowsSql(accountId: string, ids: SqlFragment): SqlFragment {
+  return sql`SELECT co.id, co.name, co.description, co.phone, co.url, co.photo_url, co.image, co.address, co.company_fields,
                co.syncing_status, co.synced_status_id, co.syncing_tags, co.synced_tags, co.created_at, co.modified_at,
                coalesce(cc.contacts_count, 0)::int AS contacts_count, coalesce(cc.won_deals_count, 0)::int AS won_deals_count,
                coalesce(cc.pending_deals_count, 0)::int AS pending_deals_count,
@@ -44,9 +47,7 @@ export function companyRows(db: Db, accountId: string, ids: readonly string[]): 
                  sum(k.total_won_amount) AS total_won_amount, sum(k.total_pending_amount) AS total_pending_amount
           FROM crm.company_counters k WHERE k.company_id = co.id
         ) cc ON true
-        WHERE co.account_id = ${accountId} AND co.id = ANY(${[...ids]}::varchar[])`,
-    { prepare: true },
-  );
+        WHERE co.account_id = ${accountId} AND co.id = ANY(${ids})`;
 }
 
 /**
@@ -61,18 +62,19 @@ function firstMembers(
   companies: SqlFragment,
   limit: number,
 ): Promise<Array<{ id: string; company_id: string }>> {
-  return many<{ id: string; company_id: string }>(
-    db,
-    sql`SELECT m.id, k.company_id
+  return many<{ id: string; company_id: string }>(db, firstMembersSql(accountId, companies, limit), { prepare: true });
+}
+
+/** {@link firstMembers}' statement, to run alone or inside another. */
+export function firstMembersSql(accountId: string, companies: SqlFragment, limit: number): SqlFragment {
+  return sql`SELECT m.id, k.company_id
         FROM ${companies}
         CROSS JOIN LATERAL (
           SELECT c.id, c.sort_name FROM crm.contacts c
           WHERE c.company_id = k.company_id AND c.account_id = ${accountId} AND c.deleted_at IS NULL
           ORDER BY c.sort_name, c.id LIMIT ${limit}
         ) m
-        ORDER BY k.n, m.sort_name, m.id`,
-    { prepare: true },
-  );
+        ORDER BY k.n, m.sort_name, m.id`;
 }
 
 /** The first `limit` non-deleted contacts of each company, by name (see {@link firstMembers}). */

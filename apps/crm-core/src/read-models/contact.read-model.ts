@@ -1,12 +1,13 @@
 import type { CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, ContactWrapperDto } from '@crm/contracts';
 import type { Db } from '../common/sql';
-import { loadCompanySummaries } from './company-summary.read-model';
-import { WRAPPER_COMPANY_CONTACTS_CAP, WRAPPER_COMPANY_CONTACTS_MAX_BYTES } from './caps';
+import { QUEUED_ACTIONS_CAP, WRAPPER_COMPANY_CONTACTS_CAP, WRAPPER_COMPANY_CONTACTS_MAX_BYTES } from './caps';
+import { companySummariesFrom, loadCompanySummaries } from './company-summary.read-model';
+import { contactWrapperParts } from './contact-wrapper.repository';
 import { companyMatesOf } from './company.repository';
 import { contactOwnerId, contactRows } from './contact.repository';
 import { compareUrgency, toContactDto } from './contact.view';
 import { fieldDefinitions } from './fields.repository';
-import { contactActionsOf } from './records.read-model';
+import { contactActionsFrom, contactActionsOf } from './records.read-model';
 
 /**
  * Reading contacts as the API shows them, in batches: a list of 100 costs the same handful of
@@ -60,9 +61,9 @@ export function loadContactWrappers(
 /**
  * {@link loadContactWrappers}, given companies already read (without `contacts`), which are not
  * read again: a company view passes itself for its own contacts' wrappers (`companyContacts`
- * false: the company around them holds its contacts). Two rounds of queries, each in parallel:
- * the contacts, their actions and their companies' first contacts; then those companies and the
- * first contacts not already read, with their actions.
+ * false: the company around them holds its contacts). With a viewer, ONE statement reads every
+ * part (contactWrapperParts); each contact as its owner sees it (no viewer: events) takes two
+ * rounds of queries.
  */
 export async function contactWrappers(
   db: Db,
@@ -74,31 +75,16 @@ export async function contactWrappers(
 ): Promise<ContactWrapperDto[]> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return [];
-  const [mates, contacts, viewerActions] = await Promise.all([
-    companyContacts ? companyMatesOf(db, accountId, wanted, WRAPPER_COMPANY_CONTACTS_CAP) : Promise.resolve([]),
-    loadContactDtos(db, accountId, wanted),
-    viewerId ? contactActionsOf(db, accountId, viewerId, wanted) : Promise.resolve(null),
-  ]);
+  const parts = viewerId
+    ? await viewerParts(db, accountId, wanted, viewerId, known, companyContacts)
+    : await ownerParts(db, accountId, wanted, known, companyContacts);
+  const { contacts, mates, actionsOf } = parts;
   const found = wanted.map((id) => contacts.get(id)).filter((c): c is ContactDto => c !== undefined);
-  const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => id !== null && !known.has(id)))];
-  const others = [...new Set(mates.map((m) => m.id))].filter((id) => !contacts.has(id));
-  const [companies, otherContacts, otherActions] = await Promise.all([
-    companyIds.length > 0 ? loadCompanySummaries(db, accountId, companyIds) : Promise.resolve(new Map<string, CompanyDto>()),
-    others.length > 0 ? loadContactDtos(db, accountId, others) : Promise.resolve(new Map<string, ContactDto>()),
-    viewerId && others.length > 0 ? contactActionsOf(db, accountId, viewerId, others) : Promise.resolve(null),
-  ]);
-  for (const [id, contact] of otherContacts) contacts.set(id, contact);
-  if (viewerActions && otherActions) for (const [id, actions] of otherActions) viewerActions.set(id, actions);
-  const companyMap = new Map([...known, ...companies]);
-  const actionsOf = viewerActions
-    ? (contact: ContactDto) => viewerActions.get(contact.id)
-    : await ownersActions(db, accountId, [...contacts.values()]);
+  const companyMap = new Map([...known, ...parts.companies]);
   const none: ContactActionsDto = { next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] };
   if (companyContacts) {
     // One company object per company, shared by its wrappers, with its first contacts.
-    for (const id of companyIds) {
-      const company = companyMap.get(id);
-      if (!company) continue;
+    for (const [id, company] of parts.companies) {
       const entries = mates.filter((m) => m.company_id === id).map((m) => contacts.get(m.id));
       const inner = withinBytes(
         entries.filter((c): c is ContactDto => c !== undefined).map((contact) => ({ contact, ...(actionsOf(contact) ?? none) })),
@@ -112,6 +98,65 @@ export async function contactWrappers(
     ...(actionsOf(contact) ?? none),
     company: contact.company_id ? (companyMap.get(contact.company_id) ?? null) : null,
   }));
+}
+
+/** What wrappers are made of: the contacts (wanted and their companies' first ones), those first ones, the companies not known, each contact's actions. */
+interface WrapperParts {
+  contacts: Map<string, ContactDto>;
+  mates: Array<{ id: string; company_id: string }>;
+  companies: Map<string, CompanyDto>;
+  actionsOf: (contact: ContactDto) => ContactActionsDto | undefined;
+}
+
+/** Every part as `viewerId` sees it, in one statement (plus the pending deals of companies that have some). */
+async function viewerParts(
+  db: Db,
+  accountId: string,
+  wanted: string[],
+  viewerId: string,
+  known: ReadonlyMap<string, CompanyDto>,
+  companyContacts: boolean,
+): Promise<WrapperParts> {
+  const row = await contactWrapperParts(
+    db,
+    accountId,
+    wanted,
+    viewerId,
+    companyContacts ? WRAPPER_COMPANY_CONTACTS_CAP : 0,
+    QUEUED_ACTIONS_CAP,
+    [...known.keys()],
+  );
+  const contacts = new Map(row.contacts.map((r) => [r.id, toContactDto(r, row.contact_fields)]));
+  const actions = contactActionsFrom(viewerId, [...contacts.keys()], row.actions);
+  return {
+    contacts,
+    mates: row.mates,
+    companies: await companySummariesFrom(db, accountId, row.companies, row.company_fields),
+    actionsOf: (contact) => actions.get(contact.id),
+  };
+}
+
+/** Every part with each contact's actions as its owner sees them: two rounds of queries, each in parallel. */
+async function ownerParts(
+  db: Db,
+  accountId: string,
+  wanted: string[],
+  known: ReadonlyMap<string, CompanyDto>,
+  companyContacts: boolean,
+): Promise<WrapperParts> {
+  const [mates, contacts] = await Promise.all([
+    companyContacts ? companyMatesOf(db, accountId, wanted, WRAPPER_COMPANY_CONTACTS_CAP) : Promise.resolve([]),
+    loadContactDtos(db, accountId, wanted),
+  ]);
+  const found = wanted.map((id) => contacts.get(id)).filter((c): c is ContactDto => c !== undefined);
+  const companyIds = [...new Set(found.map((c) => c.company_id).filter((id): id is string => !!id && !known.has(id)))];
+  const others = [...new Set(mates.map((m) => m.id))].filter((id) => !contacts.has(id));
+  const [companies, otherContacts] = await Promise.all([
+    loadCompanySummaries(db, accountId, companyIds),
+    loadContactDtos(db, accountId, others),
+  ]);
+  for (const [id, contact] of otherContacts) contacts.set(id, contact);
+  return { contacts, mates, companies, actionsOf: await ownersActions(db, accountId, [...contacts.values()]) };
 }
 
 /** The first `entries` whose JSON (UTF-8 bytes) adds up to at most `maxBytes`. */

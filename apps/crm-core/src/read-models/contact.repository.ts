@@ -1,5 +1,5 @@
 import type { ClosedSaleDto, ContactDto } from '@crm/contracts';
-import { many, maybeOne, sql, type Db } from '../common/sql';
+import { many, maybeOne, sql, type Db, type SqlFragment } from '../common/sql';
 
 /** A contact as the API shows it: crm.contacts with its status, lead source, tags and stored counters. */
 export interface ContactRow {
@@ -42,9 +42,12 @@ export interface ContactRow {
  * A named prepared statement: planning these joins cost more than running them.
  */
 export function contactRows(db: Db, accountId: string, ids: readonly string[], includeDeleted: boolean): Promise<ContactRow[]> {
-  return many<ContactRow>(
-    db,
-    sql`SELECT c.id, c.owner_id, c.title, c.first_name, c.last_name, c.job_title, c.starred, c.photo_url, c.company_id, c.company_name,
+  return many<ContactRow>(db, contactRowsSql(accountId, sql`${[...ids]}::varchar[]`, includeDeleted), { prepare: true });
+}
+
+/** {@link contactRows}' statement, for the ids of `ids` (a varchar[] expression), to run alone or inside another. */
+export function contactRowsSql(accountId: string, ids: SqlFragment, includeDeleted: boolean): SqlFragment {
+  return sql`SELECT c.id, c.owner_id, c.title, c.first_name, c.last_name, c.job_title, c.starred, c.photo_url, c.company_id, c.company_name,
                c.urls, c.phones, c.emails, c.address_list, c.status_id, s.text AS status, c.lead_source_id, ls.text AS lead_source, c.background,
                c.custom_fields, c.closed_sales, c.google_contacts_data, c.letter, c.created_at, c.modified_at,
                coalesce((SELECT array_agg(t.name ORDER BY lower(t.name)) FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id
@@ -55,9 +58,7 @@ export function contactRows(db: Db, accountId: string, ids: readonly string[], i
         FROM crm.contacts c
         JOIN crm.statuses s ON s.id = c.status_id
         LEFT JOIN crm.lead_sources ls ON ls.id = c.lead_source_id
-        WHERE c.account_id = ${accountId} AND c.id = ANY(${[...ids]}::varchar[]) AND (${includeDeleted}::boolean OR c.deleted_at IS NULL)`,
-    { prepare: true },
-  );
+        WHERE c.account_id = ${accountId} AND c.id = ANY(${ids}) AND (${includeDeleted}::boolean OR c.deleted_at IS NULL)`;
 }
 
 /** The owner of a contact of the account (deleted or not). */

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { openMediumDatabase, type TestAccount } from '../contacts/contacts.medium-fixture';
 import { COMPANY_CONTACTS_CAP, COMPANY_LIST_CONTACTS_CAP, CONTACT_RECORDS_CAP, QUEUED_ACTIONS_CAP } from './caps';
 import { loadCompanyDtos } from './company.read-model';
-import { loadContactWrappers } from './contact.read-model';
+import { contactWrappers, loadContactWrappers } from './contact.read-model';
 import { contactActionsOf, notesOfContacts } from './records.read-model';
 
 /** The read models' bounds against the real PostgreSQL: each embedded array stops at its cap, in its order. */
@@ -123,5 +123,61 @@ describe('read models (real PostgreSQL)', () => {
     const [wrapper] = await loadContactWrappers(dataSource.manager, acme.accountId, [contactIds[0]], acme.userId);
     expect(wrapper.company!.pending_deals.map((e) => e.deal.id)).toEqual([dealId]);
     await q('DELETE FROM crm.deals WHERE id = $1', [dealId]);
+  });
+  it('one statement reads the same wrappers as the parts read one by one (every kind of part)', async () => {
+    const [first, second] = contactIds.slice(-2).reverse();
+    const loner = newId();
+    const [{ id: statusId }] = await q('SELECT id FROM crm.statuses WHERE account_id = $1 ORDER BY is_lead DESC LIMIT 1', [acme.accountId]);
+    const leadSourceId = newId();
+    await q('INSERT INTO crm.lead_sources (id, account_id, text) VALUES ($1, $2, $3)', [leadSourceId, acme.accountId, 'Fair']);
+    const [customField, companyField] = [newId(), newId()];
+    await q(
+      `INSERT INTO crm.fields (id, account_id, field_set, name, type, position, choices)
+       VALUES ($1, $3, 'custom_fields', 'Size', 'select_box', 1, ARRAY['S', 'M']), ($2, $3, 'company_fields', 'Region', 'text', 1, NULL)`,
+      [customField, companyField, acme.accountId],
+    );
+    await q(`UPDATE crm.companies SET company_fields = $2, address = '{"city":"Cork"}' WHERE id = $1`, [
+      companyId,
+      JSON.stringify({ [companyField]: 'EMEA' }),
+    ]);
+    // Timestamps with microseconds: both ways must cut them to the same millisecond.
+    await q(
+      `UPDATE crm.contacts SET custom_fields = $2, lead_source_id = $3, created_at = '2026-01-02 03:04:05.678912+00',
+              modified_at = '2026-01-02 03:04:05.999999+00', urls = '[{"type":"website","value":"https://example.com"}]'
+       WHERE id = $1`,
+      [first, JSON.stringify({ [customField]: 'M' }), leadSourceId],
+    );
+    await q(
+      `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, last_name, sort_name, letter) VALUES ($1, $2, $3, $4, 'Loner', 'loner', 'l')`,
+      [loner, acme.accountId, acme.userId, statusId],
+    );
+    await q(
+      `INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date, exact_time, position)
+       VALUES ($1, $4, $5, $6, 'call', 'date_time', '2030-02-03', 1896000000, 0),
+              ($2, $4, $5, $6, 'later', 'queued_with_date', '2030-01-01', NULL, 1),
+              ($3, $4, $7, $6, 'wait', 'waiting', NULL, NULL, 0)`,
+      [newId(), newId(), newId(), acme.accountId, first, acme.userId, loner],
+    );
+    const ids = [first, loner, second, newId()];
+    const seenByViewer = await loadContactWrappers(dataSource.manager, acme.accountId, ids, acme.userId);
+    // Without a viewer each contact is seen by its owner (here the same user), read part by part.
+    const seenByOwner = await contactWrappers(dataSource.manager, acme.accountId, ids, null, new Map(), true);
+    expect(seenByViewer).toEqual(seenByOwner);
+    expect(seenByViewer.map((w) => w.contact.id)).toEqual([first, loner, second]);
+    const [wrapper] = seenByViewer;
+    expect(wrapper.contact).toMatchObject({
+      created_at: '2026-01-02T03:04:05.678Z',
+      modified_at: '2026-01-02T03:04:05.999Z',
+      lead_source: 'Fair',
+      custom_fields: [{ custom_field: { id: customField, name: 'Size', type: 'select_box', choices: ['S', 'M'] }, value: 'M' }],
+    });
+    expect(wrapper.next_action).toMatchObject({ text: 'call', exact_time: 1896000000, date: '2030-02-03' });
+    expect(wrapper.company).toMatchObject({ id: companyId, address: { city: 'Cork' }, company_fields: [{ value: 'EMEA' }] });
+    expect(wrapper.company!.contacts!.map((c) => c.contact.id)).toEqual(contactIds.slice(-3).reverse());
+    expect(seenByViewer[1]).toMatchObject({ company: null, next_action: { text: 'wait', date: '', exact_time: 0 } });
+    // List entries: no company contacts, the same either way.
+    expect(await loadContactWrappers(dataSource.manager, acme.accountId, ids, acme.userId, { companyContacts: false })).toEqual(
+      await contactWrappers(dataSource.manager, acme.accountId, ids, null, new Map(), false),
+    );
   });
 });

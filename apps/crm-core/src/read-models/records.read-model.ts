@@ -20,7 +20,13 @@ import { toMeetingDto } from '../meetings/meeting.view';
 import { toNoteDto } from '../notes/note.view';
 import { toAttachmentDtos } from '../records/attachment.view';
 import { COMPANY_PENDING_DEALS_CAP, CONTACT_RECORDS_CAP, QUEUED_ACTIONS_CAP } from './caps';
-import { openActionRows, pendingDealRowsOfCompanies, pinnedAttachmentRows, recordRowsOfContacts } from './records.repository';
+import {
+  openActionRows,
+  pendingDealRowsOfCompanies,
+  pinnedAttachmentRows,
+  recordRowsOfContacts,
+  type OpenActionRow,
+} from './records.repository';
 
 /**
  * The records that contact and company responses embed (GET /contacts?fields=deals(all),...,
@@ -188,14 +194,22 @@ export async function contactActionsOf(
   userId: string,
   contactIds: readonly string[],
 ): Promise<Map<string, ContactActionsDto>> {
+  if (contactIds.length === 0) return new Map();
+  return contactActionsFrom(userId, contactIds, await openActionRows(db, accountId, userId, contactIds, QUEUED_ACTIONS_CAP));
+}
+
+/** {@link contactActionsOf} from its rows (openActionRows' with limit QUEUED_ACTIONS_CAP, read alone or in a larger statement). */
+export function contactActionsFrom(
+  userId: string,
+  contactIds: readonly string[],
+  rows: readonly OpenActionRow[],
+): Map<string, ContactActionsDto> {
   const out = new Map<string, ContactActionsDto>();
   const queued = new Map<string, ActionDto[]>();
   for (const id of contactIds) {
     out.set(id, { next_actions: [], next_action: null, queued_actions: [], next_action_conflicts: [] });
     queued.set(id, []);
   }
-  if (contactIds.length === 0) return out;
-  const rows = await openActionRows(db, accountId, userId, contactIds, QUEUED_ACTIONS_CAP);
   for (const row of rows) {
     const parts = out.get(row.contact_id);
     if (!parts) continue;

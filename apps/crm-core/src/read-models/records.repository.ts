@@ -102,11 +102,14 @@ export function openActionRows(
   contactIds: readonly string[],
   limit: number,
 ): Promise<OpenActionRow[]> {
-  return many<OpenActionRow>(
-    db,
-    sql`WITH open AS (
+  return many<OpenActionRow>(db, openActionRowsSql(accountId, userId, sql`${[...contactIds]}::varchar[]`, limit), { prepare: true });
+}
+
+/** {@link openActionRows}' statement, for the contacts of `contactIds` (a varchar[] expression), to run alone or inside another. */
+export function openActionRowsSql(accountId: string, userId: string, contactIds: SqlFragment, limit: number): SqlFragment {
+  return sql`WITH open AS (
           SELECT ${actionColumns('a')} FROM crm.actions a
-          WHERE a.account_id = ${accountId} AND a.contact_id = ANY(${[...contactIds]}::varchar[]) AND a.status <> 'done'
+          WHERE a.account_id = ${accountId} AND a.contact_id = ANY(${contactIds}) AND a.status <> 'done'
             AND (a.status IN ${NEXT_STATUSES_SQL} OR a.assignee_id = ${userId})
         ), queued AS (
           SELECT o.*, row_number() OVER (PARTITION BY o.contact_id ORDER BY o.position, o.date NULLS LAST, o.exact_time NULLS LAST, o.id) AS queue_rank,
@@ -125,7 +128,5 @@ export function openActionRows(
           UNION ALL
           SELECT ${actionColumns('r')}, r.queue_rank FROM ranked r WHERE r.queue_rank <= ${limit} OR (r.conflicts AND r.conflict_rank <= ${limit})
         ) x
-        ORDER BY (x.assignee_id = ${userId}) DESC, x.position, ${urgencyRank('x')}, x.date NULLS LAST, x.exact_time NULLS LAST, x.id`,
-    { prepare: true },
-  );
+        ORDER BY (x.assignee_id = ${userId}) DESC, x.position, ${urgencyRank('x')}, x.date NULLS LAST, x.exact_time NULLS LAST, x.id`;
 }

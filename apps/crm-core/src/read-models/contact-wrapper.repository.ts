@@ -1,0 +1,61 @@
+import { maybeOne, sql, type Db } from '../common/sql';
+import { companyRowsSql, firstMembersSql, type CompanyRow } from './company.repository';
+import { contactRowsSql, type ContactRow } from './contact.repository';
+import { fieldDefinitionsSql, type FieldDefinitionRow } from './fields.repository';
+import type { OpenActionRow } from './records.repository';
+import { openActionRowsSql } from './records.repository';
+
+/**
+ * Everything contact wrappers show, as `viewerId` sees them, read in ONE statement: the contacts,
+ * the first `mateLimit` contacts of each of their companies, the open actions of both, the
+ * companies (all but `knownCompanyIds`) and the field definitions the values need. Each part is
+ * its own module's statement (contactRowsSql, firstMembersSql, openActionRowsSql, companyRowsSql,
+ * fieldDefinitionsSql), aggregated to JSON, so the rows are the same as the parts read alone;
+ * timestamps arrive as ISO 8601 strings, which the views read as they read Dates.
+ *
+ * Why one: on this kind of machine a statement's round trip (a socket write and a wake-up of the
+ * PostgreSQL backend and of crm-core) costs more than the statement's work; a single-contact
+ * read went from six statements to one (bench/results, issue 17).
+ */
+export interface ContactWrapperParts {
+  contacts: ContactRow[];
+  mates: Array<{ id: string; company_id: string }>;
+  actions: OpenActionRow[];
+  companies: CompanyRow[];
+  contact_fields: FieldDefinitionRow[];
+  company_fields: FieldDefinitionRow[];
+}
+
+export async function contactWrapperParts(
+  db: Db,
+  accountId: string,
+  ids: readonly string[],
+  viewerId: string,
+  mateLimit: number,
+  actionLimit: number,
+  knownCompanyIds: readonly string[],
+): Promise<ContactWrapperParts> {
+  const everyone = sql`ARRAY(SELECT id FROM base UNION SELECT id FROM mates)`;
+  const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
+  const list = (part: ReturnType<typeof sql>) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
+  const row = await maybeOne<ContactWrapperParts>(
+    db,
+    sql`WITH base AS MATERIALIZED (
+          SELECT c.id, c.company_id FROM crm.contacts c
+          WHERE c.account_id = ${accountId} AND c.id = ANY(${[...ids]}::varchar[]) AND c.deleted_at IS NULL
+        ), mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit)})
+        SELECT ${list(contactRowsSql(accountId, everyone, false))} AS contacts,
+               ${list(sql`SELECT * FROM mates`)} AS mates,
+               ${list(openActionRowsSql(accountId, viewerId, everyone, actionLimit))} AS actions,
+               ${list(
+                 companyRowsSql(
+                   accountId,
+                   sql`ARRAY(SELECT DISTINCT b.company_id FROM base b WHERE b.company_id IS NOT NULL AND b.company_id <> ALL(${[...knownCompanyIds]}::varchar[]))`,
+                 ),
+               )} AS companies,
+               ${list(fieldDefinitionsSql(accountId, 'custom_fields'))} AS contact_fields,
+               ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields`,
+    { prepare: true },
+  );
+  return row!;
+}
