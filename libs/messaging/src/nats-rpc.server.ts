@@ -1,4 +1,4 @@
-import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { connect, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { ApiError, ErrorName, namespacedSubject, RpcHeaders, type RpcReply } from '@crm/contracts';
 import {
   acceptRequestId,
@@ -14,7 +14,7 @@ import {
 } from '@crm/observability';
 import type { Logger } from 'pino';
 import { natsClientOptions, watchStatus } from './nats-connection';
-import { decodeRequest, encodeReply, signedBytes } from './nats-wire';
+import { decodeRequest, encodeReply, encodeReplyWithData, signedBytes } from './nats-wire';
 import { RpcArgumentContext, type RpcHandler } from './rpc-handlers';
 import { outcomeOfReply, type RpcOutcome } from './rpc-outcome';
 import { replyOf, replyOfError } from './rpc-reply.interceptor';
@@ -173,7 +173,13 @@ export class NatsRpcServer {
    */
   private respond(msg: Msg, reply: RpcReply): RpcReply {
     try {
-      msg.respond(encodeReply(reply));
+      const { text, dataAt } = encodeReplyWithData(reply);
+      if (dataAt === undefined) msg.respond(text);
+      else {
+        const replyHeaders = natsHeaders();
+        replyHeaders.set(RpcHeaders.replyDataAt, String(dataAt));
+        msg.respond(text, { headers: replyHeaders });
+      }
       return reply;
     } catch (error) {
       if (!isPayloadTooLarge(error)) throw error;

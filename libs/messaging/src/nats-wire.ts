@@ -22,9 +22,90 @@ export function encodeReply(reply: RpcReply): string {
   return JSON.stringify(reply);
 }
 
+const DATA_KEY = ',"data":';
+
+/**
+ * A reply's JSON with `data` last, and the offset of `data`'s text (the RpcHeaders.replyDataAt header: a UTF-16 offset into the
+ * decoded text; `data` runs to the last `}`). RpcClient.call with
+ * `rawData` passes that text on without parsing it: the gateway's answer embeds it as it is).
+ * The head also carries `data_versions` (see {@link RawJsonData}). Still one JSON document:
+ * a reader that knows nothing of this parses it whole.
+ */
+export function encodeReplyWithData(reply: RpcReply): { text: string; dataAt?: number } {
+  if (!reply.ok || reply.data === undefined) return { text: JSON.stringify(reply) };
+  const { data, ...head } = reply;
+  const dataJson = JSON.stringify(data);
+  const headJson = JSON.stringify({ ...head, data_versions: dataVersions(data) });
+  const prefix = `${headJson.slice(0, -1)}${DATA_KEY}`;
+  return { text: `${prefix}${dataJson}}`, dataAt: prefix.length };
+}
+
+/**
+ * A success reply's `data` as the JSON text crm-core wrote, unparsed. `toJSON` parses it, so
+ * whatever serializes the reply (the idempotency store) gets the data itself.
+ */
+export class RawJsonData {
+  constructor(
+    readonly json: string,
+    private readonly versions: Record<string, number>,
+  ) {}
+
+  /**
+   * The version of the record `data` holds under `key`, as etag.ts recordVersion(data, key)
+   * computes it from the parsed data: `data[key]` when that is an object, else `data` itself.
+   */
+  versionOf(key: string): number {
+    return this.versions[key] ?? this.versions[''] ?? 0;
+  }
+
+  toJSON(): unknown {
+    return JSON.parse(this.json);
+  }
+}
+
+/**
+ * The version (epoch ms of `modified_at`, for an object with a string `id`) of `data` itself
+ * (key '') and of each of its top-level object values: 0 where there is none.
+ */
+export function dataVersions(data: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return out;
+  out[''] = recordVersionOf(data as Record<string, unknown>);
+  for (const [key, value] of Object.entries(data as Record<string, unknown>))
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) out[key] = recordVersionOf(value as Record<string, unknown>);
+  return out;
+}
+
+/** The version of one record: the epoch ms of its `modified_at` when it has a string `id`, else 0. */
+export function recordVersionOf(record: Record<string, unknown>): number {
+  if (typeof record.id !== 'string' || typeof record.modified_at !== 'string') return 0;
+  const ms = Date.parse(record.modified_at);
+  return Number.isFinite(ms) && ms > 0 ? ms : 0;
+}
+
 /** The reply's JSON as sent: callers check its shape ({@link isRpcReply}) before trusting it. */
 export function decodeReply(bytes: Uint8Array): unknown {
   return JSON.parse(decoder.decode(bytes));
+}
+
+/**
+ * A reply whose `data` starts at `dataAt` ({@link encodeReplyWithData}): the head parsed, `data`
+ * left as text ({@link RawJsonData}); anything else (no offset, or not the expected text there)
+ * parsed whole.
+ */
+export function decodeReplyRaw(bytes: Uint8Array, dataAt: number | undefined): unknown {
+  const text = decoder.decode(bytes);
+  if (
+    dataAt === undefined ||
+    !Number.isInteger(dataAt) ||
+    dataAt < DATA_KEY.length ||
+    text.slice(dataAt - DATA_KEY.length, dataAt) !== DATA_KEY ||
+    !text.endsWith('}')
+  )
+    return JSON.parse(text);
+  const head = JSON.parse(`${text.slice(0, dataAt - DATA_KEY.length)}}`) as Record<string, unknown>;
+  const { data_versions: versions, ...reply } = head;
+  return { ...reply, data: new RawJsonData(text.slice(dataAt, -1), (versions ?? {}) as Record<string, number>) };
 }
 
 /**

@@ -2,7 +2,7 @@ import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-
 import { ApiError, ErrorName, namespacedSubject, RpcHeaders, type RpcReply } from '@crm/contracts';
 import { contextWithSpan, currentRequestId, endSpan, injectTraceHeaders, SpanKind, startSpan } from '@crm/observability';
 import type { Logger } from 'pino';
-import { decodeReply, encodeRequest, nextNonce, signedBytes } from './nats-wire';
+import { decodeReply, decodeReplyRaw, encodeRequest, nextNonce, signedBytes } from './nats-wire';
 import { isServerError } from './rpc-outcome';
 import type { RpcSigner } from './rpc-signature';
 
@@ -31,8 +31,18 @@ export class RpcClient {
     private readonly options: RpcClientOptions,
   ) {}
 
-  /** `ifMatch`: the HTTP request's If-Match header, for crm-core to check against the record it locks. */
-  async call<D = unknown>(subject: string, body: unknown, timeoutMs = this.options.timeoutMs, ifMatch?: string): Promise<RpcReply<D>> {
+  /**
+   * `ifMatch`: the HTTP request's If-Match header, for crm-core to check against the record it
+   * locks. `rawData`: a success reply's `data` comes as a {@link RawJsonData} (its JSON text,
+   * unparsed) when the handler wrote it so, for a caller that only passes it on.
+   */
+  async call<D = unknown>(
+    subject: string,
+    body: unknown,
+    timeoutMs = this.options.timeoutMs,
+    ifMatch?: string,
+    rawData = false,
+  ): Promise<RpcReply<D>> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const headers = natsHeaders();
@@ -56,7 +66,8 @@ export class RpcClient {
         timeout: timeoutMs,
         headers,
       });
-      const answer = decodeReply(msg.data);
+      const dataAt = rawData ? msg.headers?.get(RpcHeaders.replyDataAt) : undefined;
+      const answer = dataAt ? decodeReplyRaw(msg.data, Number(dataAt)) : decodeReply(msg.data);
       if (isReply(answer)) reply = answer as RpcReply<D>;
       else {
         this.options.logger.error({ subject }, 'RPC answer is not a reply');

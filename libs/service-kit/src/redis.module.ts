@@ -10,14 +10,21 @@ export interface RedisModuleOptions {
   url: string;
   /** When false, Redis being down leaves the service ready (it degrades instead of failing). */
   requiredForReadiness: boolean;
+  /**
+   * ioredis's auto-pipelining: the commands issued in one turn of the event loop leave in one
+   * write. For a client on every request's path (the gateway's limits), where a socket write costs
+   * more than the command; never for a subscribed connection.
+   */
+  autoPipelining?: boolean;
 }
 
 /**
  * One ioredis client per service. Commands fail fast while Redis is unreachable (no offline
  * queue, short timeouts), so callers can take their fallback path instead of hanging.
  */
-export function createRedis(url: string, logger: Logger): Redis {
+export function createRedis(url: string, logger: Logger, autoPipelining = false): Redis {
   const redis = new Redis(url, {
+    enableAutoPipelining: autoPipelining,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: 1000,
@@ -50,7 +57,7 @@ export class RedisModule implements OnApplicationShutdown {
           provide: REDIS,
           inject: [LOGGER, ReadinessRegistry],
           useFactory: (logger: Logger, readiness: ReadinessRegistry) => {
-            const redis = createRedis(options.url, logger);
+            const redis = createRedis(options.url, logger, options.autoPipelining === true);
             if (options.requiredForReadiness) readiness.register('redis', () => redis.ping());
             return redis;
           },

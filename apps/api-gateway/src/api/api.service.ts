@@ -24,6 +24,11 @@ export interface ApiInput {
   rawQuery?: string;
   /** The If-Match header of a write (as sent), checked by crm-core against the record it locks. */
   ifMatch?: string;
+  /**
+   * The reply's `data` may stay the JSON text crm-core wrote (RawJsonData), for a caller that only
+   * writes it into the HTTP answer (the REST edge); MCP tools read the data and leave this unset.
+   */
+  rawData?: boolean;
 }
 
 /** One API request: scope check, validation against the route's contract, NATS call, envelope. */
@@ -46,7 +51,7 @@ export class ApiService {
     const merged = { ...input.query, ...((input.body as object | undefined) ?? {}), ...params };
     const payload = parseContract(route.request, merged);
     const origin: HttpOrigin = { base_url: `${this.config.PUBLIC_URL}${API_PREFIX}`, query: input.rawQuery ?? '' };
-    const reply = await this.rpc.call(route.subject, { caller, payload, origin }, undefined, ifMatch);
+    const reply = await this.rpc.call(route.subject, { caller, payload, origin }, undefined, ifMatch, input.rawData === true);
     if (!reply.ok) throw ApiError.fromData(reply.error);
     return { status: reply.http_status ?? route.successStatus, body: successEnvelope(reply.data, reply.summary) };
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError, IF_MATCH_OPERATIONS, MAX_ENTITY_TAGS, parseEntityTags } from '@crm/contracts';
+import { recordVersionOf } from '@crm/messaging';
 
 // The gateway's side of ETags and conditional requests (docs/decisions.md "ETags and conditional
 // requests"); parsing and comparing tags live in libs/contracts (envelope/etag.ts).
@@ -17,13 +18,7 @@ export function recordVersion(data: unknown, key: string): number {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return 0;
   const inner = (data as Record<string, unknown>)[key];
   const record = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : data;
-  return versionOf(record as Record<string, unknown>) ?? 0;
-}
-
-function versionOf(record: Record<string, unknown>): number | undefined {
-  if (typeof record.id !== 'string' || typeof record.modified_at !== 'string') return undefined;
-  const ms = Date.parse(record.modified_at);
-  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+  return recordVersionOf(record as Record<string, unknown>);
 }
 
 /** The strong ETag of a reply's `data`, serialized as `dataJson`, whose record (if any) has version `version`. */
@@ -74,7 +69,11 @@ const malformed = (name: string) =>
  * `dataJson`, `data` serialized (when the caller has it already).
  */
 export function replyTag(method: string, reply: string, data: unknown, dataJson = JSON.stringify(data) ?? ''): string | undefined {
-  const version = recordVersion(data, recordKey(reply));
+  return versionedTag(method, recordVersion(data, recordKey(reply)), dataJson);
+}
+
+/** {@link replyTag} given the record's version (from the data, or as crm-core sent it beside the data's text). */
+export function versionedTag(method: string, version: number, dataJson: string): string | undefined {
   if (method === 'GET' || method === 'HEAD' || version > 0) return entityTag(dataJson, version);
   return undefined;
 }

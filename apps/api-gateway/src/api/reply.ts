@@ -2,7 +2,8 @@ import { noneMatchHolds, type RouteDeclaration } from '@crm/contracts';
 import type { ErrorReply } from '@crm/service-kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IdempotentOutcome } from '../limits/idempotency';
-import { envelopeJson, parseIfNoneMatch, replyTag } from './etag';
+import { RawJsonData } from '@crm/messaging';
+import { envelopeJson, parseIfNoneMatch, recordKey, recordVersion, versionedTag } from './etag';
 
 // Writing the API's answers on node's response, as Express's res.send wrote them: the type with
 // charset=utf-8, Content-Length, no body for HEAD, and none of the three for 204 and 304.
@@ -42,10 +43,13 @@ export function sendOutcome(req: IncomingMessage, res: ServerResponse, route: Ro
     sendText(req, res, outcome.status, 'application/json', JSON.stringify(body) ?? '');
     return;
   }
-  // `data` is serialized once: the ETag hashes that text and the body is built around it.
-  const dataJson = JSON.stringify(body.data);
+  // `data` is serialized once (or not at all: the JSON text crm-core wrote): the ETag hashes that
+  // text and the body is built around it.
+  const raw = body.data instanceof RawJsonData ? body.data : undefined;
+  const dataJson = raw ? raw.json : JSON.stringify(body.data);
   const method = req.method ?? '';
-  const etag = replyTag(method, route.reply, body.data, dataJson);
+  const key = recordKey(route.reply);
+  const etag = versionedTag(method, raw ? raw.versionOf(key) : recordVersion(body.data, key), dataJson);
   if (etag !== undefined) {
     const ifNoneMatch = method === 'GET' || method === 'HEAD' ? req.headers['if-none-match'] : undefined;
     const notModified = ifNoneMatch !== undefined && noneMatchHolds(parseIfNoneMatch(ifNoneMatch), etag);

@@ -75,6 +75,7 @@ export class CredentialCache {
       connectionName: `${this.config.CRM_NAMESPACE}:auth-invalidations`,
       autoResubscribe: false,
       autoResendUnfulfilledCommands: false,
+      enableAutoPipelining: false,
       enableOfflineQueue: false,
     });
     this.subscriber = subscriber;

@@ -92,6 +92,8 @@ export class ApiEdge {
         body,
         rawQuery,
         ifMatch: readOnly ? undefined : header(req, 'if-match'),
+        // The answer embeds crm-core's JSON of `data` as it came (reply.ts sendOutcome).
+        rawData: true,
       };
       const key = req.method === 'POST' ? header(req, 'idempotency-key') : undefined;
       // Routes that take a file: the bytes go to storage, crm-core gets the key (decisions.md "Attachments").

@@ -1,4 +1,4 @@
-import { maybeOne, sql, type Db } from '../common/sql';
+import { maybeOne, sql, type Db, type SqlFragment } from '../common/sql';
 import { companyRowsSql, firstMembersSql, type CompanyRow } from './company.repository';
 import { contactRowsSql, type ContactRow } from './contact.repository';
 import { fieldDefinitionsSql, type FieldDefinitionRow } from './fields.repository';
@@ -35,12 +35,23 @@ export async function contactWrapperParts(
   actionLimit: number,
   knownCompanyIds: readonly string[],
 ): Promise<ContactWrapperParts> {
+  const statement = contactWrapperPartsSql(accountId, ids, viewerId, mateLimit, actionLimit, knownCompanyIds);
+  return (await maybeOne<ContactWrapperParts>(db, statement, { prepare: true }))!;
+}
+
+/** {@link contactWrapperParts}' statement. */
+export function contactWrapperPartsSql(
+  accountId: string,
+  ids: readonly string[],
+  viewerId: string,
+  mateLimit: number,
+  actionLimit: number,
+  knownCompanyIds: readonly string[],
+): SqlFragment {
   const everyone = sql`ARRAY(SELECT id FROM base UNION SELECT id FROM mates)`;
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
-  const list = (part: ReturnType<typeof sql>) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
-  const row = await maybeOne<ContactWrapperParts>(
-    db,
-    sql`WITH base AS MATERIALIZED (
+  const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
+  return sql`WITH base AS MATERIALIZED (
           SELECT c.id, c.company_id FROM crm.contacts c
           WHERE c.account_id = ${accountId} AND c.id = ANY(${[...ids]}::varchar[]) AND c.deleted_at IS NULL
         ), mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit)})
@@ -54,8 +65,5 @@ export async function contactWrapperParts(
                  ),
                )} AS companies,
                ${list(fieldDefinitionsSql(accountId, 'custom_fields'))} AS contact_fields,
-               ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields`,
-    { prepare: true },
-  );
-  return row!;
+               ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields`;
 }

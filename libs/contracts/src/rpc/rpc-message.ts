@@ -14,6 +14,11 @@ export interface RpcSuccess<D = unknown> {
   http_status?: number;
   /** Top-level summary blocks that sit beside `data` in the envelope. */
   summary?: Record<string, unknown>;
+  /**
+   * On the wire only (libs/messaging nats-wire.ts encodeReplyWithData): the version of `data`
+   * (key '') and of each of its top-level records, for the gateway's ETag without parsing `data`.
+   */
+  data_versions?: Record<string, number>;
 }
 
 export interface RpcFailure {
@@ -48,4 +53,9 @@ export const RpcHeaders = {
    * record's version after locking the row (docs/decisions.md "ETags and conditional requests").
    */
   ifMatch: 'X-If-Match',
+  /**
+   * On a success reply: where its `data` starts in the reply's text (data is last), so the gateway
+   * can pass that text on into its answer without parsing and re-serializing it.
+   */
+  replyDataAt: 'X-Reply-Data-At',
 } as const;

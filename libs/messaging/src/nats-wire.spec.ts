@@ -1,0 +1,56 @@
+import type { RpcReply } from '@crm/contracts';
+import { dataVersions, decodeReply, decodeReplyRaw, encodeReplyWithData, RawJsonData } from './nats-wire';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe('replies whose data passes through unparsed', () => {
+  const contact = { id: 'c1', modified_at: '2026-01-02T03:04:05.678Z', name: 'Zoë "quoted" ,"data": ✓' };
+  const reply: RpcReply = {
+    ok: true,
+    http_status: 201,
+    summary: { tags: { tags: [{ name: ',"data":{' }] } },
+    data: { contact, next_action: { id: 'a1', modified_at: '2026-02-01T00:00:00.000Z' }, next_actions: [] },
+  };
+
+  it('is one JSON document a reader that knows nothing of the offset parses whole', () => {
+    const { text, dataAt } = encodeReplyWithData(reply);
+    expect(dataAt).toBeGreaterThan(0);
+    const parsed = decodeReply(bytes(text)) as Record<string, unknown>;
+    expect(parsed).toMatchObject({ ok: true, http_status: 201, summary: reply.summary, data: (reply as { data: unknown }).data });
+  });
+
+  it('gives the head parsed and the data as the exact text, with the versions of its records', () => {
+    const { text, dataAt } = encodeReplyWithData(reply);
+    const decoded = decodeReplyRaw(bytes(text), dataAt) as { ok: boolean; http_status: number; summary: unknown; data: RawJsonData };
+    expect(decoded.ok).toBe(true);
+    expect(decoded.http_status).toBe(201);
+    expect(decoded.summary).toEqual(reply.summary);
+    expect(decoded).not.toHaveProperty('data_versions');
+    expect(decoded.data).toBeInstanceOf(RawJsonData);
+    expect(decoded.data.json).toBe(JSON.stringify((reply as { data: unknown }).data));
+    expect(decoded.data.versionOf('contact')).toBe(Date.parse(contact.modified_at));
+    expect(decoded.data.versionOf('next_action')).toBe(Date.parse('2026-02-01T00:00:00.000Z'));
+    // No such record: the data itself, which has no id: 0 (as a list's).
+    expect(decoded.data.versionOf('list_contacts')).toBe(0);
+    // Serialized again (the idempotency store), it is the data itself.
+    expect(JSON.parse(JSON.stringify({ body: decoded.data }))).toEqual({ body: (reply as { data: unknown }).data });
+  });
+
+  it('parses whole what does not carry the data where the offset says', () => {
+    const { text, dataAt } = encodeReplyWithData(reply);
+    for (const at of [undefined, 0, 3, dataAt! + 1, dataAt! - 1, Number.NaN])
+      expect((decodeReplyRaw(bytes(text), at) as { data: unknown }).data).toEqual((reply as { data: unknown }).data);
+  });
+
+  it('writes no offset for errors and for replies without data', () => {
+    expect(encodeReplyWithData({ ok: false, error: { error_name: 'x', message: 'y', errors: {} } } as never).dataAt).toBeUndefined();
+    expect(encodeReplyWithData({ ok: true } as RpcReply).dataAt).toBeUndefined();
+  });
+
+  it('versions: a flat record, a record under a key, and none', () => {
+    expect(dataVersions({ id: 'l1', modified_at: '2026-01-01T00:00:00.000Z', text: 'x' })['']).toBe(Date.parse('2026-01-01T00:00:00.000Z'));
+    expect(dataVersions({ status: { id: 's', modified_at: 'not a date' } })).toEqual({ '': 0, status: 0 });
+    expect(dataVersions([1, 2])).toEqual({});
+    expect(dataVersions(null)).toEqual({});
+  });
+});
