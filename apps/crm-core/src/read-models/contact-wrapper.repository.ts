@@ -26,28 +26,29 @@ export interface ContactWrapperParts {
   company_fields: FieldDefinitionRow[];
 }
 
-export async function contactWrapperParts(
-  db: Db,
-  accountId: string,
-  ids: readonly string[],
-  viewerId: string,
-  mateLimit: number,
-  actionLimit: number,
-  knownCompanyIds: readonly string[],
-): Promise<ContactWrapperParts> {
-  const statement = contactWrapperPartsSql(accountId, ids, viewerId, mateLimit, actionLimit, knownCompanyIds);
-  return (await maybeOne<ContactWrapperParts>(db, statement, { prepare: true }))!;
+/** Whose wrappers, as whom, and how much of each part (see {@link contactWrapperParts}). */
+export interface ContactWrapperQuery {
+  accountId: string;
+  ids: readonly string[];
+  viewerId: string;
+  mateLimit: number;
+  actionLimit: number;
+  knownCompanyIds: readonly string[];
+}
+
+export async function contactWrapperParts(db: Db, query: ContactWrapperQuery): Promise<ContactWrapperParts> {
+  return (await maybeOne<ContactWrapperParts>(db, contactWrapperPartsSql(query), { prepare: true }))!;
 }
 
 /** {@link contactWrapperParts}' statement. */
-export function contactWrapperPartsSql(
-  accountId: string,
-  ids: readonly string[],
-  viewerId: string,
-  mateLimit: number,
-  actionLimit: number,
-  knownCompanyIds: readonly string[],
-): SqlFragment {
+export function contactWrapperPartsSql({
+  accountId,
+  ids,
+  viewerId,
+  mateLimit,
+  actionLimit,
+  knownCompanyIds,
+}: ContactWrapperQuery): SqlFragment {
   const everyone = sql`ARRAY(SELECT id FROM base UNION SELECT id FROM mates)`;
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
   const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;

@@ -117,15 +117,14 @@ async function viewerParts(
   known: ReadonlyMap<string, CompanyDto>,
   companyContacts: boolean,
 ): Promise<WrapperParts> {
-  const row = await contactWrapperParts(
-    db,
+  const row = await contactWrapperParts(db, {
     accountId,
-    wanted,
+    ids: wanted,
     viewerId,
-    companyContacts ? WRAPPER_COMPANY_CONTACTS_CAP : 0,
-    QUEUED_ACTIONS_CAP,
-    [...known.keys()],
-  );
+    mateLimit: companyContacts ? WRAPPER_COMPANY_CONTACTS_CAP : 0,
+    actionLimit: QUEUED_ACTIONS_CAP,
+    knownCompanyIds: [...known.keys()],
+  });
   const contacts = new Map(row.contacts.map((r) => [r.id, toContactDto(r, row.contact_fields)]));
   const actions = contactActionsFrom(viewerId, [...contacts.keys()], row.actions);
   return {
