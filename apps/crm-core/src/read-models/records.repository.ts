@@ -111,14 +111,16 @@ export function openActionRowsSql(accountId: string, userId: string, contactIds:
           SELECT ${actionColumns('a')} FROM crm.actions a
           WHERE a.account_id = ${accountId} AND a.contact_id = ANY(${contactIds}) AND a.status <> 'done'
             AND (a.status IN ${NEXT_STATUSES_SQL} OR a.assignee_id = ${userId})
+        ), nx AS (
+          -- the user's next action on each contact (at most one: actions_next_uq), joined by hash, not looked up per queued row
+          SELECT DISTINCT ON (n.contact_id) n.contact_id, n.date FROM open n
+          WHERE n.assignee_id = ${userId} AND n.status IN ${NEXT_STATUSES_SQL}
+          ORDER BY n.contact_id, n.position DESC, n.id DESC
         ), queued AS (
           SELECT o.*, row_number() OVER (PARTITION BY o.contact_id ORDER BY o.position, o.date NULLS LAST, o.exact_time NULLS LAST, o.id) AS queue_rank,
                  coalesce(o.date < nx.date, false) AS conflicts
           FROM open o
-          LEFT JOIN LATERAL (
-            SELECT n.date FROM open n WHERE n.contact_id = o.contact_id AND n.assignee_id = ${userId} AND n.status IN ${NEXT_STATUSES_SQL}
-            ORDER BY n.position DESC, n.id DESC LIMIT 1
-          ) nx ON true
+          LEFT JOIN nx ON nx.contact_id = o.contact_id
           WHERE o.status NOT IN ${NEXT_STATUSES_SQL}
         ), ranked AS (
           SELECT q.*, row_number() OVER (PARTITION BY q.contact_id, q.conflicts ORDER BY q.queue_rank) AS conflict_rank FROM queued q
