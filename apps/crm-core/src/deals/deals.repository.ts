@@ -166,10 +166,10 @@ export class DealsRepository {
     contactId: string,
     userIds: readonly string[],
     pipelineIds: readonly string[],
-  ): Promise<(ContactRef & { pipelines: PipelineRef[]; users: UserRef[] }) | undefined> {
+  ): Promise<(ContactRef & { pipelines: PipelineRef[]; users: UserRef[]; tx_now: Date }) | undefined> {
     return maybeOne(
       db,
-      sql`SELECT ${CONTACT_REF_COLUMNS}, ${pipelinesJson(accountId, pipelineIds)} AS pipelines,
+      sql`SELECT ${CONTACT_REF_COLUMNS}, ${pipelinesJson(accountId, pipelineIds)} AS pipelines, now() AS tx_now,
             (SELECT coalesce(json_agg(json_build_object('id', u.id, 'first_name', u.first_name, 'last_name', u.last_name, 'email', u.email)), '[]'::json)
                FROM crm.users u WHERE u.account_id = ${accountId} AND u.id = ANY(${[...userIds]}::varchar[])) AS users
           FROM crm.contacts c WHERE c.id = ${contactId} AND c.account_id = ${accountId} AND c.deleted_at IS NULL`,
@@ -179,18 +179,18 @@ export class DealsRepository {
 
   /** Inserts a deal; returns its timestamps. */
   insert(db: Db, id: string, accountId: string, authorId: string, s: DealState): Promise<{ created_at: Date; modified_at: Date }> {
-    return one(
-      db,
-      sql`INSERT INTO crm.deals (id, account_id, author_id, contact_id, owner_id, pipeline_id, sales_pipeline_id, name, text, status, stage,
+    return one(db, sql`${this.insertChange(id, accountId, authorId, s)} RETURNING created_at, modified_at`, { prepare: true });
+  }
+
+  /** A new deal as a data-modifying statement (for writeEventWith); its timestamps are the transaction's now(). */
+  insertChange(id: string, accountId: string, authorId: string, s: DealState): SqlFragment {
+    return sql`INSERT INTO crm.deals (id, account_id, author_id, contact_id, owner_id, pipeline_id, sales_pipeline_id, name, text, status, stage,
             last_stage, expected_close_date, close_date, date, amount, months, cost, commission_base, commission_type, commission,
             commission_percentage, reason_lost_id, deal_fields, previous_pipeline_stages)
           VALUES (${id}, ${accountId}, ${authorId}, ${s.contact_id}, ${s.owner_id}, ${s.pipeline_id}, ${s.sales_pipeline_id}, ${s.name}, ${s.text},
             ${s.status}, ${s.stage}, ${s.last_stage}, ${s.expected_close_date}, ${s.close_date}, ${s.date}, ${s.amount}, ${s.months}, ${s.cost},
             ${s.commission_base}, ${s.commission_type}, ${s.commission}, ${s.commission_percentage}, ${s.reason_lost_id},
-            ${JSON.stringify(s.deal_fields)}, ${JSON.stringify(s.previous_pipeline_stages)})
-          RETURNING created_at, modified_at`,
-      { prepare: true },
-    );
+            ${JSON.stringify(s.deal_fields)}, ${JSON.stringify(s.previous_pipeline_stages)})`;
   }
 
   async update(db: Db, id: string, s: DealState): Promise<void> {

@@ -18,7 +18,7 @@ import {
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { savedFilterSql } from '../filters/filters.repository';
-import { writeEvent } from '../outbox/outbox';
+import { writeEvent, writeEventWith } from '../outbox/outbox';
 import { DEAL_LIST_CONTACTS_CAP, loadContactDtos } from '../read-models';
 import { deleteAttachments, moveAttachments, replaceAttachments } from '../records/attachments.repository';
 import { normalizeId, replacedList, todayUtc } from '../records/record-common';
@@ -124,22 +124,33 @@ export class DealsService {
       const linked = await linkedContacts(tx, accountId, contact.id, request.linked_contact_ids ?? []);
       state = withCommission({ ...state, ...itemAmounts(request.deal_items ?? []) });
       const id = newId();
-      const stamps = await this.deals.insert(tx, id, accountId, caller.user_id, state);
+      const event = (deal: DealDto) => ({
+        account_id: accountId,
+        type: 'deal' as const,
+        reason: 'created',
+        record_id: id,
+        contact_status_id: contact.status_id,
+        data: { deal },
+      });
       let deal: DealDto;
       if (request.deal_items?.length || linked.length > 0 || request.attachments?.length || Object.keys(state.deal_fields).length > 0) {
+        await this.deals.insert(tx, id, accountId, caller.user_id, state);
         await this.deals.replaceItems(tx, accountId, id, request.deal_items ?? []);
         await this.deals.replaceLinks(tx, accountId, id, linked);
         if (request.attachments?.length) await replaceAttachments(tx, accountId, 'deal', id, contact.id, request.attachments);
         deal = await this.load(tx, accountId, id);
+        await writeEvent(tx, event(deal));
       } else {
-        // A plain deal: everything it shows is known here, no need to read it back.
+        // A plain deal: everything it shows is known here (its timestamps are the transaction's
+        // now()), so the row and its event are written in one statement, and not read back.
         deal = toDealDto(
           {
             id,
             account_id: accountId,
             author_id: caller.user_id,
             ...state,
-            ...stamps,
+            created_at: context.tx_now,
+            modified_at: context.tx_now,
             c_first_name: contact.first_name,
             c_last_name: contact.last_name,
             c_company_name: contact.company_name,
@@ -156,15 +167,8 @@ export class DealsService {
           },
           new Map(),
         );
+        await writeEventWith(tx, [this.deals.insertChange(id, accountId, caller.user_id, state)], event(deal));
       }
-      await writeEvent(tx, {
-        account_id: accountId,
-        type: 'deal',
-        reason: 'created',
-        record_id: id,
-        contact_status_id: contact.status_id,
-        data: { deal },
-      });
       return { deal };
     });
   }

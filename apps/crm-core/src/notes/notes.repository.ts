@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PageInfo } from '@crm/contracts';
-import { execute, maybeOne, one, sql, type Db } from '../common/sql';
+import { execute, maybeOne, one, sql, type Db, type SqlFragment } from '../common/sql';
 import { attachmentsJson } from '../records/attachments.repository';
 import { listPage, recordById, type ListInput, type ListSpec } from '../records/record-list.repository';
 import { CONTACT_REF_COLUMNS, type ContactRef } from '../records/record-references.repository';
@@ -63,16 +63,19 @@ export class NotesRepository {
     return recordById<NoteRow>(db, TABLE, accountId, id);
   }
 
-  /** The note's contact (non-deleted, of the account) and the author's name, in one round trip. */
+  /**
+   * The note's contact (non-deleted, of the account) and the author's name, in one round trip, with
+   * the transaction's now() (the timestamps of the rows it writes).
+   */
   contactAndAuthor(
     db: Db,
     accountId: string,
     contactId: string,
     authorId: string,
-  ): Promise<(ContactRef & { a_first_name: string | null; a_last_name: string | null }) | undefined> {
+  ): Promise<(ContactRef & { a_first_name: string | null; a_last_name: string | null; tx_now: Date }) | undefined> {
     return maybeOne(
       db,
-      sql`SELECT ${CONTACT_REF_COLUMNS}, u.first_name AS a_first_name, u.last_name AS a_last_name
+      sql`SELECT ${CONTACT_REF_COLUMNS}, u.first_name AS a_first_name, u.last_name AS a_last_name, now() AS tx_now
           FROM crm.contacts c LEFT JOIN crm.users u ON u.id = ${authorId}
           WHERE c.id = ${contactId} AND c.account_id = ${accountId} AND c.deleted_at IS NULL`,
       { prepare: true },
@@ -103,17 +106,26 @@ export class NotesRepository {
     authorId: string,
     v: NoteValues,
   ): Promise<{ created_at: Date; modified_at: Date }> {
+    const [insert, touch] = this.insertChanges(id, accountId, contactId, authorId, v);
     return one(
       db,
-      sql`WITH ins AS (
-            INSERT INTO crm.notes (id, account_id, contact_id, author_id, text, date, linked_deal_id)
-            VALUES (${id}, ${accountId}, ${contactId}, ${authorId}, ${v.text}, ${v.date}, ${v.linked_deal_id})
-            RETURNING created_at, modified_at),
-          touch AS (
-            UPDATE crm.contacts SET last_activity_at = now() WHERE id = ${contactId} AND (last_activity_at IS NULL OR last_activity_at < now()))
-          SELECT created_at, modified_at FROM ins`,
-      { prepare: true },
+      sql`WITH ins AS (${insert} RETURNING created_at, modified_at), touch AS (${touch}) SELECT created_at, modified_at FROM ins`,
+      {
+        prepare: true,
+      },
     );
+  }
+
+  /**
+   * A new note as data-modifying statements (for writeEventWith: the note and its event in one
+   * round trip): the row (its timestamps are the transaction's now()) and the contact's last activity.
+   */
+  insertChanges(id: string, accountId: string, contactId: string, authorId: string, v: NoteValues): [SqlFragment, SqlFragment] {
+    return [
+      sql`INSERT INTO crm.notes (id, account_id, contact_id, author_id, text, date, linked_deal_id)
+          VALUES (${id}, ${accountId}, ${contactId}, ${authorId}, ${v.text}, ${v.date}, ${v.linked_deal_id})`,
+      sql`UPDATE crm.contacts SET last_activity_at = now() WHERE id = ${contactId} AND (last_activity_at IS NULL OR last_activity_at < now())`,
+    ];
   }
 
   async update(db: Db, id: string, v: NoteValues): Promise<void> {

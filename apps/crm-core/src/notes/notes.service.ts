@@ -13,7 +13,7 @@ import {
 } from '@crm/contracts';
 import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
-import { writeEvent } from '../outbox/outbox';
+import { writeEvent, writeEventWith } from '../outbox/outbox';
 import { deleteAttachments, replaceAttachments } from '../records/attachments.repository';
 import { normalizeId, replacedList, todayUtc } from '../records/record-common';
 import { toNoteDto } from './note.view';
@@ -53,41 +53,40 @@ export class NotesService {
       if (!contact) throw ApiError.notFound('Contact not found');
       const deal = await this.linkedDeal(tx, caller.account_id, contact.id, request.linked_deal_id);
       const id = newId();
-      const date = request.date ?? todayUtc();
-      const stamps = await this.notes.insert(tx, id, caller.account_id, contact.id, caller.user_id, {
-        text,
-        date,
-        linked_deal_id: deal?.id ?? null,
-      });
-      await this.notifications.notifyOf(tx, caller, 'note', id, contact.id, request.user_ids_to_notify);
-      let note: NoteDto;
-      if (request.attachments?.length) {
-        await replaceAttachments(tx, caller.account_id, 'note', id, contact.id, request.attachments);
-        note = await this.load(tx, caller.account_id, id);
-      } else {
-        note = toNoteDto({
-          id,
-          contact_id: contact.id,
-          author_id: caller.user_id,
-          text,
-          date,
-          linked_deal_id: deal?.id ?? null,
-          linked_deal_name: deal?.name ?? null,
-          ...stamps,
-          a_first_name: contact.a_first_name,
-          a_last_name: contact.a_last_name,
-          c_status_id: contact.status_id,
-          attachments: [],
-        });
-      }
-      await writeEvent(tx, {
+      const values = { text, date: request.date ?? todayUtc(), linked_deal_id: deal?.id ?? null };
+      const event = (note: NoteDto) => ({
         account_id: caller.account_id,
-        type: 'note',
+        type: 'note' as const,
         reason: 'created',
         record_id: id,
         contact_status_id: contact.status_id,
         data: { note },
       });
+      let note: NoteDto;
+      if (request.attachments?.length) {
+        await this.notes.insert(tx, id, caller.account_id, contact.id, caller.user_id, values);
+        await replaceAttachments(tx, caller.account_id, 'note', id, contact.id, request.attachments);
+        note = await this.load(tx, caller.account_id, id);
+        await writeEvent(tx, event(note));
+      } else {
+        // Everything the note shows is known here (its timestamps are the transaction's now()): the
+        // row and its event are written in one statement.
+        note = toNoteDto({
+          id,
+          contact_id: contact.id,
+          author_id: caller.user_id,
+          ...values,
+          linked_deal_name: deal?.name ?? null,
+          created_at: contact.tx_now,
+          modified_at: contact.tx_now,
+          a_first_name: contact.a_first_name,
+          a_last_name: contact.a_last_name,
+          c_status_id: contact.status_id,
+          attachments: [],
+        });
+        await writeEventWith(tx, this.notes.insertChanges(id, caller.account_id, contact.id, caller.user_id, values), event(note));
+      }
+      await this.notifications.notifyOf(tx, caller, 'note', id, contact.id, request.user_ids_to_notify);
       return { note };
     });
   }

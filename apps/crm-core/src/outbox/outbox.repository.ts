@@ -1,6 +1,6 @@
 import type { DomainEventType } from '@crm/contracts';
 import type pg from 'pg';
-import { execute, many, one, sql, type Db } from '../common/sql';
+import { execute, many, one, sql, type Db, type SqlFragment } from '../common/sql';
 
 /** NOTIFY channel that wakes the relays when an event commits (the notification is sent at commit only). */
 export const OUTBOX_CHANNEL = 'crm_outbox';
@@ -51,9 +51,19 @@ export interface OutboxFailure {
  * commit, so a relay publishes it at once instead of at its next poll.
  */
 export async function insertOutboxEvent(db: Db, event: NewOutboxRow): Promise<void> {
+  await insertWithOutboxEvent(db, [], event);
+}
+
+/**
+ * {@link insertOutboxEvent} in the same statement as `changes` (data-modifying statements, each
+ * run as a CTE: an INSERT, an UPDATE...): a write and its event in one round trip. Every change
+ * runs, whatever it returns; one that fails fails the whole statement.
+ */
+export async function insertWithOutboxEvent(db: Db, changes: readonly SqlFragment[], event: NewOutboxRow): Promise<void> {
+  const ctes = changes.map((change, i) => sql`${sql.raw(`change_${i}`)} AS (${change}), `);
   await execute(
     db,
-    sql`WITH written AS (
+    sql`WITH ${sql.join(ctes, '')}written AS (
           INSERT INTO crm.outbox (event_id, account_id, type, reason, record_id, contact_status_id, data, truncated_bytes, request_id, traceparent)
           VALUES (${event.event_id}, ${event.account_id}, ${event.type}, ${event.reason}, ${event.record_id}, ${event.contact_status_id},
                   ${event.data_json}::jsonb, ${event.truncated_bytes}, ${event.request_id}, ${event.traceparent})

@@ -15,13 +15,13 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import type { Db } from '../common/sql';
+import type { Db, SqlFragment } from '../common/sql';
 import { boundEventData } from './event-size';
 import type { OutboxMetrics, ParkReason } from './outbox-metrics';
 import {
   analyzeOutbox,
   claimOutboxBatch,
-  insertOutboxEvent,
+  insertWithOutboxEvent,
   markOutboxPublished,
   parkOutboxRows,
   retryOutboxRows,
@@ -48,10 +48,19 @@ export interface NewEvent {
  * active span's traceparent go with it, for the relay to publish as message headers.
  */
 export async function writeEvent(db: Db, event: NewEvent): Promise<string> {
+  return writeEventWith(db, [], event);
+}
+
+/**
+ * {@link writeEvent} in one statement with the write itself (`changes`: data-modifying
+ * statements, see insertWithOutboxEvent): one round trip for the row and its event. The event's
+ * data must not depend on what the changes return.
+ */
+export async function writeEventWith(db: Db, changes: readonly SqlFragment[], event: NewEvent): Promise<string> {
   const id = newId();
   // Bounded when written (decisions.md "Event pipeline and fan-out bounds"): every row fits in one NATS message.
   const { json, truncatedFrom } = boundEventData(event.type, event.record_id, event.data);
-  await insertOutboxEvent(db, {
+  await insertWithOutboxEvent(db, changes, {
     event_id: id,
     account_id: event.account_id,
     type: event.type,
