@@ -11,7 +11,8 @@ import { openActionRowsSql } from './records.repository';
  * companies (all but `knownCompanyIds`) and the field definitions the values need. Each part is
  * its own module's statement (contactRowsSql, firstMembersSql, openActionRowsSql, companyRowsSql,
  * fieldDefinitionsSql), aggregated to JSON, so the rows are the same as the parts read alone;
- * timestamps arrive as ISO 8601 strings, which the views read as they read Dates.
+ * timestamps arrive as ISO 8601 strings, which the views read as they read Dates. The contacts'
+ * `company_size` is left 0: it is their company's `contacts_count` (the reader fills it in).
  *
  * Why one: on this kind of machine a statement's round trip (a socket write and a wake-up of the
  * PostgreSQL backend and of crm-core) costs more than the statement's work; a single-contact
@@ -56,7 +57,7 @@ export function contactWrapperPartsSql({
           SELECT c.id, c.company_id FROM crm.contacts c
           WHERE c.account_id = ${accountId} AND c.id = ANY(${[...ids]}::varchar[]) AND c.deleted_at IS NULL
         ), mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit)})
-        SELECT ${list(contactRowsSql(accountId, everyone, false))} AS contacts,
+        SELECT ${list(contactRowsSql(accountId, everyone, false, false))} AS contacts,
                ${list(sql`SELECT * FROM mates`)} AS mates,
                ${list(openActionRowsSql(accountId, viewerId, everyone, actionLimit))} AS actions,
                ${list(

@@ -127,12 +127,12 @@ async function viewerParts(
   });
   const contacts = new Map(row.contacts.map((r) => [r.id, toContactDto(r, row.contact_fields)]));
   const actions = contactActionsFrom(viewerId, [...contacts.keys()], row.actions);
-  return {
-    contacts,
-    mates: row.mates,
-    companies: await companySummariesFrom(db, accountId, row.companies, row.company_fields),
-    actionsOf: (contact) => actions.get(contact.id),
-  };
+  const companies = await companySummariesFrom(db, accountId, row.companies, row.company_fields);
+  // A contact's company_size is its company's contacts_count (the same counter slots, summed once).
+  for (const contact of contacts.values())
+    if (contact.company_id)
+      contact.company_size = (companies.get(contact.company_id) ?? known.get(contact.company_id))?.contacts_count ?? 0;
+  return { contacts, mates: row.mates, companies, actionsOf: (contact) => actions.get(contact.id) };
 }
 
 /** Every part with each contact's actions as its owner sees them: two rounds of queries, each in parallel. */

@@ -45,16 +45,23 @@ export function contactRows(db: Db, accountId: string, ids: readonly string[], i
   return many<ContactRow>(db, contactRowsSql(accountId, sql`${[...ids]}::varchar[]`, includeDeleted), { prepare: true });
 }
 
-/** {@link contactRows}' statement, for the ids of `ids` (a varchar[] expression), to run alone or inside another. */
-export function contactRowsSql(accountId: string, ids: SqlFragment, includeDeleted: boolean): SqlFragment {
+/** A contact's company's size: the sum of its company's at most 16 counter slot rows. */
+const COMPANY_SIZE = sql`CASE WHEN c.company_id IS NULL THEN 0
+                    ELSE (SELECT coalesce(sum(cc.contacts_count), 0)::int FROM crm.company_counters cc WHERE cc.company_id = c.company_id) END`;
+
+/**
+ * {@link contactRows}' statement, for the ids of `ids` (a varchar[] expression), to run alone or
+ * inside another. `companySize` false: `company_size` is left 0, for a reader that has the
+ * contact's company (its `contacts_count` is the same sum) and fills it from there.
+ */
+export function contactRowsSql(accountId: string, ids: SqlFragment, includeDeleted: boolean, companySize = true): SqlFragment {
   return sql`SELECT c.id, c.owner_id, c.title, c.first_name, c.last_name, c.job_title, c.starred, c.photo_url, c.company_id, c.company_name,
                c.urls, c.phones, c.emails, c.address_list, c.status_id, s.text AS status, c.lead_source_id, ls.text AS lead_source, c.background,
                c.custom_fields, c.closed_sales, c.google_contacts_data, c.letter, c.created_at, c.modified_at,
                coalesce((SELECT array_agg(t.name ORDER BY lower(t.name)) FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id
                          WHERE ct.contact_id = c.id), '{}') AS tags,
                c.deals_count AS total_deals_count, c.pending_deals_count AS pending_count, c.pending_deals_amount::float8 AS total_pendings,
-               CASE WHEN c.company_id IS NULL THEN 0
-                    ELSE (SELECT coalesce(sum(cc.contacts_count), 0)::int FROM crm.company_counters cc WHERE cc.company_id = c.company_id) END AS company_size
+               ${companySize ? COMPANY_SIZE : sql`0`} AS company_size
         FROM crm.contacts c
         JOIN crm.statuses s ON s.id = c.status_id
         LEFT JOIN crm.lead_sources ls ON ls.id = c.lead_source_id
