@@ -83,9 +83,20 @@ export function recordVersionOf(record: Record<string, unknown>): number {
   return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
 
-/** The reply's JSON as sent: callers check its shape ({@link isRpcReply}) before trusting it. */
+/**
+ * The reply's JSON as sent, without the wire-only `data_versions` ({@link encodeReplyWithData}):
+ * callers check its shape ({@link isRpcReply}) before trusting it.
+ */
 export function decodeReply(bytes: Uint8Array): unknown {
-  return JSON.parse(decoder.decode(bytes));
+  return withoutVersions(JSON.parse(decoder.decode(bytes)));
+}
+
+function withoutVersions(reply: unknown): unknown {
+  if (reply !== null && typeof reply === 'object' && 'data_versions' in reply) {
+    const { data_versions: _versions, ...rest } = reply as Record<string, unknown>;
+    return rest;
+  }
+  return reply;
 }
 
 /**
@@ -102,7 +113,7 @@ export function decodeReplyRaw(bytes: Uint8Array, dataAt: number | undefined): u
     text.slice(dataAt - DATA_KEY.length, dataAt) !== DATA_KEY ||
     !text.endsWith('}')
   )
-    return JSON.parse(text);
+    return withoutVersions(JSON.parse(text));
   const head = JSON.parse(`${text.slice(0, dataAt - DATA_KEY.length)}}`) as Record<string, unknown>;
   const { data_versions: versions, ...reply } = head;
   return { ...reply, data: new RawJsonData(text.slice(dataAt, -1), (versions ?? {}) as Record<string, number>) };
