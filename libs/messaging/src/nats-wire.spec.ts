@@ -8,7 +8,7 @@ describe('replies whose data passes through unparsed', () => {
   const reply: RpcReply = {
     ok: true,
     http_status: 201,
-    summary: { tags: { tags: [{ name: ',"data":{' }] } },
+    summary: { tags: { tags: [{ name: ',"data":{' }, { name: 'emoji 🎉 and \ud83d alone' }] } },
     data: { contact, next_action: { id: 'a1', modified_at: '2026-02-01T00:00:00.000Z' }, next_actions: [] },
   };
 
