@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +35,12 @@ export async function waitReady(url, ms = 60_000) {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} not ready after ${ms} ms`);
+}
+
+/** Deletes the run's JetStream events stream (the shared NATS would keep one per run); from the build. */
+export async function deleteEventsStream(env) {
+  const streams = createRequire(import.meta.url)(path.join(root, 'dist/libs/testing/src/streams.js'));
+  await streams.deleteEventsStream(env.NATS_URL || 'nats://127.0.0.1:4222', env.CRM_NAMESPACE);
 }
 
 /**
@@ -107,6 +114,7 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     process.kill(-services.pid, 'SIGTERM');
     await new Promise((r) => services.once('exit', r));
     await dropDatabase();
+    await deleteEventsStream(env);
   };
   try {
     await Promise.all(Object.values(urls).map((u) => waitReady(`${u}/readyz`)));

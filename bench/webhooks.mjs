@@ -35,7 +35,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { machineDescription, node, parseArgs, root, waitReady } from './lib.mjs';
+import { deleteEventsStream, machineDescription, node, parseArgs, root, waitReady } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const EVENTS = Number(args.events ?? 50_000);
@@ -808,6 +808,7 @@ async function stopAll() {
   await adminDb.connect();
   await adminDb.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
   await adminDb.end();
+  await deleteEventsStream(env);
 }
 
 if ('chaos' in args) {

@@ -3,4 +3,5 @@ export * from './infra';
 export * from './private-servers';
 export * from './services';
 export * from './s3-server';
+export * from './streams';
 export { ensureTestInfra, stopTestContainers } from './infra-setup';

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { generateCallerKeys, type RpcConsumer } from '@crm/messaging';
 import { createTestDatabase, type TestDatabase } from './database';
 import { getFreePort, resolveTestInfra, uniqueNamespace, type TestInfra } from './infra';
+import { deleteEventsStream } from './streams';
 
 /** Repository root (libs/testing/src -> ../../..; one more from the build, dist/libs/testing/src, which the benchmarks load). */
 const ABOVE_LIBS = path.resolve(__dirname, '../../..');
@@ -331,6 +332,7 @@ export async function startServices(options: StartServicesOptions = {}): Promise
           }),
         );
         await database.drop().catch(() => undefined);
+        await deleteEventsStream(infra.natsUrl, namespace);
         return codes;
       })()),
   };
