@@ -437,6 +437,43 @@ async function openLoop(write, seconds, rate = RATE) {
   return late;
 }
 
+/**
+ * POSTs to `path` of the gateway in an open loop at `rate` for `seconds` (body `body(i)`, as the
+ * demo admin): each 201'd record's times by its id (`idOf` the answer's data), the statuses, and
+ * how many requests started late.
+ */
+async function postOpenLoop({ agent, path: target, body, idOf, seconds, rate = RATE }) {
+  const auth = `Basic ${Buffer.from(`${admin.user.id}:${admin.user.api_key}`).toString('base64')}`;
+  const responses = new Map();
+  const statuses = {};
+  const count = (status) => (statuses[status] = (statuses[status] ?? 0) + 1);
+  const late = await openLoop(
+    (i) =>
+      new Promise((resolve) => {
+        const sent = now();
+        const req = http.request(
+          `${gateway}${target}`,
+          { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json' } },
+          (res) => {
+            const chunks = [];
+            res.on('data', (c) => chunks.push(c));
+            res.on('end', () => {
+              count(res.statusCode);
+              if (res.statusCode === 201)
+                responses.set(idOf(JSON.parse(Buffer.concat(chunks).toString()).data), { sent, answered: now(), i });
+              resolve();
+            });
+          },
+        );
+        req.on('error', () => (count('error'), resolve()));
+        req.end(JSON.stringify(body(i)));
+      }),
+    seconds,
+    rate,
+  );
+  return { responses, statuses, late };
+}
+
 async function latencyOutbox(receivers, { kill }) {
   const dispatchers = [await startDispatcher(0)];
   if (kill) dispatchers.push(await startDispatcher(1));
@@ -492,36 +529,17 @@ async function latencyApi(receivers, API_RATE) {
   if (probe.status !== 201) return null;
   const d = await startDispatcher(0);
   const hook = await registerWebhook(receivers, `/latency-api-${API_RATE}`, ['contact']);
-  const responses = new Map();
   const arrivals = new Map();
   hook.receiver.onFirst = (id, body) => arrivals.set(JSON.parse(body).data.contact.id, now());
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-  const auth = `Basic ${Buffer.from(`${admin.user.id}:${admin.user.api_key}`).toString('base64')}`;
-  const statuses = {};
-  const late = await openLoop(
-    (i) =>
-      new Promise((resolve) => {
-        const sent = now();
-        const req = http.request(
-          `${gateway}/contacts`,
-          { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json' } },
-          (res) => {
-            const chunks = [];
-            res.on('data', (c) => chunks.push(c));
-            res.on('end', () => {
-              statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
-              if (res.statusCode === 201)
-                responses.set(JSON.parse(Buffer.concat(chunks).toString()).data.contact.id, { sent, answered: now(), i });
-              resolve();
-            });
-          },
-        );
-        req.on('error', () => resolve());
-        req.end(JSON.stringify({ last_name: `Open loop ${i}` }));
-      }),
-    SECONDS,
-    API_RATE,
-  );
+  const { responses, statuses, late } = await postOpenLoop({
+    agent,
+    path: '/contacts',
+    body: (i) => ({ last_name: `Open loop ${i}` }),
+    idOf: (data) => data.contact.id,
+    seconds: SECONDS,
+    rate: API_RATE,
+  });
   await waitFor('every created contact delivered', () => [...responses.keys()].every((id) => arrivals.has(id)), 120_000).catch((e) =>
     log(e.message),
   );
@@ -569,35 +587,15 @@ async function apiNotes(receivers) {
   const arrivals = new Map();
   hook.receiver.onFirst = (id, body) => arrivals.set(JSON.parse(body).data.note.id, now());
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-  const auth = `Basic ${Buffer.from(`${admin.user.id}:${admin.user.api_key}`).toString('base64')}`;
-  /** POST /notes open loop at RATE for `seconds`: each 201'd note's times by id, the statuses, how many started late. */
+  /** POST /notes open loop at RATE for `seconds`, then waits for every 201'd note's webhook. */
   const drive = async (seconds) => {
-    const responses = new Map();
-    const statuses = {};
-    const count = (status) => (statuses[status] = (statuses[status] ?? 0) + 1);
-    const late = await openLoop(
-      (i) =>
-        new Promise((resolve) => {
-          const sent = now();
-          const req = http.request(
-            `${gateway}/notes`,
-            { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json' } },
-            (res) => {
-              const chunks = [];
-              res.on('data', (c) => chunks.push(c));
-              res.on('end', () => {
-                count(res.statusCode);
-                if (res.statusCode === 201)
-                  responses.set(JSON.parse(Buffer.concat(chunks).toString()).data.note.id, { sent, answered: now(), i });
-                resolve();
-              });
-            },
-          );
-          req.on('error', () => (count('error'), resolve()));
-          req.end(JSON.stringify({ contact_id: contactIds[i % contactIds.length], text: `Open loop note ${i}` }));
-        }),
+    const { responses, statuses, late } = await postOpenLoop({
+      agent,
+      path: '/notes',
+      body: (i) => ({ contact_id: contactIds[i % contactIds.length], text: `Open loop note ${i}` }),
+      idOf: (data) => data.note.id,
       seconds,
-    );
+    });
     const delivered = () => [...responses.keys()].every((id) => arrivals.has(id));
     await waitFor(`every 201'd note delivered within ${GRACE_SECONDS} s`, delivered, GRACE_SECONDS * 1000).catch((e) => log(e.message));
     return { responses, statuses, late };

@@ -40,8 +40,7 @@ export class RpcClient {
     subject: string,
     body: unknown,
     timeoutMs = this.options.timeoutMs,
-    ifMatch?: string,
-    rawData = false,
+    { ifMatch, rawData = false }: { ifMatch?: string; rawData?: boolean } = {},
   ): Promise<RpcReply<D>> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;

@@ -140,7 +140,9 @@ describe('RPC over NATS (real NATS)', () => {
   });
 
   it("carries a write's If-Match into the handler's request context, and none when not sent", async () => {
-    const conditional = await client.call<{ ifMatch: string | null }>('test.echo.v1', { value: 1 }, undefined, '"kx1.abc", W/"ky2.def"');
+    const conditional = await client.call<{ ifMatch: string | null }>('test.echo.v1', { value: 1 }, undefined, {
+      ifMatch: '"kx1.abc", W/"ky2.def"',
+    });
     expect(conditional).toEqual({ ok: true, data: expect.objectContaining({ ifMatch: '"kx1.abc", W/"ky2.def"' }) });
     const plain = await client.call<{ ifMatch: string | null }>('test.echo.v1', { value: 2 });
     expect(plain).toEqual({ ok: true, data: expect.objectContaining({ ifMatch: null }) });

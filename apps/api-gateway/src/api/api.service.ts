@@ -51,7 +51,7 @@ export class ApiService {
     const merged = { ...input.query, ...((input.body as object | undefined) ?? {}), ...params };
     const payload = parseContract(route.request, merged);
     const origin: HttpOrigin = { base_url: `${this.config.PUBLIC_URL}${API_PREFIX}`, query: input.rawQuery ?? '' };
-    const reply = await this.rpc.call(route.subject, { caller, payload, origin }, undefined, ifMatch, input.rawData === true);
+    const reply = await this.rpc.call(route.subject, { caller, payload, origin }, undefined, { ifMatch, rawData: input.rawData });
     if (!reply.ok) throw ApiError.fromData(reply.error);
     return { status: reply.http_status ?? route.successStatus, body: successEnvelope(reply.data, reply.summary) };
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { newId } from '@crm/common';
 import { LOGGER, METRICS_REGISTRY, REDIS } from '@crm/service-kit';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -35,17 +35,6 @@ return {0, count, resetMs}
 `;
 
 const WINDOW_MS = 60_000;
-/**
- * Lease ids: unique across gateways (a random prefix per process) and requests (a counter), without
- * a random draw per request.
- */
-const LEASE_PREFIX = randomBytes(8).toString('base64url');
-let leases = 0;
-function nextLeaseId(): string {
-  leases += 1;
-  return `${LEASE_PREFIX}.${leases.toString(36)}`;
-}
-
 /** A lease outlives any request (the RPC timeout is at most 60 s). */
 const LEASE_MS = 120_000;
 
@@ -82,7 +71,8 @@ export class RateLimiter {
   async acquire(userId: string): Promise<RateVerdict> {
     const limit = this.config.RATE_LIMIT_PER_MINUTE;
     const now = Date.now();
-    const lease = nextLeaseId();
+    // Unique across gateways and requests (a per-process part and a counter), no random draw per request.
+    const lease = newId();
     const ns = this.config.CRM_NAMESPACE;
     const rateKey = `${ns}:gw:rate:${userId}:${Math.floor(now / WINDOW_MS)}`;
     const leaseKey = `${ns}:gw:inflight:${userId}`;

@@ -14,8 +14,11 @@ export async function loadCompanySummaries(db: Db, accountId: string, ids: reado
   if (ids.length === 0) return new Map();
   const rows = await companyRows(db, accountId, ids);
   const needsFields = rows.some((row) => row.company_fields && Object.keys(row.company_fields).length > 0);
-  const definitions = needsFields ? await fieldDefinitions(db, accountId, 'company_fields') : [];
-  return companySummariesFrom(db, accountId, rows, definitions);
+  const [definitions, pending] = await Promise.all([
+    needsFields ? fieldDefinitions(db, accountId, 'company_fields') : Promise.resolve([]),
+    pendingDealsOf(db, accountId, rows),
+  ]);
+  return companyDtos(rows, definitions, pending);
 }
 
 /**
@@ -28,9 +31,21 @@ export async function companySummariesFrom(
   rows: readonly CompanyRow[],
   definitions: FieldDefinitionRow[],
 ): Promise<Map<string, CompanyDto>> {
-  const out = new Map<string, CompanyDto>();
+  return companyDtos(rows, definitions, await pendingDealsOf(db, accountId, rows));
+}
+
+/** The pending deals of the companies among `rows` whose counter says they have some (no query when none has). */
+function pendingDealsOf(db: Db, accountId: string, rows: readonly CompanyRow[]): Promise<Map<string, DealEntryDto[]>> {
   const withPending = rows.filter((r) => r.pending_deals_count > 0).map((r) => r.id);
-  const pending = withPending.length > 0 ? await pendingDealsOfCompanies(db, accountId, withPending) : new Map<string, DealEntryDto[]>();
+  return withPending.length > 0 ? pendingDealsOfCompanies(db, accountId, withPending) : Promise.resolve(new Map());
+}
+
+function companyDtos(
+  rows: readonly CompanyRow[],
+  definitions: FieldDefinitionRow[],
+  pending: ReadonlyMap<string, DealEntryDto[]>,
+): Map<string, CompanyDto> {
+  const out = new Map<string, CompanyDto>();
   for (const row of rows) {
     const dto = toCompanyDto(row, definitions);
     dto.pending_deals = pending.get(row.id) ?? [];

@@ -8,9 +8,11 @@ import { openActionRowsSql } from './records.repository';
 /**
  * Everything contact wrappers show, as `viewerId` sees them, read in ONE statement: the contacts,
  * the first `mateLimit` contacts of each of their companies, the open actions of both, the
- * companies (all but `knownCompanyIds`) and the field definitions the values need. Each part is
- * its own module's statement (contactRowsSql, firstMembersSql, openActionRowsSql, companyRowsSql,
- * fieldDefinitionsSql), aggregated to JSON, so the rows are the same as the parts read alone;
+ * companies (all but `knownCompanyIds`) and the account's contact and company field definitions
+ * (read every time: a few rows by index in the same statement, cheaper than a second round trip
+ * when a value needs them). Each part is its own module's statement (contactRowsSql,
+ * firstMembersSql, openActionRowsSql, companyRowsSql, fieldDefinitionsSql), aggregated to JSON, so
+ * the rows are the same as the parts read alone;
  * timestamps arrive as ISO 8601 strings, which the views read as they read Dates. The contacts'
  * `company_size` is left 0: it is their company's `contacts_count` (the reader fills it in).
  *
