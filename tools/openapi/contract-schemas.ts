@@ -143,7 +143,23 @@ export function generateContractSchemas(): ContractSchemas {
       }
       schemas = [...schemas, { type: 'null' }];
     }
-    return schemas.length === 1 ? schemas[0] : { anyOf: schemas };
+    if (schemas.length === 1) return schemas[0];
+    return exclusive(schemas) ? { oneOf: schemas } : { anyOf: schemas };
+  }
+
+  /** The JSON type a schema requires (through its `$ref`), if it names exactly one. */
+  function jsonTypeOf(schema: JsonSchema): unknown {
+    const ref = typeof schema.$ref === 'string' ? schema.$ref.split('/').pop() : undefined;
+    return ref === undefined ? schema.type : schemas[ref]?.type;
+  }
+
+  /**
+   * Whether no value can match two of the schemas: each requires its own JSON type (a list's paged
+   * object or its bare array), so the union is a `oneOf` (clients pick the shape by type).
+   */
+  function exclusive(members: JsonSchema[]): boolean {
+    const types = members.map(jsonTypeOf);
+    return types.every((type) => typeof type === 'string') && new Set(types).size === types.length;
   }
 
   function object(type: ts.Type, depth: number): JsonSchema {

@@ -1,5 +1,13 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { API_ROUTES, parseContract, trustedContract, type Caller, type HttpOrigin, type RpcRequest } from '@crm/contracts';
+import {
+  API_ROUTES,
+  parseContract,
+  trustedContract,
+  type Caller,
+  type HttpOrigin,
+  type ListFormatChoice,
+  type RpcRequest,
+} from '@crm/contracts';
 import type { ClassConstructor } from 'class-transformer';
 
 /** Nest's metadata key for @MessagePattern's subjects (@nestjs/microservices/constants). */
@@ -42,6 +50,14 @@ export const RpcCaller = createParamDecorator((_: unknown, context: ExecutionCon
 /** Where the HTTP request came from (base URL and raw query), for replies that link back. */
 export const RpcOrigin = createParamDecorator((_: unknown, context: ExecutionContext): HttpOrigin | undefined => {
   return context.switchToRpc().getData<RpcRequest & { origin?: HttpOrigin }>().origin;
+});
+
+/**
+ * The list format the HTTP request asked for (its X-List-Format header) and whether its query
+ * pages, on the routes declared with `listFormat`; undefined on any other request.
+ */
+export const RpcListFormat = createParamDecorator((_: unknown, context: ExecutionContext): ListFormatChoice | undefined => {
+  return context.switchToRpc().getData<RpcRequest>().list_format;
 });
 
 /**

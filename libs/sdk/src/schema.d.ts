@@ -2659,6 +2659,11 @@ export interface components {
       send_push_notifications: boolean;
       clipper_beta: boolean;
       bcc_email_enabled: boolean;
+      /**
+       * @description Ours, not OnePageCRM's: how GET /users, /statuses, /lead_sources and /call_results answer `data` unless a request's X-List-Format header says otherwise (`paged`, the spec's object, or `onepagecrm`, OnePageCRM's bare array; libs/contracts list-format.ts).
+       * @enum {string}
+       */
+      list_format: 'paged' | 'onepagecrm';
       /** @description The last (at most 5) countries used in contact addresses, newest first. */
       popular_countries: string[];
       /** @description The stages of the account's default deal pipeline. */
@@ -3262,13 +3267,8 @@ export interface components {
       per_page: number;
       max_page: number;
     };
-    ListCallResultsReply: {
-      total_count: number;
-      page: number;
-      per_page: number;
-      max_page: number;
-      call_results: components['schemas']['CallResultReply'][];
-    };
+    /** @description GET /call_results: paged, or OnePageCRM's bare array of `{ call_result }` (list_format `onepagecrm`; list-format.ts). */
+    ListCallResultsReply: components['schemas']['PagedCallResultsReply'] | components['schemas']['CallResultReply'][];
     ListCallsReply: {
       calls: components['schemas']['CallReply'][];
       total_count: number;
@@ -3344,16 +3344,8 @@ export interface components {
       max_page: number;
       filters: components['schemas']['FilterReply'][];
     };
-    /** @description A list nests each record under its entity key (spec conventions). */
-    ListLeadSourcesReply: {
-      total_count: number;
-      page: number;
-      per_page: number;
-      max_page: number;
-      lead_sources: {
-        lead_source: components['schemas']['LeadSourceDto'];
-      }[];
-    };
+    /** @description GET /lead_sources: paged, or OnePageCRM's bare array (list_format `onepagecrm`; list-format.ts), whose lead sources are flat, as OnePageCRM's document has them. */
+    ListLeadSourcesReply: components['schemas']['PagedLeadSourcesReply'] | components['schemas']['LeadSourceDto'][];
     ListLinkedContactsReply: {
       linked_contacts: components['schemas']['LinkedContactReply'][];
       total_count: number;
@@ -3424,13 +3416,8 @@ export interface components {
       per_page: number;
       max_page: number;
     };
-    ListStatusesReply: {
-      total_count: number;
-      page: number;
-      per_page: number;
-      max_page: number;
-      statuses: components['schemas']['StatusReply'][];
-    };
+    /** @description GET /statuses: paged, or OnePageCRM's bare array of `{ status }` (list_format `onepagecrm`; list-format.ts). */
+    ListStatusesReply: components['schemas']['PagedStatusesReply'] | components['schemas']['StatusReply'][];
     ListTagsReply: {
       total_count: number;
       page: number;
@@ -3439,15 +3426,12 @@ export interface components {
       tags: components['schemas']['TagSummaryDto'][];
       system_tags: components['schemas']['TagSummaryDto'][];
     };
-    ListUsersReply: {
-      users: {
-        user: components['schemas']['UserDto'];
-      }[];
-      total_count: number;
-      page: number;
-      per_page: number;
-      max_page: number;
-    };
+    /** @description GET /users: paged, or OnePageCRM's bare array of `{ user }` (list_format `onepagecrm`; list-format.ts). */
+    ListUsersReply:
+      | components['schemas']['PagedUsersReply']
+      | {
+          user: components['schemas']['UserDto'];
+        }[];
     ListWebhookDeliveriesReply: {
       deliveries: components['schemas']['WebhookDeliveryReply'][];
       total_count: number;
@@ -3537,6 +3521,42 @@ export interface components {
     };
     NotificationReply: {
       notification: components['schemas']['NotificationDto'];
+    };
+    /** @description GET /call_results in the spec's paged format (the default). */
+    PagedCallResultsReply: {
+      total_count: number;
+      page: number;
+      per_page: number;
+      max_page: number;
+      call_results: components['schemas']['CallResultReply'][];
+    };
+    /** @description GET /lead_sources in the spec's paged format (the default): each record nested under its entity key (spec conventions). */
+    PagedLeadSourcesReply: {
+      total_count: number;
+      page: number;
+      per_page: number;
+      max_page: number;
+      lead_sources: {
+        lead_source: components['schemas']['LeadSourceDto'];
+      }[];
+    };
+    /** @description GET /statuses in the spec's paged format (the default). */
+    PagedStatusesReply: {
+      total_count: number;
+      page: number;
+      per_page: number;
+      max_page: number;
+      statuses: components['schemas']['StatusReply'][];
+    };
+    /** @description GET /users in the spec's paged format (the default). */
+    PagedUsersReply: {
+      users: {
+        user: components['schemas']['UserDto'];
+      }[];
+      total_count: number;
+      page: number;
+      per_page: number;
+      max_page: number;
     };
     PinnedAttachmentsReply: {
       pinned_attachments: components['schemas']['AttachmentDto'][];
@@ -4109,6 +4129,11 @@ export interface components {
      */
     IfNoneMatch: string;
     /**
+     * @description The format of `data` for this request, over the account's `list_format` setting: `paged` (the spec's object with `total_count`, `page`, `per_page`, `max_page`) or `onepagecrm` (OnePageCRM's bare array of entries; without `page` and `per_page` the whole list up to a cap). Any letter case.
+     * @example onepagecrm
+     */
+    ListFormat: 'paged' | 'onepagecrm';
+    /**
      * @description The `ETag` of the record as you last read it (or several; `*` for any existing record): the write happens only while the record is still at that version, else `409 conflict` and nothing changes. Checked atomically with the write.
      * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
      */
@@ -4187,6 +4212,11 @@ export interface operations {
          * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
+        /**
+         * @description The format of `data` for this request, over the account's `list_format` setting: `paged` (the spec's object with `total_count`, `page`, `per_page`, `max_page`) or `onepagecrm` (OnePageCRM's bare array of entries; without `page` and `per_page` the whole list up to a cap). Any letter case.
+         * @example onepagecrm
+         */
+        'X-List-Format'?: components['parameters']['ListFormat'];
       };
       path?: never;
       cookie?: never;
@@ -10589,6 +10619,11 @@ export interface operations {
          * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
+        /**
+         * @description The format of `data` for this request, over the account's `list_format` setting: `paged` (the spec's object with `total_count`, `page`, `per_page`, `max_page`) or `onepagecrm` (OnePageCRM's bare array of entries; without `page` and `per_page` the whole list up to a cap). Any letter case.
+         * @example onepagecrm
+         */
+        'X-List-Format'?: components['parameters']['ListFormat'];
       };
       path?: never;
       cookie?: never;
@@ -10956,6 +10991,11 @@ export interface operations {
          * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
+        /**
+         * @description The format of `data` for this request, over the account's `list_format` setting: `paged` (the spec's object with `total_count`, `page`, `per_page`, `max_page`) or `onepagecrm` (OnePageCRM's bare array of entries; without `page` and `per_page` the whole list up to a cap). Any letter case.
+         * @example onepagecrm
+         */
+        'X-List-Format'?: components['parameters']['ListFormat'];
       };
       path?: never;
       cookie?: never;
@@ -12317,6 +12357,11 @@ export interface operations {
          * @example "mhxq1k2a.3kq9ZrLw0b4xVt1c"
          */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
+        /**
+         * @description The format of `data` for this request, over the account's `list_format` setting: `paged` (the spec's object with `total_count`, `page`, `per_page`, `max_page`) or `onepagecrm` (OnePageCRM's bare array of entries; without `page` and `per_page` the whole list up to a cap). Any letter case.
+         * @example onepagecrm
+         */
+        'X-List-Format'?: components['parameters']['ListFormat'];
       };
       path?: never;
       cookie?: never;

@@ -5,6 +5,7 @@ import {
   assertAdmin,
   assertKnownParameters,
   ErrorName,
+  listFormatChoice,
   parseContract,
   successEnvelope,
   type Caller,
@@ -29,6 +30,11 @@ export interface ApiInput {
    * writes it into the HTTP answer (the REST edge); MCP tools read the data and leave this unset.
    */
   rawData?: boolean;
+  /**
+   * The X-List-Format header as sent (LIST_FORMAT_HEADER): read, and validated, only by a route
+   * with `listFormat`; MCP reads pin `paged`.
+   */
+  listFormat?: string;
 }
 
 /** One API request: scope check, validation against the route's contract, NATS call, envelope. */
@@ -46,12 +52,16 @@ export class ApiService {
     if (input.body !== undefined && (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body))) {
       throw ApiError.invalid({ body: 'must be a JSON object' });
     }
+    const listFormat = route.listFormat ? { list_format: listFormatChoice(input.listFormat, input.query) } : {};
     const ifMatch = input.ifMatch === undefined ? undefined : acceptIfMatch(route.operationId, input.ifMatch);
     assertKnownParameters(route.request, input.query);
     const merged = { ...input.query, ...((input.body as object | undefined) ?? {}), ...params };
     const payload = parseContract(route.request, merged);
     const origin: HttpOrigin = { base_url: `${this.config.PUBLIC_URL}${API_PREFIX}`, query: input.rawQuery ?? '' };
-    const reply = await this.rpc.call(route.subject, { caller, payload, origin }, undefined, { ifMatch, rawData: input.rawData });
+    const reply = await this.rpc.call(route.subject, { caller, payload, origin, ...listFormat }, undefined, {
+      ifMatch,
+      rawData: input.rawData,
+    });
     if (!reply.ok) throw ApiError.fromData(reply.error);
     return { status: reply.http_status ?? route.successStatus, body: successEnvelope(reply.data, reply.summary) };
   }

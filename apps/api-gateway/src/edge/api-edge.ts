@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { API_PREFIX, ApiError, ErrorName, type Caller } from '@crm/contracts';
+import { API_PREFIX, ApiError, ErrorName, LIST_FORMAT_HEADER, type Caller } from '@crm/contracts';
 import { nonJsonBodyError, pathLengthError } from '@crm/service-kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
@@ -92,6 +92,7 @@ export class ApiEdge {
         body,
         rawQuery,
         ifMatch: readOnly ? undefined : header(req, 'if-match'),
+        listFormat: header(req, LIST_FORMAT_HEADER.toLowerCase()),
         // The answer embeds crm-core's JSON of `data` as it came (reply.ts sendOutcome).
         rawData: true,
       };

@@ -22,6 +22,7 @@ import {
   MCP_RESOURCES,
   MCP_TOOLS,
   type Caller,
+  type ListFormat,
   type McpToolDeclaration,
   type RouteDeclaration,
 } from '@crm/contracts';
@@ -194,7 +195,8 @@ export class McpService {
     const missing = [...inPath].filter((name) => params[name] === undefined);
     if (missing.length > 0) throw ApiError.invalid(Object.fromEntries(missing.map((name) => [name, `${name} is required`])));
     const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
-    const input = hasBody ? { query: {}, body: fields } : { query: fields, body: undefined };
+    // Tool answers are objects (structuredContent), and a list's total_count tells the assistant there is more: always paged.
+    const input = hasBody ? { query: {}, body: fields } : { query: fields, body: undefined, listFormat: 'paged' satisfies ListFormat };
     const outcome = await this.pipeline.run(caller, { route, params }, input, route.method === 'POST' ? idempotencyKey : undefined);
     return (outcome.body as { data?: unknown }).data ?? {};
   }

@@ -7,6 +7,8 @@ import {
   ErrorName,
   FIELD_DOCS,
   IF_MATCH_OPERATIONS,
+  LIST_FORMAT_HEADER,
+  LIST_FORMATS,
   MCP_PATH,
   parameterDoc,
   PROTECTED_RESOURCE_METADATA_PATH,
@@ -103,6 +105,15 @@ const PARAMETERS = {
       'The `ETag` of an earlier answer (or several, comma-separated; `*` for any): `304 Not Modified` (no body) while `data` is unchanged.',
     schema: { type: 'string' },
     example: '"mhxq1k2a.3kq9ZrLw0b4xVt1c"',
+  },
+  ListFormat: {
+    name: LIST_FORMAT_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      "The format of `data` for this request, over the account's `list_format` setting: `paged` (the spec's object with `total_count`, `page`, `per_page`, `max_page`) or `onepagecrm` (OnePageCRM's bare array of entries; without `page` and `per_page` the whole list up to a cap). Any letter case.",
+    schema: { type: 'string', enum: [...LIST_FORMATS] },
+    example: 'onepagecrm',
   },
   IfMatch: {
     name: 'If-Match',
@@ -290,6 +301,7 @@ function operation(route: RouteDeclaration) {
     ...(route.method === 'POST' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
     ...(route.method === 'GET' ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : []),
     ...(conditional ? [{ $ref: '#/components/parameters/IfMatch' }] : []),
+    ...(route.listFormat ? [{ $ref: '#/components/parameters/ListFormat' }] : []),
   ];
   const bodyFields = Object.fromEntries(
     rest.map((name) => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
+import type { ListFormat } from '@crm/contracts';
 import { execute, maybeOne, sql, type Db } from '../common/sql';
 import type { UserRow } from '../users/users.repository';
 import {
@@ -38,6 +39,16 @@ export class AccountsRepository {
   /** The account's stored settings, locked for a change; undefined when there is no such account. */
   lockSettings(db: Db, accountId: string): Promise<StoredSettingsRow | undefined> {
     return maybeOne(db, sql`SELECT account_type, settings, cost_setup FROM crm.accounts WHERE id = ${accountId} FOR UPDATE`);
+  }
+
+  /** The `list_format` the operator set for the account (undefined: never set, or no such account). */
+  async listFormat(db: Db, accountId: string): Promise<ListFormat | undefined> {
+    const row = await maybeOne<{ list_format: ListFormat | null }>(
+      db,
+      sql`SELECT settings->>'list_format' AS list_format FROM crm.accounts WHERE id = ${accountId}`,
+      { prepare: true },
+    );
+    return row?.list_format ?? undefined;
   }
 
   async writeSettings(db: Db, accountId: string, row: StoredSettingsRow): Promise<void> {

@@ -1,25 +1,31 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import { RpcCaller, RpcListFormat, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
 import {
+  ONEPAGECRM_LEAD_SOURCES_LIST,
   Subjects,
   type Caller,
   type CreateLeadSourceRequest,
+  type ListFormatChoice,
   type ListLeadSourcesRequest,
   type PatchLeadSourceRequest,
   type LeadSourceIdRequest,
   type UpdateLeadSourceRequest,
 } from '@crm/contracts';
+import { ListFormatsService } from '../accounts/list-formats.service';
 import { LeadSourcesService } from './lead-sources.service';
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)
 export class LeadSourcesHandler {
-  constructor(private readonly leadSources: LeadSourcesService) {}
+  constructor(
+    private readonly leadSources: LeadSourcesService,
+    private readonly lists: ListFormatsService,
+  ) {}
 
   @MessagePattern(Subjects.LeadSourcesList)
-  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListLeadSourcesRequest) {
-    return this.leadSources.list(caller, request);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListLeadSourcesRequest, @RpcListFormat() choice?: ListFormatChoice) {
+    return this.lists.answer(caller, choice, request, (page) => this.leadSources.list(caller, page), ONEPAGECRM_LEAD_SOURCES_LIST);
   }
 
   @MessagePattern(Subjects.LeadSourcesCreate)

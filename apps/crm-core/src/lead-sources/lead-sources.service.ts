@@ -6,7 +6,7 @@ import {
   type CreateLeadSourceRequest,
   type LeadSourceIdRequest,
   type LeadSourceReply,
-  type ListLeadSourcesReply,
+  type PagedLeadSourcesReply,
   type ListLeadSourcesRequest,
   type PatchLeadSourceRequest,
   type UpdateLeadSourceRequest,
@@ -30,7 +30,7 @@ export class LeadSourcesService {
     private readonly summary: SummaryService,
   ) {}
 
-  async list(caller: Caller, request: ListLeadSourcesRequest): Promise<ListLeadSourcesReply> {
+  async list(caller: Caller, request: ListLeadSourcesRequest): Promise<PagedLeadSourcesReply> {
     const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
       const { total, rows } = await this.leadSources.page(tx, caller.account_id, request, page, per_page);

@@ -1,8 +1,14 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { PipelinesHandler } from './pipelines.handler';
 import { PipelinesRepository } from './pipelines.repository';
 import { PipelinesService } from './pipelines.service';
 
 /** Deal and sales pipelines (read-only) and call results. */
-@Module({ controllers: [PipelinesHandler], providers: [PipelinesService, PipelinesRepository], exports: [PipelinesService] })
+@Module({
+  imports: [AccountsModule],
+  controllers: [PipelinesHandler],
+  providers: [PipelinesService, PipelinesRepository],
+  exports: [PipelinesService],
+})
 export class PipelinesModule {}

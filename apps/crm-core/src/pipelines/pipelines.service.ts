@@ -3,7 +3,7 @@ import {
   CALL_RESULTS,
   pageInfo,
   type Caller,
-  type ListCallResultsReply,
+  type PagedCallResultsReply,
   type ListCallResultsRequest,
   type ListPipelinesReply,
   type ListPipelinesRequest,
@@ -46,7 +46,7 @@ export class PipelinesService {
     return { pipeline: toPipelineDto(row) };
   }
 
-  callResults(_caller: Caller, { page, per_page }: ListCallResultsRequest): ListCallResultsReply {
+  callResults(_caller: Caller, { page, per_page }: ListCallResultsRequest): PagedCallResultsReply {
     const slice = CALL_RESULTS.slice((page - 1) * per_page, page * per_page);
     return { call_results: slice.map((result) => ({ call_result: { ...result } })), ...pageInfo(CALL_RESULTS.length, page, per_page) };
   }

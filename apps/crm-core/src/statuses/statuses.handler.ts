@@ -1,25 +1,31 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import { RpcCaller, RpcListFormat, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
 import {
+  ONEPAGECRM_STATUSES_LIST,
   Subjects,
   type Caller,
   type CreateStatusRequest,
+  type ListFormatChoice,
   type ListStatusesRequest,
   type PatchStatusRequest,
   type StatusIdRequest,
   type UpdateStatusRequest,
 } from '@crm/contracts';
+import { ListFormatsService } from '../accounts/list-formats.service';
 import { StatusesService } from './statuses.service';
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)
 export class StatusesHandler {
-  constructor(private readonly statuses: StatusesService) {}
+  constructor(
+    private readonly statuses: StatusesService,
+    private readonly lists: ListFormatsService,
+  ) {}
 
   @MessagePattern(Subjects.StatusesList)
-  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListStatusesRequest) {
-    return this.statuses.list(caller, request);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListStatusesRequest, @RpcListFormat() choice?: ListFormatChoice) {
+    return this.lists.answer(caller, choice, request, (page) => this.statuses.list(caller, page), ONEPAGECRM_STATUSES_LIST);
   }
 
   @MessagePattern(Subjects.StatusesCreate)

@@ -6,7 +6,7 @@ import {
   type Caller,
   type CreateStatusRequest,
   type ListStatusesRequest,
-  type PageInfo,
+  type PagedStatusesReply,
   type PatchStatusRequest,
   type StatusIdRequest,
   type StatusReply,
@@ -44,7 +44,7 @@ export class StatusesService {
     private readonly summary: SummaryService,
   ) {}
 
-  async list(caller: Caller, request: ListStatusesRequest): Promise<PageInfo & { statuses: StatusReply[] }> {
+  async list(caller: Caller, request: ListStatusesRequest): Promise<PagedStatusesReply> {
     const { page, per_page } = request;
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
       const { total, rows } = await this.statuses.page(tx, caller.account_id, request, page, per_page);

@@ -1,21 +1,26 @@
 import { Controller, UseInterceptors } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { RpcCaller, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
+import { RpcCaller, RpcListFormat, RpcReplyInterceptor, ValidRequest } from '@crm/messaging';
 import {
+  ONEPAGECRM_USERS_LIST,
   Subjects,
   type Caller,
   type GetUserReply,
   type GetUserRequest,
-  type ListUsersReply,
+  type ListFormatChoice,
   type ListUsersRequest,
   type UpdateUserRequest,
 } from '@crm/contracts';
+import { ListFormatsService } from '../accounts/list-formats.service';
 import { UsersService } from './users.service';
 
 @Controller()
 @UseInterceptors(RpcReplyInterceptor)
 export class UsersHandler {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly lists: ListFormatsService,
+  ) {}
 
   @MessagePattern(Subjects.UsersGet)
   get(@RpcCaller() caller: Caller, @ValidRequest() request: GetUserRequest): Promise<GetUserReply> {
@@ -23,8 +28,8 @@ export class UsersHandler {
   }
 
   @MessagePattern(Subjects.UsersList)
-  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListUsersRequest): Promise<ListUsersReply> {
-    return this.users.list(caller, request);
+  list(@RpcCaller() caller: Caller, @ValidRequest() request: ListUsersRequest, @RpcListFormat() choice?: ListFormatChoice) {
+    return this.lists.answer(caller, choice, request, (page) => this.users.list(caller, page), ONEPAGECRM_USERS_LIST);
   }
 
   @MessagePattern(Subjects.UsersUpdate)

@@ -8,7 +8,7 @@ import {
   type Caller,
   type GetUserReply,
   type GetUserRequest,
-  type ListUsersReply,
+  type PagedUsersReply,
   type ListUsersRequest,
   type UpdateUserRequest,
 } from '@crm/contracts';
@@ -34,7 +34,7 @@ export class UsersService {
     return { user: toUserDto(user, caller) };
   }
 
-  async list(caller: Caller, request: ListUsersRequest): Promise<ListUsersReply> {
+  async list(caller: Caller, request: ListUsersRequest): Promise<PagedUsersReply> {
     const { page, per_page } = request;
     const db = this.dataSource.manager;
     const { total, rows: users } = await this.users.page(db, caller.account_id, request, page, per_page);

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { LIST_FORMATS, type ListFormat } from '../paging/list-format';
 import { valueRule } from '../validation/validators';
 
 /**
@@ -43,6 +44,12 @@ export type StoredAccountSettings = {
   send_push_notifications: boolean;
   clipper_beta: boolean;
   bcc_email_enabled: boolean;
+  /**
+   * Ours, not OnePageCRM's: how GET /users, /statuses, /lead_sources and /call_results answer
+   * `data` unless a request's X-List-Format header says otherwise (`paged`, the spec's object, or
+   * `onepagecrm`, OnePageCRM's bare array; libs/contracts list-format.ts).
+   */
+  list_format: ListFormat;
 };
 
 /** OnePageCRM's `cost_setup`: how deal cost and commission are set up (disabled by default). */
@@ -79,6 +86,7 @@ export const DEFAULT_ACCOUNT_SETTINGS: Readonly<StoredAccountSettings> = {
   send_push_notifications: true,
   clipper_beta: false,
   bcc_email_enabled: true,
+  list_format: 'paged',
 };
 
 export const DEFAULT_COST_SETUP: Readonly<CostSetup> = {
@@ -153,6 +161,7 @@ export class AccountSettingsInput {
   @IsOptional() @IsBoolean() send_push_notifications?: boolean;
   @IsOptional() @IsBoolean() clipper_beta?: boolean;
   @IsOptional() @IsBoolean() bcc_email_enabled?: boolean;
+  @IsOptional() @IsIn(LIST_FORMATS, oneOf('list_format', LIST_FORMATS)) list_format?: ListFormat;
 }
 
 /** A partial change of `cost_setup`. */

@@ -1,3 +1,4 @@
+import { ONEPAGECRM_LIST_CAP, type OnePageCrmList } from '../paging/list-format';
 import type { PageInfo } from '../paging/paging.request';
 
 /** Results a logged call may have (GET /call_results; a call's `call_result` is one of the ids). */
@@ -11,4 +12,14 @@ export const CALL_RESULTS: ReadonlyArray<{ id: string; text: string }> = [
 
 export type CallResultReply = { call_result: { id: string; text: string } };
 
-export type ListCallResultsReply = PageInfo & { call_results: CallResultReply[] };
+/** GET /call_results in the spec's paged format (the default). */
+export type PagedCallResultsReply = PageInfo & { call_results: CallResultReply[] };
+
+/** GET /call_results: paged, or OnePageCRM's bare array of `{ call_result }` (list_format `onepagecrm`; list-format.ts). */
+export type ListCallResultsReply = PagedCallResultsReply | CallResultReply[];
+
+/** GET /call_results in OnePageCRM's format: the paged entries as they are. */
+export const ONEPAGECRM_CALL_RESULTS_LIST: OnePageCrmList<PagedCallResultsReply, CallResultReply> = {
+  entries: (page) => page.call_results,
+  cap: ONEPAGECRM_LIST_CAP,
+};

@@ -12,6 +12,7 @@ export const CALL_RESULT_ROUTES: readonly RouteDeclaration[] = [
     access: 'read',
     request: ListCallResultsRequest,
     reply: 'ListCallResultsReply',
+    listFormat: true,
     successStatus: 200,
     summary: 'List the results a logged call may have',
     tag: 'Calls',

@@ -18,6 +18,7 @@ export const LEAD_SOURCE_ROUTES: readonly RouteDeclaration[] = [
     access: 'read',
     request: ListLeadSourcesRequest,
     reply: 'ListLeadSourcesReply',
+    listFormat: true,
     successStatus: 200,
     summary: "List the account's lead sources with their counts",
     tag: 'Lead sources',

@@ -171,6 +171,12 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       send_push_notifications: { type: 'boolean' },
       clipper_beta: { type: 'boolean' },
       bcc_email_enabled: { type: 'boolean' },
+      list_format: {
+        description:
+          "Ours, not OnePageCRM's: how GET /users, /statuses, /lead_sources and /call_results answer `data` unless a request's X-List-Format header says otherwise (`paged`, the spec's object, or `onepagecrm`, OnePageCRM's bare array; libs/contracts list-format.ts).",
+        type: 'string',
+        enum: ['paged', 'onepagecrm'],
+      },
       popular_countries: {
         description: 'The last (at most 5) countries used in contact addresses, newest first.',
         type: 'array',
@@ -219,6 +225,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       'send_push_notifications',
       'clipper_beta',
       'bcc_email_enabled',
+      'list_format',
       'popular_countries',
       'deal_stages',
       'pipelines',
@@ -316,7 +323,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       contact: { $ref: '#/components/schemas/ContactDto' },
       company: { anyOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }] },
       next_actions: { type: 'array', items: { $ref: '#/components/schemas/ActionDto' } },
-      next_action: { anyOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }] },
+      next_action: { oneOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }] },
       queued_actions: { type: 'array', items: { $ref: '#/components/schemas/ActionDto' } },
       next_action_conflicts: { type: 'array', items: { $ref: '#/components/schemas/ActionDto' } },
     },
@@ -397,7 +404,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       },
       next_action: {
         description: "The caller's next action; null when none.",
-        anyOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }],
+        oneOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }],
       },
       queued_actions: {
         description: "The caller's queued actions by position.",
@@ -411,7 +418,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       },
       company: {
         description: "The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none.",
-        anyOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
+        oneOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
       },
     },
     required: ['linked_with', 'contact', 'next_actions', 'next_action', 'queued_actions', 'next_action_conflicts', 'company'],
@@ -514,7 +521,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       },
       next_action: {
         description: "The caller's next action; null when none.",
-        anyOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }],
+        oneOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }],
       },
       queued_actions: {
         description: "The caller's queued actions by position.",
@@ -528,7 +535,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       },
       company: {
         description: "The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none.",
-        anyOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
+        oneOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
       },
       deals: { type: 'array', items: {} },
       notes: { type: 'array', items: {} },
@@ -591,7 +598,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       },
       next_action: {
         description: "The caller's next action; null when none.",
-        anyOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }],
+        oneOf: [{ $ref: '#/components/schemas/ActionDto' }, { type: 'null' }],
       },
       queued_actions: {
         description: "The caller's queued actions by position.",
@@ -605,7 +612,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       },
       company: {
         description: "The contact's company, its `contacts` its first 3 by name (entries without `company`); null when none.",
-        anyOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
+        oneOf: [{ $ref: '#/components/schemas/CompanyDto' }, { type: 'null' }],
       },
     },
     required: ['contact', 'next_actions', 'next_action', 'queued_actions', 'next_action_conflicts', 'company'],
@@ -885,7 +892,7 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
           'less_than',
         ],
       },
-      value: { anyOf: [{ type: 'boolean' }, { type: 'string' }, { type: 'number' }, { type: 'array', items: { type: 'string' } }] },
+      value: { oneOf: [{ type: 'boolean' }, { type: 'string' }, { type: 'number' }, { type: 'array', items: { type: 'string' } }] },
       custom_field_id: { type: 'string' },
     },
     required: ['field', 'operator'],
@@ -1010,15 +1017,11 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     required: ['actions', 'total_count', 'page', 'per_page', 'max_page'],
   },
   ListCallResultsReply: {
-    type: 'object',
-    properties: {
-      total_count: { type: 'number' },
-      page: { type: 'number' },
-      per_page: { type: 'number' },
-      max_page: { type: 'number' },
-      call_results: { type: 'array', items: { $ref: '#/components/schemas/CallResultReply' } },
-    },
-    required: ['total_count', 'page', 'per_page', 'max_page', 'call_results'],
+    description: "GET /call_results: paged, or OnePageCRM's bare array of `{ call_result }` (list_format `onepagecrm`; list-format.ts).",
+    oneOf: [
+      { $ref: '#/components/schemas/PagedCallResultsReply' },
+      { type: 'array', items: { $ref: '#/components/schemas/CallResultReply' } },
+    ],
   },
   ListCallsReply: {
     type: 'object',
@@ -1140,19 +1143,12 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     required: ['total_count', 'page', 'per_page', 'max_page', 'filters'],
   },
   ListLeadSourcesReply: {
-    description: 'A list nests each record under its entity key (spec conventions).',
-    type: 'object',
-    properties: {
-      total_count: { type: 'number' },
-      page: { type: 'number' },
-      per_page: { type: 'number' },
-      max_page: { type: 'number' },
-      lead_sources: {
-        type: 'array',
-        items: { type: 'object', properties: { lead_source: { $ref: '#/components/schemas/LeadSourceDto' } }, required: ['lead_source'] },
-      },
-    },
-    required: ['total_count', 'page', 'per_page', 'max_page', 'lead_sources'],
+    description:
+      "GET /lead_sources: paged, or OnePageCRM's bare array (list_format `onepagecrm`; list-format.ts), whose lead sources are flat, as OnePageCRM's document has them.",
+    oneOf: [
+      { $ref: '#/components/schemas/PagedLeadSourcesReply' },
+      { type: 'array', items: { $ref: '#/components/schemas/LeadSourceDto' } },
+    ],
   },
   ListLinkedContactsReply: {
     type: 'object',
@@ -1265,15 +1261,8 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     required: ['relationship_types', 'total_count', 'page', 'per_page', 'max_page'],
   },
   ListStatusesReply: {
-    type: 'object',
-    properties: {
-      total_count: { type: 'number' },
-      page: { type: 'number' },
-      per_page: { type: 'number' },
-      max_page: { type: 'number' },
-      statuses: { type: 'array', items: { $ref: '#/components/schemas/StatusReply' } },
-    },
-    required: ['total_count', 'page', 'per_page', 'max_page', 'statuses'],
+    description: "GET /statuses: paged, or OnePageCRM's bare array of `{ status }` (list_format `onepagecrm`; list-format.ts).",
+    oneOf: [{ $ref: '#/components/schemas/PagedStatusesReply' }, { type: 'array', items: { $ref: '#/components/schemas/StatusReply' } }],
   },
   ListTagsReply: {
     type: 'object',
@@ -1288,18 +1277,11 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     required: ['total_count', 'page', 'per_page', 'max_page', 'tags', 'system_tags'],
   },
   ListUsersReply: {
-    type: 'object',
-    properties: {
-      users: {
-        type: 'array',
-        items: { type: 'object', properties: { user: { $ref: '#/components/schemas/UserDto' } }, required: ['user'] },
-      },
-      total_count: { type: 'number' },
-      page: { type: 'number' },
-      per_page: { type: 'number' },
-      max_page: { type: 'number' },
-    },
-    required: ['users', 'total_count', 'page', 'per_page', 'max_page'],
+    description: "GET /users: paged, or OnePageCRM's bare array of `{ user }` (list_format `onepagecrm`; list-format.ts).",
+    oneOf: [
+      { $ref: '#/components/schemas/PagedUsersReply' },
+      { type: 'array', items: { type: 'object', properties: { user: { $ref: '#/components/schemas/UserDto' } }, required: ['user'] } },
+    ],
   },
   ListWebhookDeliveriesReply: {
     type: 'object',
@@ -1416,6 +1398,60 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     type: 'object',
     properties: { notification: { $ref: '#/components/schemas/NotificationDto' } },
     required: ['notification'],
+  },
+  PagedCallResultsReply: {
+    description: "GET /call_results in the spec's paged format (the default).",
+    type: 'object',
+    properties: {
+      total_count: { type: 'number' },
+      page: { type: 'number' },
+      per_page: { type: 'number' },
+      max_page: { type: 'number' },
+      call_results: { type: 'array', items: { $ref: '#/components/schemas/CallResultReply' } },
+    },
+    required: ['total_count', 'page', 'per_page', 'max_page', 'call_results'],
+  },
+  PagedLeadSourcesReply: {
+    description: "GET /lead_sources in the spec's paged format (the default): each record nested under its entity key (spec conventions).",
+    type: 'object',
+    properties: {
+      total_count: { type: 'number' },
+      page: { type: 'number' },
+      per_page: { type: 'number' },
+      max_page: { type: 'number' },
+      lead_sources: {
+        type: 'array',
+        items: { type: 'object', properties: { lead_source: { $ref: '#/components/schemas/LeadSourceDto' } }, required: ['lead_source'] },
+      },
+    },
+    required: ['total_count', 'page', 'per_page', 'max_page', 'lead_sources'],
+  },
+  PagedStatusesReply: {
+    description: "GET /statuses in the spec's paged format (the default).",
+    type: 'object',
+    properties: {
+      total_count: { type: 'number' },
+      page: { type: 'number' },
+      per_page: { type: 'number' },
+      max_page: { type: 'number' },
+      statuses: { type: 'array', items: { $ref: '#/components/schemas/StatusReply' } },
+    },
+    required: ['total_count', 'page', 'per_page', 'max_page', 'statuses'],
+  },
+  PagedUsersReply: {
+    description: "GET /users in the spec's paged format (the default).",
+    type: 'object',
+    properties: {
+      users: {
+        type: 'array',
+        items: { type: 'object', properties: { user: { $ref: '#/components/schemas/UserDto' } }, required: ['user'] },
+      },
+      total_count: { type: 'number' },
+      page: { type: 'number' },
+      per_page: { type: 'number' },
+      max_page: { type: 'number' },
+    },
+    required: ['users', 'total_count', 'page', 'per_page', 'max_page'],
   },
   PinnedAttachmentsReply: {
     type: 'object',

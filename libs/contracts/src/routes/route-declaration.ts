@@ -55,6 +55,14 @@ export interface RouteDeclaration {
    * base64, as OnePageCRM sends it, is stored the same way).
    */
   readonly upload?: 'attachment' | 'image';
+  /**
+   * A list OnePageCRM answers as a bare array (docs/decisions.md "Lists: paged by default,
+   * OnePageCRM's bare arrays on request"): its `data` is the spec's paged object, or that array when
+   * the account's `list_format` setting or the request's X-List-Format header (list-format.ts)
+   * says `onepagecrm`. The gateway validates the header and sends the choice as
+   * RpcRequest.list_format.
+   */
+  readonly listFormat?: true;
   readonly successStatus: 200 | 201;
   readonly summary: string;
   readonly tag: string;

@@ -1,10 +1,16 @@
 import type { ErrorData } from '../errors/api-error';
+import type { ListFormatChoice } from '../paging/list-format';
 import type { Caller } from './caller';
 
 /** Request body of every caller-scoped NATS request. */
 export interface RpcRequest<P = unknown> {
   caller: Caller;
   payload: P;
+  /**
+   * On a route with `listFormat` (RouteDeclaration): the format its HTTP request asked for (the
+   * X-List-Format header, validated by the gateway) and whether its query pages.
+   */
+  list_format?: ListFormatChoice;
 }
 
 export interface RpcSuccess<D = unknown> {

@@ -1,4 +1,5 @@
 import type { TeamCount } from '../bootstrap/summary.dto';
+import { ONEPAGECRM_LIST_CAP, type OnePageCrmList } from '../paging/list-format';
 import type { PageInfo } from '../paging/paging.request';
 
 /** The spec's Status (account configuration), with its counts. */
@@ -21,4 +22,14 @@ export type StatusDto = {
 
 export type StatusReply = { status: StatusDto };
 
-export type ListStatusesReply = PageInfo & { statuses: StatusReply[] };
+/** GET /statuses in the spec's paged format (the default). */
+export type PagedStatusesReply = PageInfo & { statuses: StatusReply[] };
+
+/** GET /statuses: paged, or OnePageCRM's bare array of `{ status }` (list_format `onepagecrm`; list-format.ts). */
+export type ListStatusesReply = PagedStatusesReply | StatusReply[];
+
+/** GET /statuses in OnePageCRM's format: the paged entries as they are. */
+export const ONEPAGECRM_STATUSES_LIST: OnePageCrmList<PagedStatusesReply, StatusReply> = {
+  entries: (page) => page.statuses,
+  cap: ONEPAGECRM_LIST_CAP,
+};

@@ -12,6 +12,7 @@ export const STATUS_ROUTES: readonly RouteDeclaration[] = [
     access: 'read',
     request: ListStatusesRequest,
     reply: 'ListStatusesReply',
+    listFormat: true,
     successStatus: 200,
     summary:
       "List the account's statuses (the built-in lead status first) with their contact counts, action stream count and per-user counts",

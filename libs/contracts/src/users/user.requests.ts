@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { ONEPAGECRM_USERS_CAP, type OnePageCrmList } from '../paging/list-format';
 import { TimeFilterRequest } from '../paging/time-filter.request';
 import { PartialFlag } from '../validation/field-rules';
 import { toBoolean, trim } from '../validation/transforms';
@@ -17,13 +18,23 @@ export interface GetUserReply {
 
 export class ListUsersRequest extends TimeFilterRequest {}
 
-export interface ListUsersReply {
+/** GET /users in the spec's paged format (the default). */
+export interface PagedUsersReply {
   users: Array<{ user: UserDto }>;
   total_count: number;
   page: number;
   per_page: number;
   max_page: number;
 }
+
+/** GET /users: paged, or OnePageCRM's bare array of `{ user }` (list_format `onepagecrm`; list-format.ts). */
+export type ListUsersReply = PagedUsersReply | Array<{ user: UserDto }>;
+
+/** GET /users in OnePageCRM's format: the paged entries as they are. */
+export const ONEPAGECRM_USERS_LIST: OnePageCrmList<PagedUsersReply, { user: UserDto }> = {
+  entries: (page) => page.users,
+  cap: ONEPAGECRM_USERS_CAP,
+};
 
 /**
  * PUT /users/{user_id}: the fields OnePageCRM lets the API edit. The caller's own profile, or any

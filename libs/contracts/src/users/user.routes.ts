@@ -12,6 +12,7 @@ export const USER_ROUTES: readonly RouteDeclaration[] = [
     access: 'read',
     request: ListUsersRequest,
     reply: 'ListUsersReply',
+    listFormat: true,
     successStatus: 200,
     summary: "List the users of the caller's account",
     tag: 'Users',
