@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { CALL_RESULTS } from '@crm/contracts';
 import { REPO_ROOT } from '@crm/testing';
 import { setupE2e, type Json } from './setup';
 
@@ -11,7 +12,9 @@ const CLIENT_DIR = path.join(REPO_ROOT, 'test/clients/onepagecrm-python');
  * OnePageCRM's own python client (test/clients/onepagecrm-python/onepagecrm, unchanged) against the
  * API, beyond connect and create (issue 13, item 7): drive.py goes through bootstrap's summary
  * blocks, users, statuses, tags, starring, a partial update, the action stream, the team stream,
- * delete and undo, a 404 and the client's object responses, and prints what it saw.
+ * delete and undo, a 404 and the client's object responses; then it switches the account to
+ * OnePageCRM's list format through the operator API and iterates users, statuses, lead sources and
+ * call results as the client reads them (bare arrays); it prints what it saw.
  */
 describe("OnePageCRM's python client (e2e)", () => {
   const { services, admin } = setupE2e();
@@ -24,7 +27,9 @@ describe("OnePageCRM's python client (e2e)", () => {
       throw new Error(
         `${PYTHON} cannot import requests (${probe.stderr || probe.error?.message}): run apt-get install -y python3-requests, or set ONEPAGECRM_PYTHON`,
       );
-    const run = spawnSync(PYTHON, ['drive.py', `${services.gatewayUrl}/api/v3`, admin.user.id, admin.user.api_key, tag], {
+    const args = [`${services.gatewayUrl}/api/v3`, admin.user.id, admin.user.api_key, tag];
+    const operator = [services.operatorUrl, services.operatorToken, admin.account.id];
+    const run = spawnSync(PYTHON, ['drive.py', ...args, ...operator], {
       cwd: CLIENT_DIR,
       encoding: 'utf8',
       timeout: 120_000,
@@ -42,7 +47,7 @@ describe("OnePageCRM's python client (e2e)", () => {
     expect(seen.connect.contact_counts_all_total).toEqual([expect.any(Number)]);
   });
 
-  it('reads users and statuses (entries nested under their entity key, as our lists have them)', () => {
+  it('reads users and statuses in the default paged format (entries nested under their entity key)', () => {
     expect(seen.users).toEqual({ type: 'dict', ids: [admin.user.id] });
     expect(seen.statuses.map((s: Json) => s.id).sort()).toEqual(seen.connect.statuses.map((s: Json) => s.id).sort());
   });
@@ -69,5 +74,15 @@ describe("OnePageCRM's python client (e2e)", () => {
 
   it("answers in the client's object mode (attribute access)", () => {
     expect(seen.object_responses).toEqual({ is_response_dict: true, id_attribute: true });
+  });
+
+  it("iterates users, statuses, lead sources and call results once the operator sets OnePageCRM's list format", () => {
+    expect(seen.list_format).toEqual({ status: 200, list_format: 'onepagecrm' });
+    expect(seen.onepagecrm_users).toEqual({ type: 'list', ids: [admin.user.id] });
+    expect(seen.onepagecrm_statuses.type).toBe('list');
+    expect(seen.onepagecrm_statuses.statuses).toMatchObject({ lead: 'Lead', customer: 'Customer' });
+    expect(Object.keys(seen.onepagecrm_statuses.statuses)).toHaveLength(seen.statuses.length);
+    expect(seen.onepagecrm_lead_sources).toEqual({ type: 'list', texts: expect.arrayContaining([`Python ${tag}`]), ids: true });
+    expect(seen.onepagecrm_call_results).toEqual({ type: 'list', ids: CALL_RESULTS.map((result) => result.id) });
   });
 });

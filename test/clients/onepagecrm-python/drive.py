@@ -1,17 +1,20 @@
 """Drives OnePageCRM's python client (onepagecrm/, unchanged) against our API.
 
-Usage: drive.py BASE_URL USER_ID API_KEY CONTACT_TAG
+Usage: drive.py BASE_URL USER_ID API_KEY CONTACT_TAG OPERATOR_URL OPERATOR_TOKEN ACCOUNT_ID
 Prints one JSON object: what each step saw, or the step's error. It never stops at the first failure,
-so the test shows every step that differs.
+so the test shows every step that differs. Its last steps switch the account to OnePageCRM's list
+format through the operator API (OPERATOR_URL, OPERATOR_TOKEN) and iterate the four lists OnePageCRM
+answers as bare arrays.
 """
 import datetime
 import json
 import sys
 import traceback
 
+import requests
 from onepagecrm import OnePageCRMAPI, RequestError, ResponseDict
 
-base_url, user_id, api_key, tag = sys.argv[1:5]
+base_url, user_id, api_key, tag, operator_url, operator_token, account_id = sys.argv[1:8]
 seen = {}
 
 
@@ -123,6 +126,42 @@ def _():
     objects = OnePageCRMAPI(user_id, api_key, base_url=base_url, response_type='object')
     contacts = objects.get('contacts', per_page=5).contacts
     return {'is_response_dict': isinstance(contacts[0], ResponseDict), 'id_attribute': bool(contacts[0].contact.id)}
+
+
+@step('list_format')
+def _():
+    # Not the client's: the operator's API (auth-server) sets the account's list format.
+    response = requests.patch(
+        f'{operator_url}/operator/accounts/{account_id}/settings',
+        json={'settings': {'list_format': 'onepagecrm'}},
+        headers={'Authorization': f'Bearer {operator_token}'},
+    )
+    return {'status': response.status_code, 'list_format': response.json().get('settings', {}).get('list_format')}
+
+
+@step('onepagecrm_users')
+def _():
+    data = client.get('users')
+    return {'type': type(data).__name__, 'ids': [entry['user']['id'] for entry in data]}
+
+
+@step('onepagecrm_statuses')
+def _():
+    data = client.get('statuses')
+    return {'type': type(data).__name__, 'statuses': {entry['status']['status']: entry['status']['text'] for entry in data}}
+
+
+@step('onepagecrm_lead_sources')
+def _():
+    client.post('lead_sources', {'text': f'Python {tag}'})
+    data = client.get('lead_sources')
+    return {'type': type(data).__name__, 'texts': [source['text'] for source in data], 'ids': all(source['id'] for source in data)}
+
+
+@step('onepagecrm_call_results')
+def _():
+    data = client.get('call_results')
+    return {'type': type(data).__name__, 'ids': [entry['call_result']['id'] for entry in data]}
 
 
 print(json.dumps(seen))
