@@ -20,7 +20,7 @@ export const LIST_FORMAT_HEADER = 'X-List-Format';
 export const ONEPAGECRM_LIST_CAP = 500;
 
 /**
- * The same cap for GET /users: a user entry with every field at its longest is about 3.6 KB of
+ * The same cap for GET /users: a user entry with every field at its longest is about 3.5 KB of
  * ASCII JSON (photo_url alone up to 2,000 characters), so 200 of them stay under 1 MiB.
  */
 export const ONEPAGECRM_USERS_CAP = 200;
