@@ -173,11 +173,11 @@ export class NatsRpcServer {
    */
   private respond(msg: Msg, reply: RpcReply): RpcReply {
     try {
-      const { text, dataByteAt } = encodeReplyWithData(reply);
-      if (dataByteAt === undefined) msg.respond(text);
+      const { text, dataAt } = encodeReplyWithData(reply);
+      if (dataAt === undefined) msg.respond(text);
       else {
         const replyHeaders = natsHeaders();
-        replyHeaders.set(RpcHeaders.replyDataByteAt, String(dataByteAt));
+        replyHeaders.set(RpcHeaders.replyDataAt, String(dataAt));
         msg.respond(text, { headers: replyHeaders });
       }
       return reply;

@@ -23,42 +23,32 @@ export function encodeReply(reply: RpcReply): string {
 }
 
 const DATA_KEY = ',"data":';
-const DATA_KEY_BYTES = encoder.encode(DATA_KEY);
-const CLOSING_BRACE = 0x7d;
 
 /**
- * A reply's JSON with `data` last, and the BYTE offset of `data`'s UTF-8 text in it (the
- * RpcHeaders.replyDataByteAt header; `data` runs to the last byte, a `}`). RpcClient.call with
- * `rawData` passes those bytes on without decoding or parsing them: the gateway's answer embeds
- * them as they are. The head also carries `data_versions` (see {@link RawJsonData}). Still one
- * JSON document: a reader that knows nothing of this parses it whole.
+ * A reply's JSON with `data` last, and the offset of `data`'s text (the RpcHeaders.replyDataAt header: a UTF-16 offset into the
+ * decoded text; `data` runs to the last `}`). RpcClient.call with
+ * `rawData` passes that text on without parsing it: the gateway's answer embeds it as it is).
+ * The head also carries `data_versions` (see {@link RawJsonData}). Still one JSON document:
+ * a reader that knows nothing of this parses it whole.
  */
-export function encodeReplyWithData(reply: RpcReply): { text: string; dataByteAt?: number } {
+export function encodeReplyWithData(reply: RpcReply): { text: string; dataAt?: number } {
   if (!reply.ok || reply.data === undefined) return { text: JSON.stringify(reply) };
   const { data, ...head } = reply;
   const dataJson = JSON.stringify(data);
   const headJson = JSON.stringify({ ...head, data_versions: dataVersions(data) });
   const prefix = `${headJson.slice(0, -1)}${DATA_KEY}`;
-  return { text: `${prefix}${dataJson}}`, dataByteAt: Buffer.byteLength(prefix) };
+  return { text: `${prefix}${dataJson}}`, dataAt: prefix.length };
 }
 
 /**
- * A success reply's `data` as the UTF-8 JSON crm-core wrote, neither decoded nor parsed: the
- * gateway hashes these bytes for the ETag and writes them into its answer. `json` decodes them
- * (once) and `toJSON` parses them, so whatever serializes the reply (the idempotency store) gets
- * the data itself.
+ * A success reply's `data` as the JSON text crm-core wrote, unparsed. `toJSON` parses it, so
+ * whatever serializes the reply (the idempotency store) gets the data itself.
  */
 export class RawJsonData {
-  private text: string | undefined;
-
   constructor(
-    readonly bytes: Uint8Array,
+    readonly json: string,
     private readonly versions: Record<string, number>,
   ) {}
-
-  get json(): string {
-    return (this.text ??= decoder.decode(this.bytes));
-  }
 
   /**
    * The version of the record `data` holds under `key`, as etag.ts recordVersion(data, key)
@@ -110,25 +100,23 @@ function withoutVersions(reply: unknown): unknown {
 }
 
 /**
- * A reply whose `data` starts at byte `dataByteAt` ({@link encodeReplyWithData}): the head parsed,
- * `data` left as bytes ({@link RawJsonData}, a copy: the message's buffer is the client's); anything
- * else (no offset, or not the expected bytes there) parsed whole.
+ * A reply whose `data` starts at `dataAt` ({@link encodeReplyWithData}): the head parsed, `data`
+ * left as text ({@link RawJsonData}); anything else (no offset, or not the expected text there)
+ * parsed whole.
  */
-export function decodeReplyRaw(bytes: Uint8Array, dataByteAt: number | undefined): unknown {
-  const keyAt = (dataByteAt ?? 0) - DATA_KEY_BYTES.length;
+export function decodeReplyRaw(bytes: Uint8Array, dataAt: number | undefined): unknown {
+  const text = decoder.decode(bytes);
   if (
-    dataByteAt === undefined ||
-    !Number.isInteger(dataByteAt) ||
-    keyAt < 0 ||
-    dataByteAt >= bytes.length ||
-    bytes[bytes.length - 1] !== CLOSING_BRACE ||
-    !DATA_KEY_BYTES.every((byte, i) => bytes[keyAt + i] === byte)
+    dataAt === undefined ||
+    !Number.isInteger(dataAt) ||
+    dataAt < DATA_KEY.length ||
+    text.slice(dataAt - DATA_KEY.length, dataAt) !== DATA_KEY ||
+    !text.endsWith('}')
   )
-    return decodeReply(bytes);
-  const head = JSON.parse(`${decoder.decode(bytes.subarray(0, keyAt))}}`) as Record<string, unknown>;
+    return withoutVersions(JSON.parse(text));
+  const head = JSON.parse(`${text.slice(0, dataAt - DATA_KEY.length)}}`) as Record<string, unknown>;
   const { data_versions: versions, ...reply } = head;
-  const data = Buffer.from(bytes.subarray(dataByteAt, bytes.length - 1));
-  return { ...reply, data: new RawJsonData(data, (versions ?? {}) as Record<string, number>) };
+  return { ...reply, data: new RawJsonData(text.slice(dataAt, -1), (versions ?? {}) as Record<string, number>) };
 }
 
 /**

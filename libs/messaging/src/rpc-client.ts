@@ -65,8 +65,8 @@ export class RpcClient {
         timeout: timeoutMs,
         headers,
       });
-      const dataByteAt = rawData ? msg.headers?.get(RpcHeaders.replyDataByteAt) : undefined;
-      const answer = dataByteAt ? decodeReplyRaw(msg.data, Number(dataByteAt)) : decodeReply(msg.data);
+      const dataAt = rawData ? msg.headers?.get(RpcHeaders.replyDataAt) : undefined;
+      const answer = dataAt ? decodeReplyRaw(msg.data, Number(dataAt)) : decodeReply(msg.data);
       if (isReply(answer)) reply = answer as RpcReply<D>;
       else {
         this.options.logger.error({ subject }, 'RPC answer is not a reply');

@@ -21,11 +21,8 @@ export function recordVersion(data: unknown, key: string): number {
   return recordVersionOf(record as Record<string, unknown>);
 }
 
-/**
- * The strong ETag of a reply's `data`, serialized as `dataJson` (its text, or that text's UTF-8
- * bytes: the same tag), whose record (if any) has version `version`.
- */
-function entityTag(dataJson: string | Uint8Array, version: number): string {
+/** The strong ETag of a reply's `data`, serialized as `dataJson`, whose record (if any) has version `version`. */
+function entityTag(dataJson: string, version: number): string {
   const hash = createHash('sha1').update(dataJson).digest('base64url').slice(0, 16);
   return `"${version.toString(36)}.${hash}"`;
 }
@@ -36,25 +33,9 @@ function entityTag(dataJson: string | Uint8Array, version: number): string {
  * body.
  */
 export function envelopeJson(body: Record<string, unknown>, dataJson: string): string {
-  const head = envelopeHead(body);
-  return `${head}${dataJson}}`;
-}
-
-/**
- * {@link envelopeJson} around `data` already as UTF-8 bytes (crm-core's, passed through): one
- * buffer, the bytes copied once and never decoded.
- */
-export function envelopeBytes(body: Record<string, unknown>, dataBytes: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.from(envelopeHead(body)), dataBytes, CLOSING_BRACE]);
-}
-
-const CLOSING_BRACE = Buffer.from('}');
-
-/** The envelope's JSON up to where `data`'s value starts: `{...,"data":`. */
-function envelopeHead(body: Record<string, unknown>): string {
   const { data: _data, ...envelope } = body;
   const head = JSON.stringify(envelope);
-  return head === '{}' ? '{"data":' : `${head.slice(0, -1)},"data":`;
+  return head === '{}' ? `{"data":${dataJson}}` : `${head.slice(0, -1)},"data":${dataJson}}`;
 }
 
 /**
@@ -91,8 +72,8 @@ export function replyTag(method: string, reply: string, data: unknown, dataJson 
   return versionedTag(method, recordVersion(data, recordKey(reply)), dataJson);
 }
 
-/** {@link replyTag} given the record's version (from the data, or as crm-core sent it beside the data's bytes). */
-export function versionedTag(method: string, version: number, dataJson: string | Uint8Array): string | undefined {
+/** {@link replyTag} given the record's version (from the data, or as crm-core sent it beside the data's text). */
+export function versionedTag(method: string, version: number, dataJson: string): string | undefined {
   if (method === 'GET' || method === 'HEAD' || version > 0) return entityTag(dataJson, version);
   return undefined;
 }

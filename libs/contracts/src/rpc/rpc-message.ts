@@ -60,9 +60,8 @@ export const RpcHeaders = {
    */
   ifMatch: 'X-If-Match',
   /**
-   * On a success reply: the byte offset where its `data` starts in the reply's UTF-8 JSON (data is
-   * last), so the gateway can pass those bytes on into its answer without decoding, parsing or
-   * re-serializing them. A reply without it (an older crm-core) is parsed whole.
+   * On a success reply: where its `data` starts in the reply's text (data is last), so the gateway
+   * can pass that text on into its answer without parsing and re-serializing it.
    */
-  replyDataByteAt: 'X-Reply-Data-Byte-At',
+  replyDataAt: 'X-Reply-Data-At',
 } as const;
