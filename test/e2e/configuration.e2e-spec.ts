@@ -421,6 +421,33 @@ describe('account configuration (e2e)', () => {
     );
     expect(results.body.data.call_results.map((r) => r.call_result.id)).toContain('no_answer');
 
+    // Counts of calls per result, as OnePageCRM's list has them: the caller's, the account's, each user's.
+    type CallResultEntry = {
+      call_result: { result: string; counts: number; total_counts: number; team_counts: Array<{ user_id: string; counts: number }> };
+    };
+    const countsOf = async (who: typeof admin) =>
+      (await call(who)<{ data: Paged & { call_results: CallResultEntry[] } }>('GET', '/call_results')).body.data.call_results.find(
+        (r) => r.call_result.result === 'no_answer',
+      )!.call_result;
+    const before = await countsOf(member);
+    const strangers = await countsOf(stranger);
+    const logged = await call(member)<{ data: { contact: { id: string } } }>('POST', '/contacts', { last_name: 'Caller' });
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await call(member)('POST', '/calls', { contact_id: logged.body.data.contact.id, text: 'Rang', call_result: 'no_answer' })).status,
+      ).toBe(201);
+    const mine = await countsOf(member);
+    expect(mine.counts).toBe(before.counts + 2);
+    expect(mine.total_counts).toBe(before.total_counts + 2);
+    expect(mine.team_counts.find((t) => t.user_id === member.user.id)?.counts).toBe(before.counts + 2);
+    expect(mine.team_counts.map((t) => t.user_id)).toEqual(expect.arrayContaining([admin.user.id, member.user.id]));
+    // The admin sees the same account total, and none of the calls as its own.
+    const theirs = await countsOf(admin);
+    expect(theirs.total_counts).toBe(mine.total_counts);
+    expect(theirs.counts).toBe(mine.team_counts.find((t) => t.user_id === admin.user.id)?.counts);
+    // Another account's calls never count.
+    expect((await countsOf(stranger)).total_counts).toBe(strangers.total_counts);
+
     await call(admin)('POST', '/custom_fields', { name: 'Size', type: 'number' });
     await call(admin)('POST', '/filters', { name: 'Boot filter' });
     const boot = await call(member)<

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_ROUTES } from '@crm/contracts';
+import { API_ROUTES, LIST_FORMAT_HEADER } from '@crm/contracts';
 import fixture from '../fixtures/onepagecrm-fields.json';
 import { recordCalls, type Json } from './record-helpers';
 import { setupE2e } from './setup';
@@ -53,6 +53,13 @@ const EXCEPTIONS: readonly Exception[] = [
   x('GET /bootstrap data.auth_key', 'type', 'spec decisions: auth_key is null (keys stored as hashes)'),
   x('GET /bootstrap data.team[].bcc_email', 'missing', "spec: bcc_email only for the caller's own user"),
   x('GET /bootstrap data.team[].google_contacts_email', 'missing', "spec: google_contacts_email only for the caller's own user"),
+  // OnePageCRM's GET /users too: "Your own record also includes bcc_email and google_contacts_email".
+  x('GET /users (onepagecrm format) data[].user.bcc_email', 'missing', "spec: bcc_email only for the caller's own user"),
+  x(
+    'GET /users (onepagecrm format) data[].user.google_contacts_email',
+    'missing',
+    "spec: google_contacts_email only for the caller's own user",
+  ),
   x('GET /webhooks data.webhooks[].*', 'missing', 'spec: a list item nests the record under its entity key'),
   x('GET /webhooks/{webhook_id} data.*', 'missing', 'spec: one webhook is data.webhook'),
   x('GET /*/{*}/pinned_attachments *', 'missing', 'spec: paging fields are inside data'),
@@ -320,6 +327,20 @@ describe('OnePageCRM conformance: field names and JSON types (e2e)', () => {
         continue;
       }
       check('GET', route.path, 200, res.body);
+    }
+
+    // The four lists OnePageCRM answers as bare arrays, in that format (opt-in: X-List-Format or
+    // the account's list_format): compared with no exception. Their findings are keyed apart from
+    // the default paged answers above, whose difference is a listed exception.
+    for (const path of ['/users', '/statuses', '/lead_sources', '/call_results']) {
+      const res = await call(admin)<Json>('GET', path, undefined, { [LIST_FORMAT_HEADER]: 'onepagecrm' });
+      expect({ path, status: res.status, array: Array.isArray(res.body.data) }).toEqual({ path, status: 200, array: true });
+      expect(res.body.data.length).toBeGreaterThan(0);
+      const documented = OPERATIONS[theirs.get(`GET ${path}`)!]['200'];
+      if (!documented) throw new Error(`the fixture documents no reply of GET ${path}`);
+      const out: [string, 'missing' | 'type', string][] = [];
+      compare(res.body, documented, '', out);
+      for (const [at, kind, detail] of out) found.push({ where: `GET ${path} (onepagecrm format) ${at}`, kind, detail });
     }
 
     // The replies of updates and contact actions (after the GETs, so these see the same records).

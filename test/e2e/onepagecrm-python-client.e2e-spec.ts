@@ -83,6 +83,11 @@ describe("OnePageCRM's python client (e2e)", () => {
     expect(seen.onepagecrm_statuses.statuses).toMatchObject({ lead: 'Lead', customer: 'Customer' });
     expect(Object.keys(seen.onepagecrm_statuses.statuses)).toHaveLength(seen.statuses.length);
     expect(seen.onepagecrm_lead_sources).toEqual({ type: 'list', texts: expect.arrayContaining([`Python ${tag}`]), ids: true });
-    expect(seen.onepagecrm_call_results).toEqual({ type: 'list', ids: CALL_RESULTS.map((result) => result.id) });
+    expect(seen.onepagecrm_call_results).toEqual({
+      type: 'list',
+      ids: CALL_RESULTS.map((result) => result.id),
+      results: CALL_RESULTS.map((result) => result.id),
+      counted: true,
+    });
   });
 });

@@ -2711,11 +2711,17 @@ export interface components {
     CallReply: {
       call: components['schemas']['CallDto'];
     };
+    /** @description One call result as OnePageCRM's GET /call_results has it: `result` is its id (kept as `id` too, as every entry of ours has one), `counts` the caller's calls with it, `total_counts` the account's, `team_counts` each user's (every user of the account, zeros included, in the order of GET /users). */
+    CallResultDto: {
+      id: string;
+      result: string;
+      text: string;
+      counts: number;
+      total_counts: number;
+      team_counts: components['schemas']['TeamCount'][];
+    };
     CallResultReply: {
-      call_result: {
-        id: string;
-        text: string;
-      };
+      call_result: components['schemas']['CallResultDto'];
     };
     CascadeReply: {
       contacts: components['schemas']['ContactWrapperDto'][];

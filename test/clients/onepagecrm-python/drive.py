@@ -161,7 +161,9 @@ def _():
 @step('onepagecrm_call_results')
 def _():
     data = client.get('call_results')
-    return {'type': type(data).__name__, 'ids': [entry['call_result']['id'] for entry in data]}
+    return {'type': type(data).__name__, 'ids': [entry['call_result']['id'] for entry in data],
+            'results': [entry['call_result']['result'] for entry in data],
+            'counted': all(isinstance(entry['call_result']['total_counts'], int) for entry in data)}
 
 
 print(json.dumps(seen))

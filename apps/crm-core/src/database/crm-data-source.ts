@@ -28,6 +28,7 @@ import { AccountSettings1764800200000 } from '../migrations/1764800200000-accoun
 import { StatusTypeKeys1764800300000 } from '../migrations/1764800300000-status-type-keys';
 import { DeletedActions1764800400000 } from '../migrations/1764800400000-deleted-actions';
 import { QueuedActions1764800500000 } from '../migrations/1764800500000-queued-actions';
+import { CallResultCounts1764800600000 } from '../migrations/1764800600000-call-result-counts';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -82,6 +83,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       DeletedActions1764800400000,
       // issue 13, item 4: actions' queued status (queued without a date)
       QueuedActions1764800500000,
+      // issue 13, item 4: GET /call_results counts calls per author and result
+      CallResultCounts1764800600000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

@@ -3,6 +3,7 @@ import {
   CALL_RESULTS,
   pageInfo,
   type Caller,
+  type CallResultDto,
   type PagedCallResultsReply,
   type ListCallResultsRequest,
   type ListPipelinesReply,
@@ -46,8 +47,22 @@ export class PipelinesService {
     return { pipeline: toPipelineDto(row) };
   }
 
-  callResults(_caller: Caller, { page, per_page }: ListCallResultsRequest): PagedCallResultsReply {
+  /** The fixed call results with the account's counts of calls per result, as OnePageCRM's. */
+  async callResults(caller: Caller, { page, per_page }: ListCallResultsRequest): Promise<PagedCallResultsReply> {
     const slice = CALL_RESULTS.slice((page - 1) * per_page, page * per_page);
-    return { call_results: slice.map((result) => ({ call_result: { ...result } })), ...pageInfo(CALL_RESULTS.length, page, per_page) };
+    const { user_ids, counts } = await this.pipelines.callResultCounts(this.dataSource.manager, caller.account_id);
+    const entry = ({ id, text }: (typeof CALL_RESULTS)[number]): CallResultDto => {
+      const mine = counts.filter((c) => c.call_result === id);
+      const of = (userId: string) => mine.find((c) => c.author_id === userId)?.n ?? 0;
+      return {
+        id,
+        result: id,
+        text,
+        counts: of(caller.user_id),
+        total_counts: mine.reduce((sum, c) => sum + c.n, 0),
+        team_counts: user_ids.map((user_id) => ({ user_id, counts: of(user_id) })),
+      };
+    };
+    return { call_results: slice.map((result) => ({ call_result: entry(result) })), ...pageInfo(CALL_RESULTS.length, page, per_page) };
   }
 }

@@ -1,3 +1,4 @@
+import type { TeamCount } from '../bootstrap/summary.dto';
 import { ONEPAGECRM_LIST_CAP, type OnePageCrmList } from '../paging/list-format';
 import type { PageInfo } from '../paging/paging.request';
 
@@ -10,7 +11,22 @@ export const CALL_RESULTS: ReadonlyArray<{ id: string; text: string }> = [
   { id: 'other', text: 'Other' },
 ];
 
-export type CallResultReply = { call_result: { id: string; text: string } };
+/**
+ * One call result as OnePageCRM's GET /call_results has it: `result` is its id (kept as `id` too,
+ * as every entry of ours has one), `counts` the caller's calls with it, `total_counts` the
+ * account's, `team_counts` each user's (every user of the account, zeros included, in the order of
+ * GET /users).
+ */
+export type CallResultDto = {
+  id: string;
+  result: string;
+  text: string;
+  counts: number;
+  total_counts: number;
+  team_counts: TeamCount[];
+};
+
+export type CallResultReply = { call_result: CallResultDto };
 
 /** GET /call_results in the spec's paged format (the default). */
 export type PagedCallResultsReply = PageInfo & { call_results: CallResultReply[] };

@@ -281,11 +281,23 @@ export const REPLY_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     ],
   },
   CallReply: { type: 'object', properties: { call: { $ref: '#/components/schemas/CallDto' } }, required: ['call'] },
-  CallResultReply: {
+  CallResultDto: {
+    description:
+      "One call result as OnePageCRM's GET /call_results has it: `result` is its id (kept as `id` too, as every entry of ours has one), `counts` the caller's calls with it, `total_counts` the account's, `team_counts` each user's (every user of the account, zeros included, in the order of GET /users).",
     type: 'object',
     properties: {
-      call_result: { type: 'object', properties: { id: { type: 'string' }, text: { type: 'string' } }, required: ['id', 'text'] },
+      id: { type: 'string' },
+      result: { type: 'string' },
+      text: { type: 'string' },
+      counts: { type: 'number' },
+      total_counts: { type: 'number' },
+      team_counts: { type: 'array', items: { $ref: '#/components/schemas/TeamCount' } },
     },
+    required: ['id', 'result', 'text', 'counts', 'total_counts', 'team_counts'],
+  },
+  CallResultReply: {
+    type: 'object',
+    properties: { call_result: { $ref: '#/components/schemas/CallResultDto' } },
     required: ['call_result'],
   },
   CascadeReply: {
