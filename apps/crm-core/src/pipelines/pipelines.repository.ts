@@ -28,29 +28,26 @@ const LIST: AccountList = {
   orderBy: ORDER,
 };
 
-/** The account's users (in the order of GET /users) and its calls counted per author and result. */
-export interface CallResultCountsRow {
-  user_ids: string[];
-  counts: Array<{ author_id: string; call_result: string; n: number }>;
+/** The account's calls with one result by one author. */
+export interface CallResultCountRow {
+  author_id: string;
+  call_result: string;
+  n: number;
 }
 
 @Injectable()
 export class PipelinesRepository {
   /**
-   * What GET /call_results counts, in one statement: the users of the account and the number of
-   * its calls per author and result (an index-only scan of calls_result_counts_idx; calls of a
-   * contact in the trash count until it is purged).
+   * The account's calls counted per author and result, for GET /call_results: an index-only scan
+   * of calls_result_counts_idx (calls of a contact in the trash count until it is purged).
    */
-  async callResultCounts(db: Db, accountId: string): Promise<CallResultCountsRow> {
-    const row = await maybeOne<CallResultCountsRow>(
+  callResultCounts(db: Db, accountId: string): Promise<CallResultCountRow[]> {
+    return many<CallResultCountRow>(
       db,
-      sql`SELECT (SELECT coalesce(json_agg(u.id ORDER BY u.last_name, u.first_name, u.id), '[]') FROM crm.users u WHERE u.account_id = ${accountId}) AS user_ids,
-                 (SELECT coalesce(json_agg(x), '[]') FROM (
-                    SELECT l.author_id, l.call_result, count(*)::int AS n FROM crm.calls l
-                    WHERE l.account_id = ${accountId} GROUP BY l.author_id, l.call_result) x) AS counts`,
+      sql`SELECT l.author_id, l.call_result, count(*)::int AS n FROM crm.calls l
+          WHERE l.account_id = ${accountId} GROUP BY l.author_id, l.call_result`,
       { prepare: true },
     );
-    return row ?? { user_ids: [], counts: [] };
   }
 
   page(db: Db, accountId: string, time: TimeFilterInput, page: number, perPage: number) {

@@ -16,6 +16,7 @@ import { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
 import { foundOr404 } from '../common/unique-violation';
 import { toPipelineDto } from './pipeline.view';
+import { SummaryService } from '../summary/summary.service';
 import { PipelinesRepository } from './pipelines.repository';
 
 /** Pipelines (read-only: every account has its defaults) and the fixed list of call results. */
@@ -24,6 +25,7 @@ export class PipelinesService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly pipelines: PipelinesRepository,
+    private readonly summary: SummaryService,
   ) {}
 
   async list(caller: Caller, request: ListPipelinesRequest): Promise<ListPipelinesReply> {
@@ -49,20 +51,30 @@ export class PipelinesService {
 
   /** The fixed call results with the account's counts of calls per result, as OnePageCRM's. */
   async callResults(caller: Caller, { page, per_page }: ListCallResultsRequest): Promise<PagedCallResultsReply> {
-    const slice = CALL_RESULTS.slice((page - 1) * per_page, page * per_page);
-    const { user_ids, counts } = await this.pipelines.callResultCounts(this.dataSource.manager, caller.account_id);
+    const db = this.dataSource.manager;
+    const [userIds, rows] = await Promise.all([
+      this.summary.userIds(db, caller.account_id),
+      this.pipelines.callResultCounts(db, caller.account_id),
+    ]);
+    // result -> author -> calls
+    const byResult = new Map<string, Map<string, number>>();
+    for (const { call_result, author_id, n } of rows) {
+      let authors = byResult.get(call_result);
+      if (!authors) byResult.set(call_result, (authors = new Map()));
+      authors.set(author_id, n);
+    }
     const entry = ({ id, text }: (typeof CALL_RESULTS)[number]): CallResultDto => {
-      const mine = counts.filter((c) => c.call_result === id);
-      const of = (userId: string) => mine.find((c) => c.author_id === userId)?.n ?? 0;
+      const authors = byResult.get(id) ?? new Map<string, number>();
       return {
         id,
         result: id,
         text,
-        counts: of(caller.user_id),
-        total_counts: mine.reduce((sum, c) => sum + c.n, 0),
-        team_counts: user_ids.map((user_id) => ({ user_id, counts: of(user_id) })),
+        counts: authors.get(caller.user_id) ?? 0,
+        total_counts: [...authors.values()].reduce((sum, n) => sum + n, 0),
+        team_counts: userIds.map((user_id) => ({ user_id, counts: authors.get(user_id) ?? 0 })),
       };
     };
+    const slice = CALL_RESULTS.slice((page - 1) * per_page, page * per_page);
     return { call_results: slice.map((result) => ({ call_result: entry(result) })), ...pageInfo(CALL_RESULTS.length, page, per_page) };
   }
 }

@@ -35,6 +35,11 @@ export class SummaryService {
     return { userIds, counts };
   }
 
+  /** The account's user ids in the order of GET /users: the users every `team_counts` lists. */
+  userIds(db: Db, accountId: string): Promise<string[]> {
+    return this.repository.userIds(db, accountId);
+  }
+
   /** Counts per tag id, with the caller's action stream. */
   async tagCounts(db: Db, caller: Caller): Promise<Map<string, GroupCounts>> {
     return tagCountsOf(await this.repository.tagGroups(db, caller.account_id, caller.user_id));
