@@ -1,5 +1,5 @@
 import type { ActionDto } from '@crm/contracts';
-import { plainDateOf } from '../records/record-common';
+import { isoOf, plainDateOf } from '../records/record-common';
 import type { ActionRow } from './actions.repository';
 
 /**
@@ -20,8 +20,8 @@ export function toActionDto(row: ActionRow): ActionDto {
     done: row.done,
     done_at: plainDateOf(row.done_at) ?? '',
     externally_controlled: row.externally_controlled,
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
+    created_at: isoOf(row.created_at),
+    modified_at: isoOf(row.modified_at),
   };
   if (row.status === 'done') delete dto.date;
   return dto;

@@ -1,6 +1,7 @@
 import type { CompanyAddressDto, CompanyDto, CompanyFieldValueDto } from '@crm/contracts';
 import type { CompanyRow } from './company.repository';
 import type { FieldDefinitionRow } from './fields.repository';
+import { isoOf } from '../records/record-common';
 import { fieldValues } from './fields.view';
 
 function address(stored: Partial<CompanyAddressDto> | null): CompanyAddressDto {
@@ -36,7 +37,7 @@ export function toCompanyDto(row: CompanyRow, definitions: FieldDefinitionRow[])
     total_won_amount: Number(row.total_won_amount),
     total_pending_amount: Number(row.total_pending_amount),
     pending_deals: [],
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
+    created_at: isoOf(row.created_at),
+    modified_at: isoOf(row.modified_at),
   };
 }

@@ -1,6 +1,7 @@
 import type { ActionDto, ContactDto, CustomFieldValueDto } from '@crm/contracts';
 import type { ContactRow } from './contact.repository';
 import type { FieldDefinitionRow } from './fields.repository';
+import { isoOf } from '../records/record-common';
 import { fieldValues } from './fields.view';
 
 /** The API (and webhook) shape of a contact. */
@@ -36,8 +37,8 @@ export function toContactDto(row: ContactRow, definitions: FieldDefinitionRow[])
     sales_closed_for: closed.map((sale) => sale.user_id),
     closed_sales: closed,
     google_contacts_data: row.google_contacts_data ?? { account_email: '', id: '', saved_at: 0 },
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
+    created_at: isoOf(row.created_at),
+    modified_at: isoOf(row.modified_at),
   };
 }
 

@@ -1,4 +1,4 @@
-import { IsString } from 'class-validator';
+import { IsInt, IsString } from 'class-validator';
 import { ErrorName } from '../errors/error-name';
 import { PagingRequest } from '../paging/paging.request';
 import { CreateContactRequest } from '../contacts/contact.requests';
@@ -156,5 +156,24 @@ describe('parseContract names the first rule a value broke', () => {
     expect(() => parseContract(CreateContactRequest, { last_name: 'Lee', phones: [{ type: 'work' }] })).toThrow(
       expect.objectContaining({ errors: { 'phones.0.value': 'value is required' } }),
     );
+  });
+});
+
+describe("parseContract keeps each class's rules once looked up", () => {
+  class Base {
+    @IsString()
+    name!: string;
+  }
+  class Late extends Base {}
+
+  it('applies inherited rules, and a rule registered after the first validation', () => {
+    expect(() => parseContract(Late, { name: 7 })).toThrow(expect.objectContaining({ errors: { name: 'name must be a string' } }));
+    expect(parseContract(Late, { name: 'ok', extra: 1 })).toEqual({ name: 'ok' });
+    // A rule added after Late's rules were looked up (a class loaded late) is not missed.
+    IsInt()(Late.prototype, 'count');
+    expect(() => parseContract(Late, { name: 'ok', count: 'x' })).toThrow(
+      expect.objectContaining({ errors: { count: 'count must be an integer number' } }),
+    );
+    expect(parseContract(Late, { name: 'ok', count: 3 })).toEqual({ name: 'ok', count: 3 });
   });
 });
