@@ -11,6 +11,11 @@
 //               GET /contacts/{id}.
 //   chain-core  the CHAIN FLOOR's second process: subscribed in a queue group, answers from
 //               PostgreSQL by primary key with a named prepared statement: {contact: row}.
+//               It also answers the WRAPPER FLOOR (the edge's /wrappers/{id}): the same chain,
+//               but the data is crm-core's own one-statement contact wrapper read
+//               (contactWrapperPartsSql from dist/, as the caller FLOOR_USER_ID sees it), its six
+//               JSON parts spliced into the reply as PostgreSQL wrote them: what a wrapper's data
+//               costs through the chain without our framework, DTOs or limits.
 //   write       the WRITE FLOOR: one transaction (the row, then the outbox row + pg_notify exactly
 //               as crm-core's insertOutboxEvent writes them), 201 with the envelope.
 //               POST /notes {contact_id, text}; POST /contacts/{id}/deals {name, amount, months}.
@@ -22,6 +27,9 @@
 //   DATABASE_URL=postgres://... PORT=3455 node bench/floors.mjs raw
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -32,6 +40,7 @@ const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.P
 /** NOTIFY channel of crm-core's outbox (apps/crm-core/src/outbox/outbox.repository.ts OUTBOX_CHANNEL). */
 const OUTBOX_CHANNEL = 'crm_outbox';
 const CONTACT_PATH = /^\/contacts\/([0-9a-f]{24})$/;
+const WRAPPER_PATH = /^\/wrappers\/([0-9a-f]{24})$/;
 
 /** The API's envelope around `data` already serialized (spliced in, as the gateway builds its replies). */
 const envelope = (dataJson) => `{"status":0,"message":"OK","timestamp":${Math.floor(Date.now() / 1000)},"data":${dataJson}}`;
@@ -76,9 +85,11 @@ async function chainEdge() {
   const nc = await connect({ servers: env.NATS_URL ?? '127.0.0.1:4222', noAsyncTraces: true });
   const pepper = env.FLOOR_PEPPER;
   const subject = `${env.FLOOR_SUBJECT}.contacts.get`;
+  const wrapperSubject = `${env.FLOOR_SUBJECT}.contacts.wrapper`;
   serve(
     async (req, res) => {
-      const match = CONTACT_PATH.exec(req.url ?? '');
+      const contact = CONTACT_PATH.exec(req.url ?? '');
+      const match = contact ?? WRAPPER_PATH.exec(req.url ?? '');
       if (!match) return reply(res, 404);
       const auth = req.headers.authorization ?? '';
       if (!auth.startsWith('Basic ')) return reply(res, 401);
@@ -90,7 +101,7 @@ async function chainEdge() {
         .update(decoded.slice(colon + 1))
         .digest();
       if (!stored || stored.length !== presented.length || !timingSafeEqual(stored, presented)) return reply(res, 401);
-      const msg = await nc.request(subject, match[1], { timeout: 5000 });
+      const msg = await nc.request(contact ? subject : wrapperSubject, match[1], { timeout: 5000 });
       if (msg.data.length === 0) return reply(res, 404);
       reply(res, 200, envelope(msg.string()));
     },
@@ -108,6 +119,37 @@ async function chainCore() {
       pool
         .query({ name: 'floor-contact-by-id', text: 'SELECT * FROM crm.contacts WHERE id = $1', values: [msg.string()] })
         .then(({ rows }) => msg.respond(rows.length === 0 ? '' : JSON.stringify({ contact: rows[0] })))
+        .catch(() => msg.respond(''));
+    },
+  });
+  // The wrapper floor: crm-core's statement, compiled from the build (npm run build runs first).
+  const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '../dist/apps/crm-core/src');
+  const require = createRequire(import.meta.url);
+  require('reflect-metadata');
+  const { contactWrapperPartsSql } = require(path.join(dist, 'read-models/contact-wrapper.repository.js'));
+  const { WRAPPER_COMPANY_CONTACTS_CAP, QUEUED_ACTIONS_CAP } = require(path.join(dist, 'read-models/caps.js'));
+  const asText = { getTypeParser: () => (value) => value };
+  nc.subscribe(`${env.FLOOR_SUBJECT}.contacts.wrapper`, {
+    queue: 'floor-core',
+    callback: (err, msg) => {
+      if (err) return;
+      const { text, values } = contactWrapperPartsSql({
+        accountId: env.FLOOR_ACCOUNT_ID,
+        ids: [msg.string()],
+        viewerId: env.FLOOR_USER_ID,
+        mateLimit: WRAPPER_COMPANY_CONTACTS_CAP,
+        actionLimit: QUEUED_ACTIONS_CAP,
+        knownCompanyIds: [],
+      }).compile();
+      pool
+        .query({ name: 'floor-contact-wrapper', text, values, types: asText })
+        .then(({ rows: [parts] }) =>
+          msg.respond(
+            parts.contacts === '[]'
+              ? ''
+              : `{"contacts":${parts.contacts},"mates":${parts.mates},"actions":${parts.actions},"companies":${parts.companies},"contact_fields":${parts.contact_fields},"company_fields":${parts.company_fields}}`,
+          ),
+        )
         .catch(() => msg.respond(''));
     },
   });

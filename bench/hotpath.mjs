@@ -4,7 +4,7 @@
 // id per request) on one private system (bench/lib.mjs startSystem: the full production chain,
 // only the per-user limits' ceilings raised) with 50,000 contacts seeded by SQL (bench/seed.mjs):
 //
-//   reads, 32 clients: the raw floor, the chain floor (bench/floors.mjs), GET /contacts/{id},
+//   reads, 32 clients: the raw floor, the chain floor, the wrapper floor (bench/floors.mjs), GET /contacts/{id},
 //     GET /users/{id}; and GET /contacts?per_page=100 at 16 clients;
 //   writes, 16 clients: the write floor's POST /notes and POST /contacts/{id}/deals, then the API's
 //     POST /notes, POST /contacts/{id}/deals (a contact picked at random) and POST /contacts.
@@ -218,6 +218,14 @@ async function main() {
         headers: basic,
         path: () => `/contacts/${pick()}`,
       },
+      {
+        key: 'wrapper',
+        floor: true,
+        name: 'wrapper floor: GET /contacts/{id}',
+        url: edgeUrl,
+        headers: basic,
+        path: () => `/wrappers/${pick()}`,
+      },
       { key: 'contact', name: 'GET /contacts/{id}', url: gateway, headers: basic, path: () => `/api/v3/contacts/${pick()}` },
       { key: 'user', name: 'GET /users/{id}', url: gateway, headers: basic, path: () => `/api/v3/users/${userId}` },
       {
@@ -361,6 +369,14 @@ function writeReport(scenarios, results) {
   const chainOfRaw = ratios('chain', 'raw');
   const extraLines = [
     `- The chain floor against the raw floor: ${chainOfRaw.map((x) => x.toFixed(2)).join(', ')}× by round (the issue measured 0.60–0.62×).`,
+    `- GET /contacts/{id} against the wrapper floor (the same chain reading crm-core's own wrapper statement): ${ratios(
+      'contact',
+      'wrapper',
+    )
+      .map((x) => x.toFixed(2))
+      .join(', ')}× by round; the wrapper floor against the chain floor: ${ratios('wrapper', 'chain')
+      .map((x) => x.toFixed(2))
+      .join(', ')}× (what the wrapper's data costs by itself).`,
     `- POST /contacts/{id}/deals against the write floor's own deal insert: ${ratios('deals', 'write-deals')
       .map((x) => x.toFixed(2))
       .join(', ')}× by round; POST /contacts against the write floor: ${ratios('contacts', 'write-notes')
@@ -385,6 +401,7 @@ function writeReport(scenarios, results) {
     '',
     '- raw floor: node:http + one pg query by primary key + JSON.stringify of the envelope;',
     '- chain floor: an HTTP edge (node:http: Basic credential, its keyed hash from Redis in one GET compared with timingSafeEqual, a NATS request, the reply wrapped in the envelope) and a process in a NATS queue group answering from PostgreSQL by primary key with a named prepared statement; no framework, no validation, no limits;',
+    "- wrapper floor: the chain floor's two processes, the second answering with crm-core's own one-statement contact wrapper read (the contact, its company's first contacts, the open actions of both as the caller sees them, the company, the field definitions; contactWrapperPartsSql from the build), its six JSON parts spliced into the reply as PostgreSQL wrote them: what a wrapper's data costs through the chain, without our framework, DTOs, validation or limits;",
     "- write floor: node:http + one transaction inserting the row (a note, or a deal) and the outbox row with pg_notify as crm-core's insertOutboxEvent writes them (crm-core's relay publishes those events as it does the API's).",
     '',
     '| round | scenario | clients | requests | req/s | p50 ms | p99 ms | ratio | statuses | load average before → after |',
