@@ -35,7 +35,9 @@ export const DOCS_INIT_JS = `window.addEventListener('load', function () {
 
 /**
  * Fits Swagger UI to a phone (390 px and up) without horizontal page scrolling: long paths and
- * words wrap, wide tables and code scroll inside their own box.
+ * words wrap, wide tables and code scroll inside their own box. The Servers label loses Swagger
+ * UI's 15 px right margin beside its full-width select: Chromium 156.0.8078.108 lays that select
+ * out wider and the margin pushed the page 3 px past a 390 px phone.
  */
 export const DOCS_CSS = `html { box-sizing: border-box; overflow-y: scroll; }
 *, *::before, *::after { box-sizing: inherit; }
@@ -54,6 +56,8 @@ body { margin: 0; background: #fafafa; }
 .swagger-ui .model-box, .swagger-ui .model-example, .swagger-ui section.models { max-width: 100%; overflow-x: auto; }
 .swagger-ui .scheme-container .schemes { flex-wrap: wrap; gap: .5rem; }
 .swagger-ui .filter-container .operation-filter-input { max-width: 100%; }
+.swagger-ui .servers > label { margin-right: 0; max-width: 100%; }
+.swagger-ui .servers > label select { min-width: 0; }
 @media (max-width: 600px) {
   .swagger-ui .info { margin: 16px 0; }
   .swagger-ui .info .title { font-size: 24px; }
