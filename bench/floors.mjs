@@ -41,6 +41,9 @@ const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.P
 const OUTBOX_CHANNEL = 'crm_outbox';
 const CONTACT_PATH = /^\/contacts\/([0-9a-f]{24})$/;
 const WRAPPER_PATH = /^\/wrappers\/([0-9a-f]{24})$/;
+/** The chain floor's subjects between its edge and its core: a contact row, a contact wrapper. */
+const CONTACT_SUBJECT = `${env.FLOOR_SUBJECT}.contacts.get`;
+const WRAPPER_SUBJECT = `${env.FLOOR_SUBJECT}.contacts.wrapper`;
 
 /** The API's envelope around `data` already serialized (spliced in, as the gateway builds its replies). */
 const envelope = (dataJson) => `{"status":0,"message":"OK","timestamp":${Math.floor(Date.now() / 1000)},"data":${dataJson}}`;
@@ -84,8 +87,6 @@ async function chainEdge() {
   const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const nc = await connect({ servers: env.NATS_URL ?? '127.0.0.1:4222', noAsyncTraces: true });
   const pepper = env.FLOOR_PEPPER;
-  const subject = `${env.FLOOR_SUBJECT}.contacts.get`;
-  const wrapperSubject = `${env.FLOOR_SUBJECT}.contacts.wrapper`;
   serve(
     async (req, res) => {
       const contact = CONTACT_PATH.exec(req.url ?? '');
@@ -101,7 +102,7 @@ async function chainEdge() {
         .update(decoded.slice(colon + 1))
         .digest();
       if (!stored || stored.length !== presented.length || !timingSafeEqual(stored, presented)) return reply(res, 401);
-      const msg = await nc.request(contact ? subject : wrapperSubject, match[1], { timeout: 5000 });
+      const msg = await nc.request(contact ? CONTACT_SUBJECT : WRAPPER_SUBJECT, match[1], { timeout: 5000 });
       if (msg.data.length === 0) return reply(res, 404);
       reply(res, 200, envelope(msg.string()));
     },
@@ -111,8 +112,7 @@ async function chainEdge() {
 
 async function chainCore() {
   const nc = await connect({ servers: env.NATS_URL ?? '127.0.0.1:4222', noAsyncTraces: true });
-  const subject = `${env.FLOOR_SUBJECT}.contacts.get`;
-  nc.subscribe(subject, {
+  nc.subscribe(CONTACT_SUBJECT, {
     queue: 'floor-core',
     callback: (err, msg) => {
       if (err) return;
@@ -129,7 +129,7 @@ async function chainCore() {
   const { contactWrapperPartsSql } = require(path.join(dist, 'read-models/contact-wrapper.repository.js'));
   const { WRAPPER_COMPANY_CONTACTS_CAP, QUEUED_ACTIONS_CAP } = require(path.join(dist, 'read-models/caps.js'));
   const asText = { getTypeParser: () => (value) => value };
-  nc.subscribe(`${env.FLOOR_SUBJECT}.contacts.wrapper`, {
+  nc.subscribe(WRAPPER_SUBJECT, {
     queue: 'floor-core',
     callback: (err, msg) => {
       if (err) return;
@@ -154,7 +154,7 @@ async function chainCore() {
     },
   });
   await nc.flush();
-  process.stdout.write(`floor chain-core subscribed to ${subject}\n`);
+  process.stdout.write(`floor chain-core subscribed to ${CONTACT_SUBJECT} and ${WRAPPER_SUBJECT}\n`);
   const stop = () => nc.drain().then(() => pool.end().then(() => process.exit(0)));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -1,5 +1,6 @@
 import type { ContactRelationshipDto, RelatedContactDto } from '@crm/contracts';
 import type { ContactRelationshipRow } from './contact-relationships.repository';
+import { isoOf } from '../records/record-common';
 
 /** The relationship as seen from `viewer` (one of its two contacts). */
 export function toContactRelationshipDto(row: ContactRelationshipRow, viewer: string): ContactRelationshipDto {
@@ -20,8 +21,8 @@ export function toContactRelationshipDto(row: ContactRelationshipRow, viewer: st
     symmetrical: row.symmetrical,
     // The stored variant labels related_contact_id; the other one (or the same, symmetrical) contact_id.
     related_contacts: fromStoredSide ? [end(row, 'a', other), end(row, 'b', stored)] : [end(row, 'b', stored), end(row, 'a', other)],
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
+    created_at: isoOf(row.created_at),
+    modified_at: isoOf(row.modified_at),
   };
 }
 

@@ -1,5 +1,6 @@
 import { hasChoices, type FieldDto } from '@crm/contracts';
 import type { FieldRow } from './fields.repository';
+import { isoOf } from '../records/record-common';
 
 /** The API's field: `choices` only for select_box and multiple_choice; timestamps ISO 8601 UTC. */
 export function toFieldDto(field: FieldRow): FieldDto {
@@ -9,7 +10,7 @@ export function toFieldDto(field: FieldRow): FieldDto {
     type: field.type,
     position: field.position,
     ...(hasChoices(field.type) ? { choices: field.choices ?? [] } : {}),
-    created_at: new Date(field.created_at).toISOString(),
-    modified_at: new Date(field.modified_at).toISOString(),
+    created_at: isoOf(field.created_at),
+    modified_at: isoOf(field.modified_at),
   };
 }

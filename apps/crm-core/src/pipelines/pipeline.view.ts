@@ -1,5 +1,6 @@
 import type { PipelineDto } from '@crm/contracts';
 import type { PipelineRow } from './pipelines.repository';
+import { isoOf } from '../records/record-common';
 
 export function toPipelineDto(row: PipelineRow): PipelineDto {
   return {
@@ -10,7 +11,7 @@ export function toPipelineDto(row: PipelineRow): PipelineDto {
     won_column_enabled: row.won_column_enabled,
     won_column_name: row.won_column_name,
     stages: [...row.stages].sort((a, b) => a.stage - b.stage),
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
+    created_at: isoOf(row.created_at),
+    modified_at: isoOf(row.modified_at),
   };
 }

@@ -1,5 +1,6 @@
 import type { PredefinedActionDto, PredefinedActionGroupDto } from '@crm/contracts';
 import type { PredefinedActionGroupRow, PredefinedActionRow } from './predefined-actions.repository';
+import { isoOf } from '../records/record-common';
 
 export function toPredefinedActionDto(row: PredefinedActionRow): PredefinedActionDto {
   return {
@@ -10,8 +11,8 @@ export function toPredefinedActionDto(row: PredefinedActionRow): PredefinedActio
     days: row.days_after,
     time: row.time,
     predefined_action_group_id: row.group_id,
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
+    created_at: isoOf(row.created_at),
+    modified_at: isoOf(row.modified_at),
   };
 }
 
@@ -23,7 +24,7 @@ export function toPredefinedActionGroupDto(row: PredefinedActionGroupRow): Prede
     position: row.position,
     predefined_action_ids: row.member_ids,
     action_ids: row.member_ids,
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
+    created_at: isoOf(row.created_at),
+    modified_at: isoOf(row.modified_at),
   };
 }

@@ -1,5 +1,6 @@
 import type { PredefinedItemDto, PredefinedItemGroupDto } from '@crm/contracts';
 import type { PredefinedItemGroupRow, PredefinedItemRow } from './predefined-items.repository';
+import { isoOf } from '../records/record-common';
 
 export function toPredefinedItemDto(row: PredefinedItemRow): PredefinedItemDto {
   return {
@@ -10,8 +11,8 @@ export function toPredefinedItemDto(row: PredefinedItemRow): PredefinedItemDto {
     price: Number(row.price),
     position: row.position,
     item_group_id: row.group_id ?? '',
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
+    created_at: isoOf(row.created_at),
+    modified_at: isoOf(row.modified_at),
   };
 }
 
@@ -25,8 +26,8 @@ export function toPredefinedItemGroupDto(row: PredefinedItemGroupRow, items?: re
     item_ids: row.item_ids,
     cost: Number(row.cost),
     price: Number(row.price),
-    created_at: new Date(row.created_at).toISOString(),
-    modified_at: new Date(row.modified_at).toISOString(),
+    created_at: isoOf(row.created_at),
+    modified_at: isoOf(row.modified_at),
   };
   if (items) dto.predefined_items = items.map((item) => ({ predefined_item: toPredefinedItemDto(item) }));
   return dto;
