@@ -2,7 +2,8 @@ import { newId } from '@crm/common';
 import { createTestDatabase } from '@crm/testing';
 import type { ContactFilterRequest } from '@crm/contracts';
 import type { DataSource } from 'typeorm';
-import { many, sql } from '../common/sql';
+import { many, sql, type SqlFragment } from '../common/sql';
+import { contactWrapperPage } from '../read-models';
 import { ContactTagsRepository } from './contact-tags.repository';
 import { derivedColumns, planContactWrite, type ContactState } from './contact.rules';
 import { ContactsRepository } from './contacts.repository';
@@ -38,10 +39,18 @@ describe('ContactsRepository (real PostgreSQL)', () => {
     return id;
   }
 
-  const matching = async (account: TestAccount, filter: ContactFilterRequest) => {
-    const q = contacts.filter(account.accountId, account.userId, filter, null);
-    const ids = await contacts.pageIds(dataSource.manager, q, { key: 'name', direction: 'asc' }, 1, 100);
-    expect(await contacts.count(dataSource.manager, q)).toBe(ids.length);
+  const matching = async (account: TestAccount, filter: ContactFilterRequest, saved: SqlFragment | null = null) => {
+    const q = contacts.filter(account.accountId, account.userId, filter, saved);
+    const { ids, total, wrappers } = await contactWrapperPage(
+      dataSource.manager,
+      account.accountId,
+      contacts.page(q, { key: 'name', direction: 'asc' }, 1, 100),
+      account.userId,
+    );
+    // The page's total is the same as the count alone; its wrappers are its ids, in its order.
+    expect(total).toBe(ids.length);
+    expect(await contacts.count(dataSource.manager, q)).toBe(total);
+    expect(wrappers.map((w) => w.contact.id)).toEqual(ids);
     return ids;
   };
 
@@ -130,8 +139,7 @@ describe('ContactsRepository (real PostgreSQL)', () => {
         JSON.stringify(conditions),
       ]);
       const saved = await contacts.savedFilter(dataSource.manager, acme.accountId, filterId);
-      const q = contacts.filter(acme.accountId, acme.userId, { letter: 'h' }, saved);
-      expect(await contacts.pageIds(dataSource.manager, q, { key: 'name', direction: 'asc' }, 1, 10)).toEqual([grace]);
+      expect(await matching(acme, { letter: 'h' }, saved)).toEqual([grace]);
       await expect(contacts.savedFilter(dataSource.manager, other.accountId, filterId)).rejects.toMatchObject({
         errorName: 'resource_not_found',
       });
@@ -285,6 +293,26 @@ describe('ContactsRepository (real PostgreSQL)', () => {
         expect([position, await contacts.countAfter(db, q, keys[position], 500)]).toEqual([position, expected]);
         expect([position, await contacts.countAfter(db, q, keys[position])]).toEqual([position, expected]);
       }
+    });
+
+    it("reads a list page, the list's total and the page's wrappers in one statement, in either direction", async () => {
+      const db = dataSource.manager;
+      const q = contacts.filter(owner().accountId, owner().userId, {}, null);
+      const read = (direction: 'asc' | 'desc', page: number, perPage: number) =>
+        contactWrapperPage(db, owner().accountId, contacts.page(q, { key: 'name', direction }, page, perPage), owner().userId);
+      const third = await read('asc', 3, 100);
+      expect(third.total).toBe(3000);
+      expect(third.ids).toEqual(keys.slice(200, 300).map((k) => k.id));
+      expect(third.wrappers.map((w) => w.contact.id)).toEqual(third.ids);
+      const backwards = await read('desc', 2, 7);
+      expect(backwards.ids).toEqual(
+        [...keys]
+          .reverse()
+          .slice(7, 14)
+          .map((k) => k.id),
+      );
+      expect(backwards.wrappers.map((w) => w.contact.id)).toEqual(backwards.ids);
+      expect(await read('asc', 31, 100)).toEqual({ ids: [], total: 3000, wrappers: [] });
     });
 
     it('reads a batch on the name index with the keyset bound as an index condition, without sorting', async () => {

@@ -15,6 +15,7 @@ import {
 } from '../common/sql';
 import { NEXT_STATUSES_SQL, urgencyRank } from '../actions/actions.repository';
 import { savedFilterSql } from '../filters/filters.repository';
+import type { ContactPageSql } from '../read-models';
 import { digitsOf, fold, searchTermOf } from './contact-columns';
 import { STATE_COLUMNS, type CompanySyncSettings, type ContactState } from './contact.rules';
 
@@ -178,45 +179,41 @@ export class ContactsRepository {
   }
 
   async count(db: Db, q: ContactQuery): Promise<number> {
-    if (q.counted) return this.storedCount(db, q.counted.account_id, q.counted.owner_id);
-    const row = await one<{ total: number }>(db, sql`${withClause(q)}SELECT count(*)::int AS total FROM crm.contacts c WHERE ${q.where}`);
-    return row.total;
+    return (await one<{ total: number }>(db, sql`${withClause(q)}${this.totalSql(q)}`, { prepare: q.counted !== undefined })).total;
   }
 
-  /** The account's non-deleted contacts of `ownerId` (every owner's when null), from the stored counters. */
-  private async storedCount(db: Db, accountId: string, ownerId: string | null): Promise<number> {
-    const row = await one<{ total: number }>(
-      db,
-      ownerId === null
-        ? sql`SELECT coalesce(sum(contacts_count), 0)::int AS total FROM crm.contact_owner_counters WHERE account_id = ${accountId}`
-        : sql`SELECT coalesce(sum(contacts_count), 0)::int AS total FROM crm.contact_owner_counters
-              WHERE account_id = ${accountId} AND owner_id = ${ownerId}`,
-      { prepare: true },
-    );
-    return row.total;
+  /**
+   * `SELECT <total> AS total`: the stored per-owner counters' sum when the query is the owner scope
+   * alone (`q.counted`: at most 16 rows per owner), else a count of the matching rows.
+   */
+  private totalSql(q: ContactQuery): SqlFragment {
+    if (!q.counted) return sql`SELECT count(*)::int AS total FROM crm.contacts c WHERE ${q.where}`;
+    const { account_id: accountId, owner_id: ownerId } = q.counted;
+    return ownerId === null
+      ? sql`SELECT coalesce(sum(contacts_count), 0)::int AS total FROM crm.contact_owner_counters WHERE account_id = ${accountId}`
+      : sql`SELECT coalesce(sum(contacts_count), 0)::int AS total FROM crm.contact_owner_counters
+            WHERE account_id = ${accountId} AND owner_id = ${ownerId}`;
   }
 
-  /** One page of ids in the order `key` `direction`; ties by name, then id, in the same direction. */
-  async pageIds(
-    db: Db,
-    q: ContactQuery,
-    order: { key: ContactSortKey; direction: SortOrder },
-    page: number,
-    perPage: number,
-  ): Promise<string[]> {
+  /**
+   * One page of `q` in the order `key` `direction` (ties by name, then id, in the same direction)
+   * with the list's total, as the wrappers' statement reads it (read-models ContactPageSql): a list
+   * page is one statement. The plain list (owner scope and order only: a few dozen texts in all) is
+   * the most frequent read and stays prepared; filtered lists vary too much to keep plans.
+   */
+  page(q: ContactQuery, order: { key: ContactSortKey; direction: SortOrder }, page: number, perPage: number): ContactPageSql {
     const dir = orderDirection(order.direction, 'asc');
     const orderBy =
       order.key === 'name'
         ? sql`c.sort_name ${dir}, c.id ${dir}`
         : sql`${CONTACT_SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
-    const rows = await many<{ id: string }>(
-      db,
-      sql`${withClause(q)}SELECT c.id FROM crm.contacts c WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
-      // The plain list (owner scope and order only: a few dozen texts in all) is the most frequent
-      // read; planning it cost more than running it. Filtered lists vary too much to keep plans.
-      { prepare: q.counted !== undefined },
-    );
-    return rows.map((r) => r.id);
+    return {
+      ctes: q.ctes,
+      rows: sql`SELECT c.id, c.company_id, row_number() OVER (ORDER BY ${orderBy}) AS n
+                FROM crm.contacts c WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
+      total: this.totalSql(q),
+      prepare: q.counted !== undefined,
+    };
   }
 
   /**

@@ -17,6 +17,7 @@ import {
   type ContactIdsRequest,
   type ContactsByFilterRequest,
   type ContactListEntryDto,
+  type ContactListResource,
   type ContactTagRequest,
   type ContactWrapperDto,
   type CreateContactRequest,
@@ -34,6 +35,7 @@ import type { Db } from '../common/sql';
 import {
   contactEventData,
   contactResourceArrays,
+  contactWrapperPage,
   fieldDefinitions,
   LIST_ENTRIES,
   loadCompanyDtos,
@@ -96,11 +98,15 @@ export class ContactsService {
     const db = this.dataSource.manager;
     const q = await this.filterOf(db, caller, request);
     const order = listOrder(request.sort_by, request.order, rangedColumn(request), 'name');
-    const [total, ids] = await Promise.all([
-      this.contacts.count(db, q),
-      this.contacts.pageIds(db, q, order, request.page, request.per_page),
-    ]);
-    return { contacts: await this.entries(db, caller, ids, request.fields), ...pageInfo(total, request.page, request.per_page) };
+    // The total, the page and its wrappers in one statement.
+    const { ids, total, wrappers } = await contactWrapperPage(
+      db,
+      caller.account_id,
+      this.contacts.page(q, order, request.page, request.per_page),
+      caller.user_id,
+    );
+    const contacts = await this.withResources(db, caller, ids, wrappers, request.fields);
+    return { contacts, ...pageInfo(total, request.page, request.per_page) };
   }
 
   /**
@@ -462,11 +468,19 @@ export class ContactsService {
       loadContactWrappers(db, caller.account_id, ids, caller.user_id, LIST_ENTRIES),
       contactResourceArrays(db, caller.account_id, ids, resources),
     ]);
-    return wrappers.map((wrapper) => {
-      const entry: ContactListEntryDto = { ...wrapper };
-      for (const resource of resources) entry[resource] = arrays.get(resource)?.get(wrapper.contact.id) ?? [];
-      return entry;
-    });
+    return listEntries(wrappers, resources, arrays);
+  }
+
+  /** List entries of wrappers already read (of `ids`), with the arrays `fields` asks for (no statement when none). */
+  private async withResources(
+    db: Db,
+    caller: Caller,
+    ids: string[],
+    wrappers: ContactWrapperDto[],
+    fields: string | undefined,
+  ): Promise<ContactListEntryDto[]> {
+    const resources = requestedResources(fields);
+    return listEntries(wrappers, resources, await contactResourceArrays(db, caller.account_id, ids, resources));
   }
 
   private async filterOf(db: Db, caller: Caller, request: ContactFilterRequest): Promise<ContactQuery> {
@@ -562,4 +576,17 @@ export class ContactsService {
     const company = (await loadCompanyDtos(tx, accountId, [companyId], { withContacts: true, viewerId: null })).get(companyId);
     await writeEvent(tx, { account_id: accountId, type: 'company', reason: 'created', record_id: companyId, data: { company } });
   }
+}
+
+/** Each wrapper as a list entry with the `resources` arrays of its contact (empty when it has none). */
+function listEntries(
+  wrappers: ContactWrapperDto[],
+  resources: readonly ContactListResource[],
+  arrays: ReadonlyMap<ContactListResource, ReadonlyMap<string, unknown[]>>,
+): ContactListEntryDto[] {
+  return wrappers.map((wrapper) => {
+    const entry: ContactListEntryDto = { ...wrapper };
+    for (const resource of resources) entry[resource] = arrays.get(resource)?.get(wrapper.contact.id) ?? [];
+    return entry;
+  });
 }

@@ -21,6 +21,10 @@ import { openActionRowsSql } from './records.repository';
  * read went from six statements to one (bench/results, issue 17).
  */
 export interface ContactWrapperParts {
+  /** A page's contacts in its order (read with `page`; absent with `ids`). */
+  ids?: string[];
+  /** A page's list total (read with `page`; absent with `ids`). */
+  total?: number;
   contacts: ContactRow[];
   mates: Array<{ id: string; company_id: string }>;
   actions: OpenActionRow[];
@@ -29,36 +33,60 @@ export interface ContactWrapperParts {
   company_fields: FieldDefinitionRow[];
 }
 
-/** Whose wrappers, as whom, and how much of each part (see {@link contactWrapperParts}). */
-export interface ContactWrapperQuery {
+/**
+ * One page of a contact list, read inside the wrappers' statement (a list page is then one round
+ * trip, not three: the total, the page's ids, the wrappers).
+ */
+export interface ContactPageSql {
+  /** Common table expressions `rows` and `total` refer to (none named `base` or `mates`). */
+  ctes: readonly SqlFragment[];
+  /** `SELECT c.id, c.company_id, <place> AS n FROM crm.contacts c ...`: the page's contacts, `n` their place in it. */
+  rows: SqlFragment;
+  /** A query of one row and column: the list's total. */
+  total: SqlFragment;
+  /** Whether the statement's text is the same for every input (then it is kept prepared). */
+  prepare: boolean;
+}
+
+/** Whose wrappers (these ids, or a page of a list), as whom, and how much of each part (see {@link contactWrapperParts}). */
+export type ContactWrapperQuery = {
   accountId: string;
-  ids: readonly string[];
   viewerId: string;
   mateLimit: number;
   actionLimit: number;
   knownCompanyIds: readonly string[];
-}
+} & ({ ids: readonly string[]; page?: undefined } | { page: ContactPageSql; ids?: undefined });
 
 export async function contactWrapperParts(db: Db, query: ContactWrapperQuery): Promise<ContactWrapperParts> {
-  return (await maybeOne<ContactWrapperParts>(db, contactWrapperPartsSql(query), { prepare: true }))!;
+  const prepare = query.page === undefined || query.page.prepare;
+  return (await maybeOne<ContactWrapperParts>(db, contactWrapperPartsSql(query), { prepare }))!;
 }
 
 /** {@link contactWrapperParts}' statement. */
 export function contactWrapperPartsSql({
   accountId,
   ids,
+  page,
   viewerId,
   mateLimit,
   actionLimit,
   knownCompanyIds,
 }: ContactWrapperQuery): SqlFragment {
+  const base = page
+    ? sql`${sql.join([...page.ctes, sql`base AS MATERIALIZED (${page.rows})`], ', ')}`
+    : sql`base AS MATERIALIZED (
+          SELECT c.id, c.company_id FROM crm.contacts c
+          WHERE c.account_id = ${accountId} AND c.id = ANY(${[...ids]}::varchar[]) AND c.deleted_at IS NULL
+        )`;
+  const pageParts = page
+    ? sql`,
+               coalesce((SELECT json_agg(b.id ORDER BY b.n) FROM base b), '[]') AS ids,
+               (${page.total}) AS total`
+    : sql.empty;
   const everyone = sql`ARRAY(SELECT id FROM base UNION SELECT id FROM mates)`;
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
   const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
-  return sql`WITH base AS MATERIALIZED (
-          SELECT c.id, c.company_id FROM crm.contacts c
-          WHERE c.account_id = ${accountId} AND c.id = ANY(${[...ids]}::varchar[]) AND c.deleted_at IS NULL
-        ), mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit)})
+  return sql`WITH ${base}, mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit)})
         SELECT ${list(contactRowsSql(accountId, everyone, false, false))} AS contacts,
                ${list(sql`SELECT * FROM mates`)} AS mates,
                ${list(openActionRowsSql(accountId, viewerId, everyone, actionLimit))} AS actions,
@@ -69,5 +97,5 @@ export function contactWrapperPartsSql({
                  ),
                )} AS companies,
                ${list(fieldDefinitionsSql(accountId, 'custom_fields'))} AS contact_fields,
-               ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields`;
+               ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields${pageParts}`;
 }

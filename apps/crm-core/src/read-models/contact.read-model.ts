@@ -2,7 +2,7 @@ import type { CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, C
 import type { Db } from '../common/sql';
 import { QUEUED_ACTIONS_CAP, WRAPPER_COMPANY_CONTACTS_CAP, WRAPPER_COMPANY_CONTACTS_MAX_BYTES } from './caps';
 import { companySummariesFrom, loadCompanySummaries } from './company-summary.read-model';
-import { contactWrapperParts } from './contact-wrapper.repository';
+import { contactWrapperParts, type ContactPageSql } from './contact-wrapper.repository';
 import { companyMatesOf } from './company.repository';
 import { contactOwnerId, contactRows } from './contact.repository';
 import { compareUrgency, toContactDto } from './contact.view';
@@ -76,8 +76,34 @@ export async function contactWrappers(
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return [];
   const parts = viewerId
-    ? await viewerParts(db, accountId, wanted, viewerId, known, companyContacts)
+    ? await viewerParts(db, accountId, { ids: wanted }, viewerId, known, companyContacts)
     : await ownerParts(db, accountId, wanted, known, companyContacts);
+  return assembleWrappers(wanted, parts, known, companyContacts);
+}
+
+/**
+ * One page of a contact list as `viewerId` sees it, with the list's total, in ONE statement
+ * (contactWrapperParts with `page`): the page's ids, its wrappers (their companies without
+ * `contacts`, as LIST_ENTRIES) and the total (plus the pending deals of companies that have some).
+ */
+export async function contactWrapperPage(
+  db: Db,
+  accountId: string,
+  page: ContactPageSql,
+  viewerId: string,
+): Promise<{ ids: string[]; total: number; wrappers: ContactWrapperDto[] }> {
+  const parts = await viewerParts(db, accountId, { page }, viewerId, new Map(), LIST_ENTRIES.companyContacts);
+  const ids = parts.ids ?? [];
+  return { ids, total: parts.total ?? 0, wrappers: assembleWrappers(ids, parts, new Map(), LIST_ENTRIES.companyContacts) };
+}
+
+/** The wrappers of `wanted` (lower-case ids, in that order; missing ones skipped) from their parts. */
+function assembleWrappers(
+  wanted: readonly string[],
+  parts: WrapperParts,
+  known: ReadonlyMap<string, CompanyDto>,
+  companyContacts: boolean,
+): ContactWrapperDto[] {
   const { contacts, mates, actionsOf } = parts;
   const found = wanted.map((id) => contacts.get(id)).filter((c): c is ContactDto => c !== undefined);
   const companyMap = new Map([...known, ...parts.companies]);
@@ -106,20 +132,23 @@ interface WrapperParts {
   mates: Array<{ id: string; company_id: string }>;
   companies: Map<string, CompanyDto>;
   actionsOf: (contact: ContactDto) => ContactActionsDto | undefined;
+  /** A page's ids in its order and its list total (read with a page). */
+  ids?: string[];
+  total?: number;
 }
 
 /** Every part as `viewerId` sees it, in one statement (plus the pending deals of companies that have some). */
 async function viewerParts(
   db: Db,
   accountId: string,
-  wanted: string[],
+  which: { ids: string[] } | { page: ContactPageSql },
   viewerId: string,
   known: ReadonlyMap<string, CompanyDto>,
   companyContacts: boolean,
 ): Promise<WrapperParts> {
   const row = await contactWrapperParts(db, {
+    ...which,
     accountId,
-    ids: wanted,
     viewerId,
     mateLimit: companyContacts ? WRAPPER_COMPANY_CONTACTS_CAP : 0,
     actionLimit: QUEUED_ACTIONS_CAP,
@@ -132,7 +161,7 @@ async function viewerParts(
   for (const contact of contacts.values())
     if (contact.company_id)
       contact.company_size = (companies.get(contact.company_id) ?? known.get(contact.company_id))?.contacts_count ?? 0;
-  return { contacts, mates: row.mates, companies, actionsOf: (contact) => actions.get(contact.id) };
+  return { contacts, mates: row.mates, companies, actionsOf: (contact) => actions.get(contact.id), ids: row.ids, total: row.total };
 }
 
 /** Every part with each contact's actions as its owner sees them: two rounds of queries, each in parallel. */

@@ -2,7 +2,15 @@
 export * from './caps';
 export { loadCompanyDtos, type CompanyLoadOptions } from './company.read-model';
 export { loadCompanySummaries } from './company-summary.read-model';
-export { contactEventData, contactEventSiblings, LIST_ENTRIES, loadContactDtos, loadContactWrappers } from './contact.read-model';
+export {
+  contactEventData,
+  contactEventSiblings,
+  contactWrapperPage,
+  LIST_ENTRIES,
+  loadContactDtos,
+  loadContactWrappers,
+} from './contact.read-model';
+export type { ContactPageSql } from './contact-wrapper.repository';
 export { compareUrgency } from './contact.view';
 export { fieldDefinitions, type FieldDefinitionRow } from './fields.repository';
 export { fieldValues, toFieldRef } from './fields.view';
