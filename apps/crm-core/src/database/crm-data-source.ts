@@ -29,6 +29,7 @@ import { StatusTypeKeys1764800300000 } from '../migrations/1764800300000-status-
 import { DeletedActions1764800400000 } from '../migrations/1764800400000-deleted-actions';
 import { QueuedActions1764800500000 } from '../migrations/1764800500000-queued-actions';
 import { CallResultCounts1764800600000 } from '../migrations/1764800600000-call-result-counts';
+import { ContactsFillfactor1764800700000 } from '../migrations/1764800700000-contacts-fillfactor';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -85,6 +86,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       QueuedActions1764800500000,
       // issue 13, item 4: GET /call_results counts calls per author and result
       CallResultCounts1764800600000,
+      // issue 17: room on contacts' pages for HOT updates (last activity, deal counters)
+      ContactsFillfactor1764800700000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',
