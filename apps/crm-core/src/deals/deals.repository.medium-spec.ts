@@ -55,7 +55,7 @@ describe('DealsRepository (real PostgreSQL)', () => {
 
   async function insert(contactId: string, fields: Partial<DealState> = {}): Promise<string> {
     const id = newId();
-    await deals.insert(dataSource.manager, id, acme.accountId, acme.userId, state(contactId, fields));
+    await deals.insert(dataSource.manager, id, acme.accountId, acme.userId, state(contactId, fields), new Date());
     return id;
   }
 

@@ -177,20 +177,24 @@ export class DealsRepository {
     );
   }
 
-  /** Inserts a deal; returns its timestamps. */
-  insert(db: Db, id: string, accountId: string, authorId: string, s: DealState): Promise<{ created_at: Date; modified_at: Date }> {
-    return one(db, sql`${this.insertChange(id, accountId, authorId, s)} RETURNING created_at, modified_at`, { prepare: true });
+  /** Inserts a deal created at `at` (see insertChange). */
+  async insert(db: Db, id: string, accountId: string, authorId: string, s: DealState, at: Date): Promise<void> {
+    await execute(db, this.insertChange(id, accountId, authorId, s, at), { prepare: true });
   }
 
-  /** A new deal as a data-modifying statement (for writeEventWith); its timestamps are the transaction's now(). */
-  insertChange(id: string, accountId: string, authorId: string, s: DealState): SqlFragment {
+  /**
+   * A new deal as a data-modifying statement (for writeEventWith), created and modified at `at`:
+   * the createContext's now(), which the reply and the event show, whether or not the two
+   * statements share a transaction.
+   */
+  insertChange(id: string, accountId: string, authorId: string, s: DealState, at: Date): SqlFragment {
     return sql`INSERT INTO crm.deals (id, account_id, author_id, contact_id, owner_id, pipeline_id, sales_pipeline_id, name, text, status, stage,
             last_stage, expected_close_date, close_date, date, amount, months, cost, commission_base, commission_type, commission,
-            commission_percentage, reason_lost_id, deal_fields, previous_pipeline_stages)
+            commission_percentage, reason_lost_id, deal_fields, previous_pipeline_stages, created_at, modified_at)
           VALUES (${id}, ${accountId}, ${authorId}, ${s.contact_id}, ${s.owner_id}, ${s.pipeline_id}, ${s.sales_pipeline_id}, ${s.name}, ${s.text},
             ${s.status}, ${s.stage}, ${s.last_stage}, ${s.expected_close_date}, ${s.close_date}, ${s.date}, ${s.amount}, ${s.months}, ${s.cost},
             ${s.commission_base}, ${s.commission_type}, ${s.commission}, ${s.commission_percentage}, ${s.reason_lost_id},
-            ${JSON.stringify(s.deal_fields)}, ${JSON.stringify(s.previous_pipeline_stages)})`;
+            ${JSON.stringify(s.deal_fields)}, ${JSON.stringify(s.previous_pipeline_stages)}, ${at}, ${at})`;
   }
 
   async update(db: Db, id: string, s: DealState): Promise<void> {

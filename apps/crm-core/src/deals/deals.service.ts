@@ -95,7 +95,13 @@ export class DealsService {
   async create(caller: Caller, request: CreateDealRequest): Promise<DealReply> {
     if (request.name === undefined || request.name === null) throw ApiError.invalid({ name: 'name is required' });
     const accountId = caller.account_id;
-    return this.dataSource.transaction(async (tx) => {
+    // A plain deal (no items, linked contacts, attachments or fields) is a read and then ONE
+    // statement writing the row and its event, atomic on its own: it needs no transaction around
+    // them (two round trips instead of BEGIN, the read, the write, COMMIT). Anything else writes
+    // several statements, in one transaction.
+    const plain =
+      !request.deal_items?.length && !request.linked_contact_ids?.length && !request.attachments?.length && !request.deal_fields?.length;
+    const write = async (tx: Db): Promise<DealReply> => {
       // The contact, the owner and author, and the pipelines in one round trip.
       const ownerId = request.owner_id ? normalizeId(request.owner_id) : caller.user_id;
       if (!ownerId) throw ApiError.notFound('owner_id names a user that does not exist');
@@ -134,14 +140,14 @@ export class DealsService {
       });
       let deal: DealDto;
       if (request.deal_items?.length || linked.length > 0 || request.attachments?.length || Object.keys(state.deal_fields).length > 0) {
-        await this.deals.insert(tx, id, accountId, caller.user_id, state);
+        await this.deals.insert(tx, id, accountId, caller.user_id, state, context.tx_now);
         await this.deals.replaceItems(tx, accountId, id, request.deal_items ?? []);
         await this.deals.replaceLinks(tx, accountId, id, linked);
         if (request.attachments?.length) await replaceAttachments(tx, accountId, 'deal', id, contact.id, request.attachments);
         deal = await this.load(tx, accountId, id);
         await writeEvent(tx, event(deal));
       } else {
-        // A plain deal: everything it shows is known here (its timestamps are the transaction's
+        // A plain deal: everything it shows is known here (its timestamps are the context's
         // now()), so the row and its event are written in one statement, and not read back.
         deal = toDealDto(
           {
@@ -167,10 +173,11 @@ export class DealsService {
           },
           new Map(),
         );
-        await writeEventWith(tx, [this.deals.insertChange(id, accountId, caller.user_id, state)], event(deal));
+        await writeEventWith(tx, [this.deals.insertChange(id, accountId, caller.user_id, state, context.tx_now)], event(deal));
       }
       return { deal };
-    });
+    };
+    return plain ? write(this.dataSource.manager) : this.dataSource.transaction(write);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PageInfo } from '@crm/contracts';
-import { execute, maybeOne, one, sql, type Db, type SqlFragment } from '../common/sql';
+import { execute, maybeOne, sql, type Db, type SqlFragment } from '../common/sql';
 import { attachmentsJson } from '../records/attachments.repository';
 import { listPage, recordById, type ListInput, type ListSpec } from '../records/record-list.repository';
 import { CONTACT_REF_COLUMNS, type ContactRef } from '../records/record-references.repository';
@@ -97,33 +97,22 @@ export class NotesRepository {
     );
   }
 
-  /** Inserts the note and moves the contact's last activity to now; returns the note's timestamps. */
-  insert(
-    db: Db,
-    id: string,
-    accountId: string,
-    contactId: string,
-    authorId: string,
-    v: NoteValues,
-  ): Promise<{ created_at: Date; modified_at: Date }> {
-    const [insert, touch] = this.insertChanges(id, accountId, contactId, authorId, v);
-    return one(
-      db,
-      sql`WITH ins AS (${insert} RETURNING created_at, modified_at), touch AS (${touch}) SELECT created_at, modified_at FROM ins`,
-      {
-        prepare: true,
-      },
-    );
+  /** Inserts the note created at `at` and moves the contact's last activity to now (see insertChanges). */
+  async insert(db: Db, id: string, accountId: string, contactId: string, authorId: string, v: NoteValues, at: Date): Promise<void> {
+    const [insert, touch] = this.insertChanges(id, accountId, contactId, authorId, v, at);
+    await execute(db, sql`WITH ins AS (${insert}), touch AS (${touch}) SELECT 1`, { prepare: true });
   }
 
   /**
    * A new note as data-modifying statements (for writeEventWith: the note and its event in one
-   * round trip): the row (its timestamps are the transaction's now()) and the contact's last activity.
+   * round trip): the row, created and modified at `at` (the contactAndAuthor read's now(), which
+   * the reply and the event show, whether or not the statements share a transaction), and the
+   * contact's last activity.
    */
-  insertChanges(id: string, accountId: string, contactId: string, authorId: string, v: NoteValues): [SqlFragment, SqlFragment] {
+  insertChanges(id: string, accountId: string, contactId: string, authorId: string, v: NoteValues, at: Date): [SqlFragment, SqlFragment] {
     return [
-      sql`INSERT INTO crm.notes (id, account_id, contact_id, author_id, text, date, linked_deal_id)
-          VALUES (${id}, ${accountId}, ${contactId}, ${authorId}, ${v.text}, ${v.date}, ${v.linked_deal_id})`,
+      sql`INSERT INTO crm.notes (id, account_id, contact_id, author_id, text, date, linked_deal_id, created_at, modified_at)
+          VALUES (${id}, ${accountId}, ${contactId}, ${authorId}, ${v.text}, ${v.date}, ${v.linked_deal_id}, ${at}, ${at})`,
       sql`UPDATE crm.contacts SET last_activity_at = now() WHERE id = ${contactId} AND (last_activity_at IS NULL OR last_activity_at < now())`,
     ];
   }

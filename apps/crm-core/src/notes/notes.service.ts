@@ -47,7 +47,12 @@ export class NotesService {
   async create(caller: Caller, request: CreateNoteRequest): Promise<NoteReply> {
     if (request.text === undefined || request.text === null) throw ApiError.invalid({ text: 'text is required' });
     const text = request.text;
-    return this.dataSource.transaction(async (tx) => {
+    // A plain note (no attachments, nobody to notify) is a read or two and then ONE statement
+    // writing the row, the contact's last activity and the event, atomic on its own: it needs no
+    // transaction around them (BEGIN and COMMIT are two more round trips). Anything else writes
+    // several statements, in one transaction.
+    const plain = !request.attachments?.length && !request.user_ids_to_notify?.length;
+    const write = async (tx: Db): Promise<NoteReply> => {
       const contactId = normalizeId(request.contact_id);
       const contact = contactId ? await this.notes.contactAndAuthor(tx, caller.account_id, contactId, caller.user_id) : undefined;
       if (!contact) throw ApiError.notFound('Contact not found');
@@ -64,13 +69,13 @@ export class NotesService {
       });
       let note: NoteDto;
       if (request.attachments?.length) {
-        await this.notes.insert(tx, id, caller.account_id, contact.id, caller.user_id, values);
+        await this.notes.insert(tx, id, caller.account_id, contact.id, caller.user_id, values, contact.tx_now);
         await replaceAttachments(tx, caller.account_id, 'note', id, contact.id, request.attachments);
         note = await this.load(tx, caller.account_id, id);
         await writeEvent(tx, event(note));
       } else {
-        // Everything the note shows is known here (its timestamps are the transaction's now()): the
-        // row and its event are written in one statement.
+        // Everything the note shows is known here (its timestamps are the read's now()): the row
+        // and its event are written in one statement.
         note = toNoteDto({
           id,
           contact_id: contact.id,
@@ -84,11 +89,16 @@ export class NotesService {
           c_status_id: contact.status_id,
           attachments: [],
         });
-        await writeEventWith(tx, this.notes.insertChanges(id, caller.account_id, contact.id, caller.user_id, values), event(note));
+        await writeEventWith(
+          tx,
+          this.notes.insertChanges(id, caller.account_id, contact.id, caller.user_id, values, contact.tx_now),
+          event(note),
+        );
       }
       await this.notifications.notifyOf(tx, caller, 'note', id, contact.id, request.user_ids_to_notify);
       return { note };
-    });
+    };
+    return plain ? write(this.dataSource.manager) : this.dataSource.transaction(write);
   }
 
   /** PUT: replaces text (required), date (default today), linked_deal_id ("" when absent), attachments; partial=true: only those sent. */
