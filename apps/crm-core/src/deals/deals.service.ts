@@ -139,7 +139,7 @@ export class DealsService {
         data: { deal },
       });
       let deal: DealDto;
-      if (request.deal_items?.length || linked.length > 0 || request.attachments?.length || Object.keys(state.deal_fields).length > 0) {
+      if (!plain) {
         await this.deals.insert(tx, id, accountId, caller.user_id, state, context.tx_now);
         await this.deals.replaceItems(tx, accountId, id, request.deal_items ?? []);
         await this.deals.replaceLinks(tx, accountId, id, linked);
