@@ -9,13 +9,16 @@
 //   writes, 16 clients: the write floor's POST /notes and POST /contacts/{id}/deals, then the API's
 //     POST /notes, POST /contacts/{id}/deals (a contact picked at random) and POST /contacts.
 //
-// `--rounds` rounds of every scenario in turn (floors and API alternating), `--seconds` each after a
-// `--warmup` of every scenario. Per scenario: req/s, p50, p99, statuses, CPU ms per request per
+// `--rounds` rounds, each giving every scenario `--seconds`, after a `--warmup` of every scenario.
+// Within a round the reads, then the writes, are interleaved: `--slices` slices of each scenario in
+// turn (floor, API, floor, API...), so that a change of the machine's speed during the round (seen:
+// the same floor 30 % apart in two runs a minute apart) falls on a floor and the scenario compared
+// with it alike. Per scenario: req/s, p50, p99, statuses, CPU ms per request per
 // process (from /proc) and the load average before and after; every read as a ratio of the chain
 // floor, every write as a ratio of the write floor, with the issue's targets. Writes
 // bench/results/<date>-hotpath.md.
 //
-//   npm run bench:hotpath [-- --seconds 8 --rounds 2 --warmup 2 --contacts 50000 --only contact,notes]
+//   npm run bench:hotpath [-- --seconds 8 --rounds 2 --slices 4 --warmup 2 --contacts 50000 --only contact,notes]
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -31,6 +34,8 @@ const args = parseArgs(process.argv.slice(2));
 const SECONDS = Number(args.seconds ?? 8);
 const ROUNDS = Number(args.rounds ?? 2);
 const WARMUP = Number(args.warmup ?? 2);
+/** Each scenario's `SECONDS` of a round, in this many interleaved slices. */
+const SLICES = Math.max(1, Math.floor(Number(args.slices ?? 4)));
 const CONTACTS = Number(args.contacts ?? 50_000);
 /** `--only contact,list`: those scenarios and the floors they are compared with; no report is written. */
 const ONLY = args.only ? new Set(String(args.only).split(',')) : null;
@@ -131,16 +136,40 @@ async function run(scenario, seconds, measuredProcesses) {
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
   if (result.errors > 0) statuses.errors = result.errors;
   if (result.timeouts > 0) statuses.timeouts = result.timeouts;
+  return summarize({ latencies, duration: result.duration, statuses, cpuSeconds: cpu, loadBefore, loadAfter: os.loadavg() });
+}
+
+/** A scenario's measures from its latencies (sorted), duration (s), statuses and CPU seconds per key. */
+function summarize({ latencies, duration, statuses, cpuSeconds, loadBefore, loadAfter }) {
   return {
+    latencies,
+    duration,
     requests: latencies.length,
-    rps: latencies.length / result.duration,
+    rps: latencies.length / duration,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     statuses,
-    cpuSeconds: cpu,
+    cpuSeconds,
     loadBefore,
-    loadAfter: os.loadavg(),
+    loadAfter,
   };
+}
+
+/** One measure of a scenario from its slices: every request's latency, the durations, statuses and CPU added up. */
+function mergeSlices(slices) {
+  const sum = (records) => {
+    const out = {};
+    for (const record of records) for (const [key, value] of Object.entries(record)) out[key] = (out[key] ?? 0) + value;
+    return out;
+  };
+  return summarize({
+    latencies: slices.flatMap((r) => r.latencies).sort((a, b) => a - b),
+    duration: slices.reduce((total, r) => total + r.duration, 0),
+    statuses: sum(slices.map((r) => r.statuses)),
+    cpuSeconds: sum(slices.map((r) => r.cpuSeconds)),
+    loadBefore: slices[0].loadBefore,
+    loadAfter: slices.at(-1).loadAfter,
+  });
 }
 
 async function main() {
@@ -303,9 +332,15 @@ async function main() {
       for (const s of scenarios) await run(s, WARMUP, measuredProcesses);
     }
     const results = new Map(scenarios.map((s) => [s.key, []]));
+    // The reads, then the writes (each compared only with floors of its own kind), interleaved.
+    const groups = [scenarios.filter((s) => !s.write), scenarios.filter((s) => s.write)].filter((g) => g.length > 0);
     for (let round = 1; round <= ROUNDS; round += 1) {
+      const slices = new Map(scenarios.map((s) => [s.key, []]));
+      for (const group of groups)
+        for (let slice = 0; slice < SLICES; slice += 1)
+          for (const s of group) slices.get(s.key).push(await run(s, SECONDS / SLICES, measuredProcesses));
       for (const s of scenarios) {
-        const r = await run(s, SECONDS, measuredProcesses);
+        const r = mergeSlices(slices.get(s.key));
         results.get(s.key).push(r);
         const cpu = Object.entries(r.cpuSeconds)
           .filter(([, seconds]) => (seconds * 1000) / r.requests >= 0.05)
@@ -397,7 +432,7 @@ function writeReport(scenarios, results) {
   const report = [
     `# Hot path against its floors ${new Date().toISOString()}`,
     '',
-    `Machine: ${machineDescription()}. ${CONTACTS.toLocaleString('en')} contacts in one account, seeded with SQL through crm-core's column rules. The four services from a fresh build (NODE_ENV=production, LOG_LEVEL=warn, one replica each) with the full production chain — HTTP Basic API key, per-user limits in Redis (only their ceilings raised: one user drives all the load), validation, NATS, crm-core, PostgreSQL, the outbox relay — and the floors of bench/floors.mjs against the same database, all on this machine with PostgreSQL, Redis, NATS and the load generator (autocannon in one process, keep-alive, closed loop, a random contact per request). ${ROUNDS} round(s) of every scenario in turn, ${SECONDS} s each, after a ${WARMUP} s warm-up of each.`,
+    `Machine: ${machineDescription()}. ${CONTACTS.toLocaleString('en')} contacts in one account, seeded with SQL through crm-core's column rules. The four services from a fresh build (NODE_ENV=production, LOG_LEVEL=warn, one replica each) with the full production chain — HTTP Basic API key, per-user limits in Redis (only their ceilings raised: one user drives all the load), validation, NATS, crm-core, PostgreSQL, the outbox relay — and the floors of bench/floors.mjs against the same database, all on this machine with PostgreSQL, Redis, NATS and the load generator (autocannon in one process, keep-alive, closed loop, a random contact per request). ${ROUNDS} round(s), each giving every scenario ${SECONDS} s in ${SLICES} interleaved slice(s) (the reads' slices in turn, then the writes'), after a ${WARMUP} s warm-up of each.`,
     '',
     '- raw floor: node:http + one pg query by primary key + JSON.stringify of the envelope;',
     '- chain floor: an HTTP edge (node:http: Basic credential, its keyed hash from Redis in one GET compared with timingSafeEqual, a NATS request, the reply wrapped in the envelope) and a process in a NATS queue group answering from PostgreSQL by primary key with a named prepared statement; no framework, no validation, no limits;',
