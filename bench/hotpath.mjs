@@ -172,6 +172,32 @@ function mergeSlices(slices) {
   });
 }
 
+/**
+ * Waits until crm-core's projector has rendered the seeded contacts' documents (decisions.md
+ * "Contact documents"), as a steady state: an import of 50,000 contacts is followed by some seconds
+ * in which reads render contacts from their rows. Shows its progress.
+ */
+async function waitForDocuments(db, accountId) {
+  const started = Date.now();
+  for (;;) {
+    const { rows } = await db.query(
+      `SELECT (SELECT count(*) FROM crm.contact_document_queue WHERE account_id = $1)::int AS queued,
+              (SELECT count(*) FROM crm.contact_document_sweeps WHERE account_id = $1)::int AS sweeps,
+              (SELECT count(*) FROM crm.contact_documents d JOIN crm.contacts c ON c.id = d.contact_id WHERE c.account_id = $1)::int AS documents`,
+      [accountId],
+    );
+    const { queued, sweeps, documents } = rows[0];
+    if (queued === 0 && sweeps === 0) {
+      log(`contact documents: ${documents} rendered in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return;
+    }
+    log(`contact documents: ${documents} rendered, ${queued} queued${sweeps > 0 ? ', a sweep pending' : ''}`);
+    if (Date.now() - started > 600_000)
+      throw new Error('contact documents: not rendered within 10 minutes; is crm-core running and its log free of errors?');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+}
+
 async function main() {
   const system = await startSystem({ ports, log, extraEnv: { PUBLIC_URL: `http://127.0.0.1:${ports.gateway}` } });
   const floors = [];
@@ -201,6 +227,7 @@ async function main() {
     const db = new pg.Client({ connectionString: dbUrl });
     await db.connect();
     const pipelines = (await db.query('SELECT id, kind FROM crm.pipelines WHERE account_id = $1 AND is_default', [accountId])).rows;
+    await waitForDocuments(db, accountId);
     await db.end();
 
     // The chain floor's credential: the account's own API key, as HMAC-SHA256 under a pepper of this run.

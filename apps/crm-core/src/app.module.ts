@@ -23,6 +23,7 @@ import { NotesModule } from './notes/notes.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { PipelinesModule } from './pipelines/pipelines.module';
+import { ContactDocumentsModule } from './read-models/contact-documents.module';
 import { PredefinedActionsModule } from './predefined-actions/predefined-actions.module';
 import { PredefinedItemsModule } from './predefined-items/predefined-items.module';
 import { RelationshipTypesModule } from './relationship-types/relationship-types.module';
@@ -49,6 +50,7 @@ export class AppModule {
         PredefinedItemsModule,
         CountriesModule,
         OutboxModule,
+        ContactDocumentsModule,
         SummaryModule,
         StatusesModule,
         LeadSourcesModule,

@@ -2,6 +2,7 @@ export * from './nats-rpc.server';
 export * from './rpc-handlers';
 export * from './nats-connection';
 export * from './nats-wire';
+export * from './json-fragment';
 export * from './rpc-client';
 export * from './rpc-reply.interceptor';
 export * from './nats-client.module';

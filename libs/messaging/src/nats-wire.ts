@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RpcReply } from '@crm/contracts';
+import { stringifyWithFragments } from './json-fragment';
 
 /**
  * The platform's RPC wire format, in one place (decisions.md "Lean RPC and validation once"): a
@@ -19,7 +20,7 @@ export function decodeRequest(bytes: Uint8Array): unknown {
 }
 
 export function encodeReply(reply: RpcReply): string {
-  return JSON.stringify(reply);
+  return stringifyWithFragments(reply);
 }
 
 const DATA_KEY = ',"data":';
@@ -34,7 +35,8 @@ const DATA_KEY = ',"data":';
 export function encodeReplyWithData(reply: RpcReply): { text: string; dataAt?: number } {
   if (!reply.ok || reply.data === undefined) return { text: JSON.stringify(reply) };
   const { data, ...head } = reply;
-  const dataJson = JSON.stringify(data);
+  // Stored JSON (contact documents) spliced in as it is.
+  const dataJson = stringifyWithFragments(data);
   const headJson = JSON.stringify({ ...head, data_versions: dataVersions(data) });
   const prefix = `${headJson.slice(0, -1)}${DATA_KEY}`;
   return { text: `${prefix}${dataJson}}`, dataAt: prefix.length };

@@ -30,6 +30,7 @@ import { DeletedActions1764800400000 } from '../migrations/1764800400000-deleted
 import { QueuedActions1764800500000 } from '../migrations/1764800500000-queued-actions';
 import { CallResultCounts1764800600000 } from '../migrations/1764800600000-call-result-counts';
 import { ContactsFillfactor1764800700000 } from '../migrations/1764800700000-contacts-fillfactor';
+import { ContactDocuments1764800800000 } from '../migrations/1764800800000-contact-documents';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -88,6 +89,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       CallResultCounts1764800600000,
       // issue 17: room on contacts' pages for HOT updates (last activity, deal counters)
       ContactsFillfactor1764800700000,
+      // issue 17: contact documents (the rendered contact, kept current by versions)
+      ContactDocuments1764800800000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

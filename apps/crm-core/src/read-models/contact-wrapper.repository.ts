@@ -1,16 +1,18 @@
 import { maybeOne, sql, type Db, type SqlFragment } from '../common/sql';
 import { companyRowsSql, firstMembersSql, type CompanyRow } from './company.repository';
+import { currentDocumentsSql, currentDocumentsTextSql } from './contact-documents.repository';
 import { contactRowsSql, type ContactRow } from './contact.repository';
 import { fieldDefinitionsSql, type FieldDefinitionRow } from './fields.repository';
 import type { OpenActionRow } from './records.repository';
 import { openActionRowsSql } from './records.repository';
 
 /**
- * Everything contact wrappers show, as `viewerId` sees them, read in ONE statement: the contacts,
- * the first `mateLimit` contacts of each of their companies, the open actions of both, the
- * companies (all but `knownCompanyIds`) and the account's contact and company field definitions
- * (read every time: a few rows by index in the same statement, cheaper than a second round trip
- * when a value needs them). Each part is its own module's statement (contactRowsSql,
+ * Everything contact wrappers show, as `viewerId` sees them, read in ONE statement: the contacts
+ * (their current documents, and the rows of those without one), the first `mateLimit` contacts
+ * of each of their companies, the open actions of both, the companies (all but
+ * `knownCompanyIds`) and the account's company field definitions, and its contact field
+ * definitions when a contact is read as a row (a few rows by index in the same statement, cheaper
+ * than a second round trip when a value needs them). Each part is its own module's statement (contactRowsSql,
  * firstMembersSql, openActionRowsSql, companyRowsSql, fieldDefinitionsSql), aggregated to JSON, so
  * the rows are the same as the parts read alone;
  * timestamps arrive as ISO 8601 strings, which the views read as they read Dates. The contacts'
@@ -25,6 +27,9 @@ export interface ContactWrapperParts {
   ids?: string[];
   /** A page's list total (read with `page`; absent with `ids`). */
   total?: number;
+  /** The current documents (contact-documents.repository currentDocumentsTextSql) of the contacts that have one; null: none. */
+  documents: string | null;
+  /** The contacts without a current document, as rows. */
   contacts: ContactRow[];
   mates: Array<{ id: string; company_id: string }>;
   actions: OpenActionRow[];
@@ -84,10 +89,14 @@ export function contactWrapperPartsSql({
                (${page.total}) AS total`
     : sql.empty;
   const everyone = sql`ARRAY(SELECT id FROM base UNION SELECT id FROM mates)`;
+  // The contacts without a current document: read as rows and rendered.
+  const rest = sql`(SELECT id FROM base UNION SELECT id FROM mates EXCEPT SELECT id FROM docs)`;
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
   const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
-  return sql`WITH ${base}, mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit)})
-        SELECT ${list(contactRowsSql(accountId, everyone, false, false))} AS contacts,
+  return sql`WITH ${base}, mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit)}),
+             docs AS MATERIALIZED (${currentDocumentsSql(accountId, everyone)})
+        SELECT ${currentDocumentsTextSql(sql`docs`)} AS documents,
+               ${list(contactRowsSql(accountId, sql`ARRAY${rest}`, false, false))} AS contacts,
                ${list(sql`SELECT * FROM mates`)} AS mates,
                ${list(openActionRowsSql(accountId, viewerId, everyone, actionLimit))} AS actions,
                ${list(
@@ -96,6 +105,6 @@ export function contactWrapperPartsSql({
                    sql`ARRAY(SELECT DISTINCT b.company_id FROM base b WHERE b.company_id IS NOT NULL AND b.company_id <> ALL(${[...knownCompanyIds]}::varchar[]))`,
                  ),
                )} AS companies,
-               ${list(fieldDefinitionsSql(accountId, 'custom_fields'))} AS contact_fields,
+               ${list(sql`SELECT f.* FROM (${fieldDefinitionsSql(accountId, 'custom_fields')}) f WHERE EXISTS (SELECT 1 FROM ${rest} r)`)} AS contact_fields,
                ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields${pageParts}`;
 }
