@@ -14,7 +14,8 @@
 //               It also answers the WRAPPER FLOOR (the edge's /wrappers/{id}): the same chain,
 //               but the data is crm-core's own one-statement contact wrapper read
 //               (contactWrapperPartsSql from dist/, as the caller FLOOR_USER_ID sees it), its six
-//               JSON parts spliced into the reply as PostgreSQL wrote them: what a wrapper's data
+//               JSON parts spliced into the reply as PostgreSQL wrote them, and the contact
+//               documents' text as a JSON string: what a wrapper's data
 //               costs through the chain without our framework, DTOs or limits.
 //   write       the WRITE FLOOR: one transaction (the row, then the outbox row + pg_notify exactly
 //               as crm-core's insertOutboxEvent writes them), 201 with the envelope.
@@ -129,6 +130,13 @@ async function chainCore() {
   const { contactWrapperPartsSql } = require(path.join(dist, 'read-models/contact-wrapper.repository.js'));
   const { WRAPPER_COMPANY_CONTACTS_CAP, QUEUED_ACTIONS_CAP } = require(path.join(dist, 'read-models/caps.js'));
   const asText = { getTypeParser: () => (value) => value };
+  // Planned as crm-core plans it (crm-data-source.ts: one generic plan per statement text): with
+  // custom plans this statement is planned at every call, which costs more than running it.
+  const wrapperPool = new pg.Pool({
+    connectionString: env.DATABASE_URL,
+    max: Number(env.POOL_SIZE ?? 10),
+    options: '-c plan_cache_mode=force_generic_plan',
+  });
   nc.subscribe(WRAPPER_SUBJECT, {
     queue: 'floor-core',
     callback: (err, msg) => {
@@ -141,13 +149,13 @@ async function chainCore() {
         actionLimit: QUEUED_ACTIONS_CAP,
         knownCompanyIds: [],
       }).compile();
-      pool
+      wrapperPool
         .query({ name: 'floor-contact-wrapper', text, values, types: asText })
         .then(({ rows: [parts] }) =>
           msg.respond(
-            parts.contacts === '[]'
+            parts.contacts === '[]' && parts.documents === null
               ? ''
-              : `{"contacts":${parts.contacts},"mates":${parts.mates},"actions":${parts.actions},"companies":${parts.companies},"contact_fields":${parts.contact_fields},"company_fields":${parts.company_fields}}`,
+              : `{"documents":${JSON.stringify(parts.documents)},"contacts":${parts.contacts},"mates":${parts.mates},"actions":${parts.actions},"companies":${parts.companies},"contact_fields":${parts.contact_fields},"company_fields":${parts.company_fields}}`,
           ),
         )
         .catch(() => msg.respond(''));
@@ -155,7 +163,7 @@ async function chainCore() {
   });
   await nc.flush();
   process.stdout.write(`floor chain-core subscribed to ${CONTACT_SUBJECT} and ${WRAPPER_SUBJECT}\n`);
-  const stop = () => nc.drain().then(() => pool.end().then(() => process.exit(0)));
+  const stop = () => nc.drain().then(() => Promise.all([pool.end(), wrapperPool.end()]).then(() => process.exit(0)));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

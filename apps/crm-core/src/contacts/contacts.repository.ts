@@ -15,7 +15,7 @@ import {
 } from '../common/sql';
 import { NEXT_STATUSES_SQL, urgencyRank } from '../actions/actions.repository';
 import { savedFilterSql } from '../filters/filters.repository';
-import type { ContactPageSql } from '../read-models';
+import { DOCUMENT_ROW_COLUMNS, type ContactPageSql } from '../read-models';
 import { digitsOf, fold, searchTermOf } from './contact-columns';
 import { STATE_COLUMNS, type CompanySyncSettings, type ContactState } from './contact.rules';
 
@@ -209,7 +209,7 @@ export class ContactsRepository {
         : sql`${CONTACT_SORT_COLUMNS[order.key]} ${dir}, c.sort_name ${dir}, c.id ${dir}`;
     return {
       ctes: q.ctes,
-      rows: sql`SELECT c.id, c.company_id, row_number() OVER (ORDER BY ${orderBy}) AS n
+      rows: sql`SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS}, row_number() OVER (ORDER BY ${orderBy}) AS n
                 FROM crm.contacts c WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
       total: this.totalSql(q),
       prepare: q.counted !== undefined,

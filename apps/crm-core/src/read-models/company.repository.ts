@@ -1,5 +1,6 @@
 import type { CompanyAddressDto } from '@crm/contracts';
 import { many, sql, type Db, type SqlFragment } from '../common/sql';
+import { DOCUMENT_ROW_COLUMNS } from './contact-documents.repository';
 
 /** A company as the API shows it: crm.companies with its stored counters. */
 export interface CompanyRow {
@@ -65,12 +66,21 @@ function firstMembers(
   return many<{ id: string; company_id: string }>(db, firstMembersSql(accountId, companies, limit), { prepare: true });
 }
 
-/** {@link firstMembers}' statement, to run alone or inside another. */
-export function firstMembersSql(accountId: string, companies: SqlFragment, limit: number): SqlFragment {
-  return sql`SELECT m.id, k.company_id
+/**
+ * {@link firstMembers}' statement, to run alone or inside another; `documentColumns`: each member
+ * with the columns its document is joined on (contact-documents.repository DOCUMENT_ROW_COLUMNS).
+ */
+export function firstMembersSql(accountId: string, companies: SqlFragment, limit: number, documentColumns = false): SqlFragment {
+  const [inner, outer] = documentColumns
+    ? [
+        sql`, ${DOCUMENT_ROW_COLUMNS}`,
+        sql`, m.owner_id, m.modified_at, m.doc_version, m.deals_count, m.pending_deals_count, m.pending_deals_amount`,
+      ]
+    : [sql.empty, sql.empty];
+  return sql`SELECT m.id, k.company_id${outer}
         FROM ${companies}
         CROSS JOIN LATERAL (
-          SELECT c.id, c.sort_name FROM crm.contacts c
+          SELECT c.id, c.sort_name${inner} FROM crm.contacts c
           WHERE c.company_id = k.company_id AND c.account_id = ${accountId} AND c.deleted_at IS NULL
           ORDER BY c.sort_name, c.id LIMIT ${limit}
         ) m

@@ -17,16 +17,29 @@ export function documentEpochSql(accountId: string): SqlFragment {
 }
 
 /**
- * The current documents of the account's non-deleted contacts among `ids` (a varchar[]
- * expression): one row per contact that has one, with what a reader needs beside the text (the
- * live counters; `modified_at` as JSON gives it).
+ * The columns of crm.contacts (as `c`) that {@link currentDocumentsSql} needs of each contact
+ * besides `id` and `company_id`: a reader selects them where it finds the contacts anyway (a
+ * page's rows, the contacts by id, a company's first contacts), so that the documents are joined
+ * to those rows instead of looking every contact up again.
  */
-export function currentDocumentsSql(accountId: string, ids: SqlFragment): SqlFragment {
-  return sql`SELECT c.id, c.owner_id, coalesce(c.company_id, '') AS company_id, to_json(c.modified_at) #>> '{}' AS modified_at,
-               c.deals_count, c.pending_deals_count, c.pending_deals_amount::float8 AS pending_deals_amount, d.head, d.tail
-        FROM crm.contacts c
-        JOIN crm.contact_documents d ON d.contact_id = c.id AND d.doc_version = c.doc_version AND d.epoch = ${documentEpochSql(accountId)}
-        WHERE c.account_id = ${accountId} AND c.id = ANY(${ids}) AND c.deleted_at IS NULL`;
+export const DOCUMENT_ROW_COLUMNS = sql`c.owner_id, c.modified_at, c.doc_version, c.deals_count, c.pending_deals_count, c.pending_deals_amount`;
+
+/** {@link DOCUMENT_ROW_COLUMNS} with `id` and `company_id`, as a reader's CTE has them (unqualified). */
+export const DOCUMENT_ROW_NAMES = sql`id, company_id, owner_id, modified_at, doc_version, deals_count, pending_deals_count, pending_deals_amount`;
+
+/**
+ * The current documents of the contacts of `rows` (a subquery of non-deleted contacts of the
+ * account with {@link DOCUMENT_ROW_NAMES}): one row per contact that has one, with what a reader
+ * needs beside the text (the live counters; `modified_at` as JSON gives it).
+ */
+export function currentDocumentsSql(accountId: string, rows: SqlFragment): SqlFragment {
+  return sql`SELECT r.id, r.owner_id, coalesce(r.company_id, '') AS company_id, to_json(r.modified_at) #>> '{}' AS modified_at,
+               r.deals_count, r.pending_deals_count, r.pending_deals_amount::float8 AS pending_deals_amount, d.head, d.tail
+        FROM ${rows} r
+        -- by primary key, contact by contact (LIMIT 1 keeps the planner from hashing the whole table:
+        -- it cannot tell how few rows \`rows\` has)
+        CROSS JOIN LATERAL (SELECT d.head, d.tail FROM crm.contact_documents d
+                            WHERE d.contact_id = r.id AND d.doc_version = r.doc_version AND d.epoch = ${documentEpochSql(accountId)} LIMIT 1) d`;
 }
 
 /** A row of {@link currentDocumentsSql}. */

@@ -1,6 +1,6 @@
 import { maybeOne, sql, type Db, type SqlFragment } from '../common/sql';
 import { companyRowsSql, firstMembersSql, type CompanyRow } from './company.repository';
-import { currentDocumentsSql, currentDocumentsTextSql } from './contact-documents.repository';
+import { currentDocumentsSql, currentDocumentsTextSql, DOCUMENT_ROW_COLUMNS, DOCUMENT_ROW_NAMES } from './contact-documents.repository';
 import { contactRowsSql, type ContactRow } from './contact.repository';
 import { fieldDefinitionsSql, type FieldDefinitionRow } from './fields.repository';
 import type { OpenActionRow } from './records.repository';
@@ -45,7 +45,10 @@ export interface ContactWrapperParts {
 export interface ContactPageSql {
   /** Common table expressions `rows` and `total` refer to (none named `base` or `mates`). */
   ctes: readonly SqlFragment[];
-  /** `SELECT c.id, c.company_id, <place> AS n FROM crm.contacts c ...`: the page's contacts, `n` their place in it. */
+  /**
+   * `SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS}, <place> AS n FROM crm.contacts c ...`: the
+   * page's non-deleted contacts, with the columns their documents are joined on, `n` their place in it.
+   */
   rows: SqlFragment;
   /** A query of one row and column: the list's total. */
   total: SqlFragment;
@@ -80,7 +83,7 @@ export function contactWrapperPartsSql({
   const base = page
     ? sql`${sql.join([...page.ctes, sql`base AS MATERIALIZED (${page.rows})`], ', ')}`
     : sql`base AS MATERIALIZED (
-          SELECT c.id, c.company_id FROM crm.contacts c
+          SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS} FROM crm.contacts c
           WHERE c.account_id = ${accountId} AND c.id = ANY(${[...ids]}::varchar[]) AND c.deleted_at IS NULL
         )`;
   const pageParts = page
@@ -93,11 +96,12 @@ export function contactWrapperPartsSql({
   const rest = sql`(SELECT id FROM base UNION SELECT id FROM mates EXCEPT SELECT id FROM docs)`;
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
   const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
-  return sql`WITH ${base}, mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit)}),
-             docs AS MATERIALIZED (${currentDocumentsSql(accountId, everyone)})
+  const rows = sql`(SELECT ${DOCUMENT_ROW_NAMES} FROM base UNION SELECT ${DOCUMENT_ROW_NAMES} FROM mates)`;
+  return sql`WITH ${base}, mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit, true)}),
+             docs AS MATERIALIZED (${currentDocumentsSql(accountId, rows)})
         SELECT ${currentDocumentsTextSql(sql`docs`)} AS documents,
                ${list(contactRowsSql(accountId, sql`ARRAY${rest}`, false, false))} AS contacts,
-               ${list(sql`SELECT * FROM mates`)} AS mates,
+               ${list(sql`SELECT id, company_id FROM mates`)} AS mates,
                ${list(openActionRowsSql(accountId, viewerId, everyone, actionLimit))} AS actions,
                ${list(
                  companyRowsSql(

@@ -26,3 +26,4 @@ export {
   pendingDealsOfCompanyIds,
   pinnedAttachmentsOfContacts,
 } from './records.read-model';
+export { DOCUMENT_ROW_COLUMNS } from './contact-documents.repository';
