@@ -1,4 +1,4 @@
-import { JsonFragment, stringifyWithFragments } from './json-fragment';
+import { JsonFragment, sharedJson, stringifyWithFragments } from './json-fragment';
 
 class Stored extends JsonFragment {
   constructor(private readonly text: string) {
@@ -35,5 +35,32 @@ describe('stringifyWithFragments', () => {
 
   it('refuses a value with no JSON text', () => {
     expect(() => stringifyWithFragments(undefined)).toThrow(TypeError);
+  });
+});
+
+describe('sharedJson', () => {
+  it('serializes an object held in several places once, spliced in each, as JSON.stringify would', () => {
+    let rendered = 0;
+    class Counted extends Stored {
+      override fragmentJson(): string {
+        rendered += 1;
+        return super.fragmentJson();
+      }
+    }
+    const company = sharedJson({ id: 'k1', name: 'Acme "A"', contacts: [{ contact: new Counted('{"id":"c1"}') }] });
+    const reply = [{ company }, { company }, { company }];
+    const text = stringifyWithFragments(reply);
+    // The company's text (with its contact's) was made once, for three places.
+    expect(rendered).toBe(1);
+    const expected = { company: { id: 'k1', name: 'Acme "A"', contacts: [{ contact: { id: 'c1' } }] } };
+    expect(JSON.parse(text)).toEqual([expected, expected, expected]);
+    expect(text).toBe(JSON.stringify(reply));
+  });
+
+  it('reads as the object it copies', () => {
+    const shared = sharedJson({ id: 'k1', contacts_count: 3 });
+    expect(shared.id).toBe('k1');
+    expect(shared.contacts_count).toBe(3);
+    expect({ ...shared }).toEqual({ id: 'k1', contacts_count: 3 });
   });
 });

@@ -59,3 +59,30 @@ export function stringifyWithFragments(value: unknown): string {
   }
   return out + text.slice(from);
 }
+
+/**
+ * An object that several places of one reply hold (a company that each of its contacts' wrappers
+ * shows): serialized once, its text spliced wherever it stands. Its fields are its own (a copy of
+ * the value's), so readers use it as the value; it must not change once serialized.
+ */
+class SharedJson extends JsonFragment {
+  #json: string | undefined;
+
+  constructor(value: object) {
+    super();
+    Object.assign(this, value);
+  }
+
+  fragmentJson(): string {
+    return (this.#json ??= stringifyWithFragments({ ...this }));
+  }
+
+  override fragmentValue(): unknown {
+    return { ...this };
+  }
+}
+
+/** `value`, to be serialized once however many places of a reply hold it (see {@link SharedJson}). */
+export function sharedJson<T extends object>(value: T): T {
+  return new SharedJson(value) as unknown as T;
+}

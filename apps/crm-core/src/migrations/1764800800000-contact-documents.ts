@@ -38,6 +38,7 @@ export class ContactDocuments1764800800000 implements MigrationInterface {
     await q.query(`
       CREATE TABLE crm.contact_documents (
         contact_id varchar(24) PRIMARY KEY,
+        account_id varchar(24) NOT NULL,
         doc_version bigint NOT NULL,
         epoch bigint NOT NULL,
         head text NOT NULL,

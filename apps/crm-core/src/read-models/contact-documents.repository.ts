@@ -39,7 +39,8 @@ export function currentDocumentsSql(accountId: string, rows: SqlFragment): SqlFr
         -- by primary key, contact by contact (LIMIT 1 keeps the planner from hashing the whole table:
         -- it cannot tell how few rows \`rows\` has)
         CROSS JOIN LATERAL (SELECT d.head, d.tail FROM crm.contact_documents d
-                            WHERE d.contact_id = r.id AND d.doc_version = r.doc_version AND d.epoch = ${documentEpochSql(accountId)} LIMIT 1) d`;
+                            WHERE d.contact_id = r.id AND d.account_id = ${accountId} AND d.doc_version = r.doc_version
+                              AND d.epoch = ${documentEpochSql(accountId)} LIMIT 1) d`;
 }
 
 /** A row of {@link currentDocumentsSql}. */
@@ -113,8 +114,8 @@ export async function refreshContactDocuments(db: Db, accountId: string, ids: re
   const rendered = rows.map((row) => renderContactDocument(toContactDto(row, definitions)));
   return execute(
     db,
-    sql`INSERT INTO crm.contact_documents AS d (contact_id, doc_version, epoch, head, tail)
-        SELECT u.* FROM unnest(${rows.map((r) => r.id)}::varchar[], ${rows.map((r) => r.doc_version)}::bigint[],
+    sql`INSERT INTO crm.contact_documents AS d (contact_id, account_id, doc_version, epoch, head, tail)
+        SELECT u.contact_id, ${accountId}, u.doc_version, u.epoch, u.head, u.tail FROM unnest(${rows.map((r) => r.id)}::varchar[], ${rows.map((r) => r.doc_version)}::bigint[],
                                ${rows.map((r) => r.epoch)}::bigint[], ${rendered.map((r) => r.head)}::text[],
                                ${rendered.map((r) => r.tail)}::text[]) AS u(contact_id, doc_version, epoch, head, tail)
         -- a contact deleted for good since it was read has no document (a delete that commits

@@ -1,5 +1,5 @@
 import type { CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, ContactWrapperDto } from '@crm/contracts';
-import { stringifyWithFragments } from '@crm/messaging';
+import { sharedJson, stringifyWithFragments } from '@crm/messaging';
 import type { Db } from '../common/sql';
 import { isoOf } from '../records/record-common';
 import { QUEUED_ACTIONS_CAP, WRAPPER_COMPANY_CONTACTS_CAP, WRAPPER_COMPANY_CONTACTS_MAX_BYTES } from './caps';
@@ -123,10 +123,12 @@ function assembleWrappers(
       companyMap.set(id, { ...company, contacts: inner });
     }
   }
+  // A company shown by several wrappers (a page's contacts of one company) is serialized once.
+  const shared = new Map([...companyMap].map(([id, company]) => [id, sharedJson(company)]));
   return found.map((contact) => ({
     contact,
     ...(actionsOf(contact) ?? none),
-    company: contact.company_id ? (companyMap.get(contact.company_id) ?? null) : null,
+    company: contact.company_id ? (shared.get(contact.company_id) ?? null) : null,
   }));
 }
 
