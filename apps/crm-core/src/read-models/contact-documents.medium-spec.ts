@@ -3,12 +3,14 @@ import type { ContactDto, ContactWrapperDto } from '@crm/contracts';
 import { stringifyWithFragments } from '@crm/messaging';
 import { createTestDatabase } from '@crm/testing';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { openMediumDatabase, type TestAccount } from '../contacts/contacts.medium-fixture';
 import { ContactsRepository } from '../contacts/contacts.repository';
 import { DOCUMENT_COLUMNS, NOT_DOCUMENT_COLUMNS } from '../migrations/1764800800000-contact-documents';
 import { ContactDocumentProjector } from './contact-documents.projector';
-import { refreshContactDocuments, takeQueuedContacts } from './contact-documents.repository';
+import { ContactDocumentMetrics } from './contact-documents.metrics';
+import { contactDocumentBacklog, refreshContactDocuments, takeQueuedContacts } from './contact-documents.repository';
 import { isContactDocument } from './contact.document';
 import { contactWrapperPage, LIST_ENTRIES, loadContactWrappers } from './contact.read-model';
 
@@ -779,6 +781,25 @@ describe('contact documents (real PostgreSQL)', () => {
       await q('DELETE FROM crm.contacts WHERE id = $1', [contactId]);
       expect(await q('SELECT 1 FROM crm.contact_documents WHERE contact_id = $1', [contactId])).toHaveLength(0);
       expect(await projector.runOnce()).toBe(0);
+    });
+  });
+
+  describe('metrics', () => {
+    it('count the documents rendered and show what is left at scrape time', async () => {
+      await project();
+      const registry = new Registry();
+      const metrics = new ContactDocumentMetrics(registry, () => contactDocumentBacklog(db()));
+      const measured = new ContactDocumentProjector({ dataSource, logger: pino({ level: 'silent' }), metrics });
+      const value = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value ?? 0;
+      const ids = [await newContact(), await newContact(), await newContact()];
+      expect(await value('crm_contact_documents_queued')).toBe(3);
+      expect(await measured.runOnce()).toBe(3);
+      expect(await value('crm_contact_documents_rendered_total')).toBe(3);
+      // The backlog is read at most once a second: a later scrape shows the empty queue.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await value('crm_contact_documents_queued')).toBe(0);
+      expect(await value('crm_contact_documents_sweeps')).toBe(0);
+      for (const id of ids) expect((await documentState(id)).current).toBe(true);
     });
   });
 

@@ -1,10 +1,13 @@
 import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { LOGGER } from '@crm/service-kit';
+import { LOGGER, METRICS_REGISTRY } from '@crm/service-kit';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { ContactDocumentMetrics } from './contact-documents.metrics';
 import { ContactDocumentProjector } from './contact-documents.projector';
+import { contactDocumentBacklog } from './contact-documents.repository';
 
-/** Runs the contact document projector in every crm-core replica; stops it on shutdown. */
+/** Runs the contact document projector in every crm-core replica, with its metrics; stops it on shutdown. */
 @Injectable()
 export class ContactDocumentsRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private projector: ContactDocumentProjector | undefined;
@@ -12,10 +15,12 @@ export class ContactDocumentsRunner implements OnApplicationBootstrap, OnApplica
   constructor(
     private readonly dataSource: DataSource,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS_REGISTRY) private readonly registry: Registry,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.projector = new ContactDocumentProjector({ dataSource: this.dataSource, logger: this.logger });
+    const metrics = new ContactDocumentMetrics(this.registry, () => contactDocumentBacklog(this.dataSource.manager));
+    this.projector = new ContactDocumentProjector({ dataSource: this.dataSource, logger: this.logger, metrics });
     this.projector.start();
   }
 

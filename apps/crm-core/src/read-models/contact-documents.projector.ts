@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import type { Db } from '../common/sql';
+import type { ContactDocumentMetrics } from './contact-documents.metrics';
 import { advanceSweep, lockSweep, refreshContactDocuments, sweepBatch, takeQueuedContacts } from './contact-documents.repository';
 
 export interface ContactDocumentProjectorOptions {
@@ -12,6 +13,7 @@ export interface ContactDocumentProjectorOptions {
   batch?: number;
   /** Steps per run, so that one run is bounded; default 50. */
   stepsPerRun?: number;
+  metrics?: ContactDocumentMetrics;
 }
 
 /**
@@ -53,6 +55,7 @@ export class ContactDocumentProjector {
     for (let step = 0; step < (this.options.stepsPerRun ?? 50); step++) {
       const result = await this.step();
       stored += result.stored;
+      this.options.metrics?.rendered.inc(result.stored);
       if (!result.more) break;
     }
     return stored;
@@ -73,6 +76,7 @@ export class ContactDocumentProjector {
       if (stored > 0) this.options.logger.debug({ documents: stored, ms: Date.now() - before }, 'contact documents rendered');
       return stored > 0;
     } catch (error) {
+      this.options.metrics?.failures.inc();
       this.options.logger.warn({ detail: (error as Error).message }, 'contact documents: a step failed; trying again at the next run');
       return false;
     }

@@ -1,4 +1,4 @@
-import { execute, many, sql, type Db, type SqlFragment } from '../common/sql';
+import { execute, many, one, sql, type Db, type SqlFragment } from '../common/sql';
 import { renderContactDocument } from './contact.document';
 import { contactRowsSql, type ContactRow } from './contact.repository';
 import { toContactDto } from './contact.view';
@@ -196,4 +196,13 @@ export async function advanceSweep(db: Db, sweep: SweepRow, after: SweepPlace | 
           WHERE account_id = ${sweep.account_id}`,
       { prepare: true },
     );
+}
+
+/** What the projector has left: queue entries and account sweeps (read at a metrics scrape). */
+export function contactDocumentBacklog(db: Db): Promise<{ queued: number; sweeps: number }> {
+  return one(
+    db,
+    sql`SELECT (SELECT count(*)::int FROM crm.contact_document_queue) AS queued,
+               (SELECT count(*)::int FROM crm.contact_document_sweeps) AS sweeps`,
+  );
 }
