@@ -76,46 +76,6 @@ export class ContactDocuments1764800800000 implements MigrationInterface {
       CREATE TRIGGER contacts_doc_version BEFORE UPDATE ON crm.contacts FOR EACH ROW
       WHEN ((OLD.${DOCUMENT_COLUMNS.join(', OLD.')}) IS DISTINCT FROM (NEW.${DOCUMENT_COLUMNS.join(', NEW.')}))
       EXECUTE FUNCTION crm.contacts_doc_version()`);
-    await q.query(`
-      CREATE FUNCTION crm.contacts_doc_queue() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO crm.contact_document_queue (contact_id, account_id) SELECT id, account_id FROM new_rows;
-        RETURN NULL;
-      END $$`);
-    await q.query(`
-      CREATE TRIGGER contacts_doc_queue AFTER INSERT ON crm.contacts REFERENCING NEW TABLE AS new_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION crm.contacts_doc_queue()`);
-
-    await q.query(`
-      CREATE FUNCTION crm.contacts_doc_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        DELETE FROM crm.contact_documents WHERE contact_id IN (SELECT id FROM old_rows);
-        RETURN NULL;
-      END $$`);
-    await q.query(`
-      CREATE TRIGGER contacts_doc_delete AFTER DELETE ON crm.contacts REFERENCING OLD TABLE AS old_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION crm.contacts_doc_delete()`);
-
-    // A contact's tags: its version bumped. Deletes cascaded from a deleted tag bump each contact
-    // that had it (which the tag's delete touches anyway); from a deleted contact, none is left to bump.
-    await q.query(`
-      CREATE FUNCTION crm.contact_tags_doc_version() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        WITH bumped AS (
-          UPDATE crm.contacts c SET doc_version = c.doc_version + 1
-          WHERE c.id IN (SELECT DISTINCT contact_id FROM changed_rows)
-          RETURNING c.id, c.account_id
-        )
-        INSERT INTO crm.contact_document_queue (contact_id, account_id) SELECT id, account_id FROM bumped;
-        RETURN NULL;
-      END $$`);
-    await q.query(`
-      CREATE TRIGGER contact_tags_doc_version_insert AFTER INSERT ON crm.contact_tags REFERENCING NEW TABLE AS changed_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION crm.contact_tags_doc_version()`);
-    await q.query(`
-      CREATE TRIGGER contact_tags_doc_version_delete AFTER DELETE ON crm.contact_tags REFERENCING OLD TABLE AS changed_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION crm.contact_tags_doc_version()`);
-
     // An account's epoch: bumped, and a sweep of its documents (re)started.
     await q.query(`
       CREATE FUNCTION crm.bump_document_epochs(accounts varchar[]) RETURNS void LANGUAGE sql AS $$
@@ -129,59 +89,21 @@ export class ContactDocuments1764800800000 implements MigrationInterface {
         SELECT account_id, epoch, NULL, '' FROM bumped
         ON CONFLICT (account_id) DO UPDATE SET epoch = excluded.epoch, after_created = NULL, after_id = ''
       $$`);
-    for (const { table, shown } of EPOCH_SOURCES) {
-      // Updates: only when what documents show changed (a status moved in the list bumps nothing).
-      await q.query(`
-        CREATE FUNCTION crm.${table}_doc_epoch_update() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          PERFORM crm.bump_document_epochs(ARRAY(
-            SELECT DISTINCT n.account_id FROM new_rows n JOIN old_rows o ON o.id = n.id
-            WHERE (o.${shown.join(', o.')}) IS DISTINCT FROM (n.${shown.join(', n.')})));
-          RETURN NULL;
-        END $$`);
-      await q.query(`
-        CREATE TRIGGER ${table}_doc_epoch_update AFTER UPDATE ON crm.${table} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION crm.${table}_doc_epoch_update()`);
-    }
-    // Deleted tags (their contacts lose them), and field definitions added or removed (company and
-    // deal fields too: rare, and a sweep renders the same documents again).
-    await q.query(`
-      CREATE FUNCTION crm.doc_epoch_rows() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM crm.bump_document_epochs(ARRAY(SELECT DISTINCT account_id FROM changed_rows));
-        RETURN NULL;
-      END $$`);
-    await q.query(`
-      CREATE TRIGGER tags_doc_epoch_delete AFTER DELETE ON crm.tags REFERENCING OLD TABLE AS changed_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION crm.doc_epoch_rows()`);
-    await q.query(`
-      CREATE TRIGGER fields_doc_epoch_insert AFTER INSERT ON crm.fields REFERENCING NEW TABLE AS changed_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION crm.doc_epoch_rows()`);
-    await q.query(`
-      CREATE TRIGGER fields_doc_epoch_delete AFTER DELETE ON crm.fields REFERENCING OLD TABLE AS changed_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION crm.doc_epoch_rows()`);
+    for (const [name, body] of Object.entries(STATEMENT_FUNCTIONS))
+      await q.query(`CREATE FUNCTION crm.${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body}; RETURN NULL; END $$`);
+    for (const t of STATEMENT_TRIGGERS)
+      await q.query(
+        `CREATE TRIGGER ${t.name} AFTER ${t.event} ON crm.${t.table} REFERENCING ${t.referencing} FOR EACH STATEMENT EXECUTE FUNCTION crm.${t.fn}()`,
+      );
 
     // Existing contacts: every account swept once.
     await q.query(`INSERT INTO crm.contact_document_sweeps (account_id, epoch) SELECT id, 0 FROM crm.accounts`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TRIGGER tags_doc_epoch_delete ON crm.tags`);
-    await q.query(`DROP TRIGGER fields_doc_epoch_insert ON crm.fields`);
-    await q.query(`DROP TRIGGER fields_doc_epoch_delete ON crm.fields`);
-    await q.query(`DROP FUNCTION crm.doc_epoch_rows()`);
-    for (const { table } of EPOCH_SOURCES) {
-      await q.query(`DROP TRIGGER ${table}_doc_epoch_update ON crm.${table}`);
-      await q.query(`DROP FUNCTION crm.${table}_doc_epoch_update()`);
-    }
+    for (const t of STATEMENT_TRIGGERS) await q.query(`DROP TRIGGER ${t.name} ON crm.${t.table}`);
+    for (const name of Object.keys(STATEMENT_FUNCTIONS)) await q.query(`DROP FUNCTION crm.${name}()`);
     await q.query(`DROP FUNCTION crm.bump_document_epochs(varchar[])`);
-    await q.query(`DROP TRIGGER contact_tags_doc_version_insert ON crm.contact_tags`);
-    await q.query(`DROP TRIGGER contact_tags_doc_version_delete ON crm.contact_tags`);
-    await q.query(`DROP FUNCTION crm.contact_tags_doc_version()`);
-    await q.query(`DROP TRIGGER contacts_doc_delete ON crm.contacts`);
-    await q.query(`DROP FUNCTION crm.contacts_doc_delete()`);
-    await q.query(`DROP TRIGGER contacts_doc_queue ON crm.contacts`);
-    await q.query(`DROP FUNCTION crm.contacts_doc_queue()`);
     await q.query(`DROP TRIGGER contacts_doc_version ON crm.contacts`);
     await q.query(`DROP FUNCTION crm.contacts_doc_version()`);
     await q.query(`DROP TABLE crm.contact_document_sweeps`);
@@ -247,3 +169,54 @@ const EPOCH_SOURCES = [
   { table: 'tags', shown: ['name'] },
   { table: 'fields', shown: ['field_set', 'name', 'type', 'position', 'choices'] },
 ] as const;
+
+/** The statement triggers' functions (their bodies; each returns NULL). */
+const STATEMENT_FUNCTIONS: Record<string, string> = {
+  // Inserted contacts are queued.
+  contacts_doc_queue: `INSERT INTO crm.contact_document_queue (contact_id, account_id) SELECT id, account_id FROM new_rows`,
+  // A hard-deleted contact's document goes with it (contact_documents has no foreign key).
+  contacts_doc_delete: `DELETE FROM crm.contact_documents WHERE contact_id IN (SELECT id FROM old_rows)`,
+  // A contact's tags: its version bumped. Deletes cascaded from a deleted tag bump each contact that
+  // had it (which the tag's delete touches anyway); from a deleted contact, none is left to bump.
+  contact_tags_doc_version: `WITH bumped AS (
+      UPDATE crm.contacts c SET doc_version = c.doc_version + 1
+      WHERE c.id IN (SELECT DISTINCT contact_id FROM changed_rows)
+      RETURNING c.id, c.account_id
+    )
+    INSERT INTO crm.contact_document_queue (contact_id, account_id) SELECT id, account_id FROM bumped`,
+  // Deleted tags (their contacts lose them), and field definitions added or removed (company and
+  // deal fields too: rare, and a sweep renders the same documents again).
+  doc_epoch_rows: `PERFORM crm.bump_document_epochs(ARRAY(SELECT DISTINCT account_id FROM changed_rows))`,
+  // Updates: only when what documents show changed (a status moved in the list bumps nothing).
+  ...Object.fromEntries(
+    EPOCH_SOURCES.map(({ table, shown }) => [
+      `${table}_doc_epoch_update`,
+      `PERFORM crm.bump_document_epochs(ARRAY(
+        SELECT DISTINCT n.account_id FROM new_rows n JOIN old_rows o ON o.id = n.id
+        WHERE (o.${shown.join(', o.')}) IS DISTINCT FROM (n.${shown.join(', n.')})))`,
+    ]),
+  ),
+};
+
+/** The statement triggers: after which change of which table, with which transition table, which function. */
+const STATEMENT_TRIGGERS: ReadonlyArray<{ name: string; event: string; table: string; referencing: string; fn: string }> = [
+  { name: 'contacts_doc_queue', event: 'INSERT', table: 'contacts', referencing: 'NEW TABLE AS new_rows', fn: 'contacts_doc_queue' },
+  { name: 'contacts_doc_delete', event: 'DELETE', table: 'contacts', referencing: 'OLD TABLE AS old_rows', fn: 'contacts_doc_delete' },
+  ...(['INSERT', 'DELETE'] as const).map((event) => ({
+    name: `contact_tags_doc_version_${event.toLowerCase()}`,
+    event,
+    table: 'contact_tags',
+    referencing: `${event === 'INSERT' ? 'NEW' : 'OLD'} TABLE AS changed_rows`,
+    fn: 'contact_tags_doc_version',
+  })),
+  ...EPOCH_SOURCES.map(({ table }) => ({
+    name: `${table}_doc_epoch_update`,
+    event: 'UPDATE',
+    table,
+    referencing: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
+    fn: `${table}_doc_epoch_update`,
+  })),
+  { name: 'tags_doc_epoch_delete', event: 'DELETE', table: 'tags', referencing: 'OLD TABLE AS changed_rows', fn: 'doc_epoch_rows' },
+  { name: 'fields_doc_epoch_insert', event: 'INSERT', table: 'fields', referencing: 'NEW TABLE AS changed_rows', fn: 'doc_epoch_rows' },
+  { name: 'fields_doc_epoch_delete', event: 'DELETE', table: 'fields', referencing: 'OLD TABLE AS changed_rows', fn: 'doc_epoch_rows' },
+];

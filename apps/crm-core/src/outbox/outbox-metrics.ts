@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { perScrape } from '../common/per-scrape';
 import type { OutboxBacklog } from './outbox.repository';
 
 /** Why a row was parked: refused for good by NATS (too large, invalid), or failing on every try. */
@@ -18,7 +19,6 @@ export class OutboxMetrics {
   readonly truncated: Counter<'type'>;
   readonly lag: Histogram<string>;
   private backlog: (() => Promise<OutboxBacklog>) | undefined;
-  private lastRead: { at: number; counts: Promise<OutboxBacklog | undefined> } | undefined;
 
   constructor(registry: Registry) {
     this.published = new Counter({
@@ -85,10 +85,5 @@ export class OutboxMetrics {
   }
 
   /** The backlog for this scrape: one query serves the three gauges (reused for a second). */
-  private readBacklog(): Promise<OutboxBacklog | undefined> {
-    const now = Date.now();
-    if (!this.lastRead || now - this.lastRead.at > 1000)
-      this.lastRead = { at: now, counts: this.backlog?.().catch(() => undefined) ?? Promise.resolve(undefined) };
-    return this.lastRead.counts;
-  }
+  private readonly readBacklog = perScrape(async () => this.backlog?.());
 }

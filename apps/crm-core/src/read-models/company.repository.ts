@@ -1,6 +1,6 @@
 import type { CompanyAddressDto } from '@crm/contracts';
 import { many, sql, type Db, type SqlFragment } from '../common/sql';
-import { DOCUMENT_ROW_COLUMNS } from './contact-documents.repository';
+import { DOCUMENT_ROW_COLUMNS, documentRowColumns } from './contact-documents.repository';
 
 /** A company as the API shows it: crm.companies with its stored counters. */
 export interface CompanyRow {
@@ -71,12 +71,7 @@ function firstMembers(
  * with the columns its document is joined on (contact-documents.repository DOCUMENT_ROW_COLUMNS).
  */
 export function firstMembersSql(accountId: string, companies: SqlFragment, limit: number, documentColumns = false): SqlFragment {
-  const [inner, outer] = documentColumns
-    ? [
-        sql`, ${DOCUMENT_ROW_COLUMNS}`,
-        sql`, m.owner_id, m.modified_at, m.doc_version, m.deals_count, m.pending_deals_count, m.pending_deals_amount`,
-      ]
-    : [sql.empty, sql.empty];
+  const [inner, outer] = documentColumns ? [sql`, ${DOCUMENT_ROW_COLUMNS}`, sql`, ${documentRowColumns('m')}`] : [sql.empty, sql.empty];
   return sql`SELECT m.id, k.company_id${outer}
         FROM ${companies}
         CROSS JOIN LATERAL (

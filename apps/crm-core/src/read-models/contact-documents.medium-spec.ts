@@ -4,7 +4,7 @@ import { stringifyWithFragments } from '@crm/messaging';
 import { createTestDatabase } from '@crm/testing';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { openMediumDatabase, type TestAccount } from '../contacts/contacts.medium-fixture';
 import { ContactsRepository } from '../contacts/contacts.repository';
 import { DOCUMENT_COLUMNS, NOT_DOCUMENT_COLUMNS } from '../migrations/1764800800000-contact-documents';
@@ -701,13 +701,15 @@ describe('contact documents (real PostgreSQL)', () => {
      * A statement that has to wait for a lock fails after lock_timeout instead: these check that no
      * lock is waited for at all (a wait both ways is a deadlock: a PUT answered 500).
      */
-    async function withTransaction<T>(work: (run: (text: string, values?: unknown[]) => Promise<unknown[]>) => Promise<T>): Promise<T> {
+    async function withTransaction<T>(
+      work: (run: (text: string, values?: unknown[]) => Promise<unknown[]>, manager: EntityManager) => Promise<T>,
+    ): Promise<T> {
       const runner = dataSource.createQueryRunner();
       await runner.connect();
       await runner.startTransaction();
       try {
         await runner.query(`SET LOCAL lock_timeout = '2s'`);
-        const result = await work((text, values = []) => runner.query(text, values));
+        const result = await work((text, values = []) => runner.query(text, values), runner.manager);
         await runner.commitTransaction();
         return result;
       } catch (error) {
@@ -758,8 +760,12 @@ describe('contact documents (real PostgreSQL)', () => {
         // A writer holds the contact's row (locked for update, and updated), uncommitted.
         await writer.query(`SELECT id FROM crm.contacts WHERE id = $1 FOR UPDATE`, [contactId]);
         await writer.query(`UPDATE crm.contacts SET first_name = 'Uncommitted' WHERE id = $1`, [contactId]);
-        // The projector renders the committed contact meanwhile.
-        await withTransaction((run) => run(`SELECT 1`).then(() => projector.runOnce()));
+        // The projector's step renders the committed contact meanwhile (under the lock_timeout).
+        const stored = await withTransaction(async (_run, manager) => {
+          expect((await takeQueuedContacts(manager, 1000)).map((r) => r.contact_id)).toContain(contactId);
+          return refreshContactDocuments(manager, acme.accountId, [contactId]);
+        });
+        expect(stored).toBe(1);
         expect((await documentState(contactId)).current).toBe(true);
         await writer.commitTransaction();
       } finally {

@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { perScrape } from '../common/per-scrape';
 
 /**
  * Prometheus metrics of the contact document projector (decisions.md "Contact documents"):
@@ -20,12 +21,8 @@ export class ContactDocumentMetrics {
       help: 'Projector steps that failed (their contacts stay queued and are tried again; reads render those contacts from their rows)',
       registers: [registry],
     });
-    let read: { at: number; counts: Promise<{ queued: number; sweeps: number } | undefined> } | undefined;
     // One query per scrape for both gauges.
-    const counts = () => {
-      if (!read || Date.now() - read.at > 1000) read = { at: Date.now(), counts: backlog().catch(() => undefined) };
-      return read.counts;
-    };
+    const counts = perScrape(backlog);
     new Gauge({
       name: 'crm_contact_documents_queued',
       help: 'Contacts queued for their document to be rendered (read at scrape time)',

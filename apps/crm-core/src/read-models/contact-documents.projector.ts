@@ -51,14 +51,19 @@ export class ContactDocumentProjector {
 
   /** Steps until there is nothing left (or the run's bound); returns the documents stored. */
   async runOnce(): Promise<number> {
+    return (await this.steps()).stored;
+  }
+
+  /** {@link runOnce}, and whether it stopped at its bound with work left. */
+  private async steps(): Promise<{ stored: number; more: boolean }> {
     let stored = 0;
     for (let step = 0; step < (this.options.stepsPerRun ?? 50); step++) {
       const result = await this.step();
       stored += result.stored;
       this.options.metrics?.rendered.inc(result.stored);
-      if (!result.more) break;
+      if (!result.more) return { stored, more: false };
     }
-    return stored;
+    return { stored, more: true };
   }
 
   private schedule(tick: () => void, busy: boolean): void {
@@ -72,9 +77,9 @@ export class ContactDocumentProjector {
   private async run(): Promise<boolean> {
     try {
       const before = Date.now();
-      const stored = await this.runOnce();
+      const { stored, more } = await this.steps();
       if (stored > 0) this.options.logger.debug({ documents: stored, ms: Date.now() - before }, 'contact documents rendered');
-      return stored > 0;
+      return more;
     } catch (error) {
       this.options.metrics?.failures.inc();
       this.options.logger.warn({ detail: (error as Error).message }, 'contact documents: a step failed; trying again at the next run');
@@ -103,7 +108,11 @@ export class ContactDocumentProjector {
 
   private async render(tx: Db, queued: Array<{ contact_id: string; account_id: string }>): Promise<number> {
     const byAccount = new Map<string, string[]>();
-    for (const { contact_id, account_id } of queued) byAccount.set(account_id, [...(byAccount.get(account_id) ?? []), contact_id]);
+    for (const { contact_id, account_id } of queued) {
+      const ids = byAccount.get(account_id);
+      if (ids) ids.push(contact_id);
+      else byAccount.set(account_id, [contact_id]);
+    }
     let stored = 0;
     for (const [accountId, ids] of byAccount) stored += await refreshContactDocuments(tx, accountId, ids);
     return stored;

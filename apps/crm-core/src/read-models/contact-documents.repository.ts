@@ -1,5 +1,5 @@
 import { execute, many, one, sql, type Db, type SqlFragment } from '../common/sql';
-import { renderContactDocument } from './contact.document';
+import { renderContactDocument, type CurrentDocumentRow } from './contact.document';
 import { contactRowsSql, type ContactRow } from './contact.repository';
 import { toContactDto } from './contact.view';
 import { fieldDefinitions } from './fields.repository';
@@ -17,18 +17,26 @@ export function documentEpochSql(accountId: string): SqlFragment {
 }
 
 /**
- * The columns of crm.contacts (as `c`) that {@link currentDocumentsSql} needs of each contact
- * besides `id` and `company_id`: a reader selects them where it finds the contacts anyway (a
- * page's rows, the contacts by id, a company's first contacts), so that the documents are joined
- * to those rows instead of looking every contact up again.
+ * The columns of crm.contacts that {@link currentDocumentsSql} needs of each contact besides `id`
+ * and `company_id`: a reader selects them where it finds the contacts anyway (a page's rows, the
+ * contacts by id, a company's first contacts), so that the documents are joined to those rows
+ * instead of looking every contact up again.
  */
-export const DOCUMENT_ROW_COLUMNS = sql`c.owner_id, c.modified_at, c.doc_version, c.deals_count, c.pending_deals_count, c.pending_deals_amount`;
+const DOCUMENT_ROW_FIELDS = ['owner_id', 'modified_at', 'doc_version', 'deals_count', 'pending_deals_count', 'pending_deals_amount'];
 
-/** {@link DOCUMENT_ROW_COLUMNS} with `id` and `company_id`, as a reader's CTE has them (unqualified). */
-export const DOCUMENT_ROW_NAMES = sql`id, company_id, owner_id, modified_at, doc_version, deals_count, pending_deals_count, pending_deals_amount`;
+/** {@link DOCUMENT_ROW_FIELDS} of the contacts as `alias`. */
+export function documentRowColumns(alias: string): SqlFragment {
+  return sql.raw(DOCUMENT_ROW_FIELDS.map((field) => `${alias}.${field}`).join(', '));
+}
+
+/** {@link DOCUMENT_ROW_FIELDS} of crm.contacts as `c`. */
+export const DOCUMENT_ROW_COLUMNS = documentRowColumns('c');
+
+/** `id`, `company_id` and {@link DOCUMENT_ROW_FIELDS}, as a reader's CTE has them (unqualified). */
+export const DOCUMENT_ROW_NAMES = sql.raw(['id', 'company_id', ...DOCUMENT_ROW_FIELDS].join(', '));
 
 /**
- * The current documents of the contacts of `rows` (a subquery of non-deleted contacts of the
+ * The current documents of the contacts of `rows` (a relation of non-deleted contacts of the
  * account with {@link DOCUMENT_ROW_NAMES}): one row per contact that has one, with what a reader
  * needs beside the text (the live counters; `modified_at` as JSON gives it).
  */
@@ -41,19 +49,6 @@ export function currentDocumentsSql(accountId: string, rows: SqlFragment): SqlFr
         CROSS JOIN LATERAL (SELECT d.head, d.tail FROM crm.contact_documents d
                             WHERE d.contact_id = r.id AND d.account_id = ${accountId} AND d.doc_version = r.doc_version
                               AND d.epoch = ${documentEpochSql(accountId)} LIMIT 1) d`;
-}
-
-/** A row of {@link currentDocumentsSql}. */
-export interface CurrentDocumentRow {
-  id: string;
-  owner_id: string;
-  company_id: string;
-  modified_at: string;
-  deals_count: number;
-  pending_deals_count: number;
-  pending_deals_amount: number;
-  head: string;
-  tail: string;
 }
 
 /**
@@ -98,14 +93,13 @@ export function currentDocumentRows(text: string | null): CurrentDocumentRow[] {
  */
 export async function refreshContactDocuments(db: Db, accountId: string, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const rows = await many<ContactRow & { doc_version: string; epoch: string }>(
+  const rows = await many<ContactRow & { epoch: string }>(
     db,
-    sql`SELECT r.*, c.doc_version::text AS doc_version, e.epoch::text AS epoch
+    sql`SELECT r.*, e.epoch::text AS epoch
         FROM (${contactRowsSql(accountId, sql`${[...ids]}::varchar[]`, false, false)}) r
-        JOIN crm.contacts c ON c.id = r.id
         CROSS JOIN (SELECT ${documentEpochSql(accountId)} AS epoch) e
         WHERE NOT EXISTS (SELECT 1 FROM crm.contact_documents d
-                          WHERE d.contact_id = c.id AND d.doc_version = c.doc_version AND d.epoch = e.epoch)`,
+                          WHERE d.contact_id = r.id AND d.doc_version = r.doc_version::bigint AND d.epoch = e.epoch)`,
     { prepare: true },
   );
   if (rows.length === 0) return 0;

@@ -43,7 +43,7 @@ export interface ContactWrapperParts {
  * trip, not three: the total, the page's ids, the wrappers).
  */
 export interface ContactPageSql {
-  /** Common table expressions `rows` and `total` refer to (none named `base` or `mates`). */
+  /** Common table expressions `rows` and `total` refer to (none named `base`, `mates`, `wrapped`, `docs` or `stale`). */
   ctes: readonly SqlFragment[];
   /**
    * `SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS}, <place> AS n FROM crm.contacts c ...`: the
@@ -91,24 +91,24 @@ export function contactWrapperPartsSql({
                coalesce((SELECT json_agg(b.id ORDER BY b.n) FROM base b), '[]') AS ids,
                (${page.total}) AS total`
     : sql.empty;
-  const everyone = sql`ARRAY(SELECT id FROM base UNION SELECT id FROM mates)`;
-  // The contacts without a current document: read as rows and rendered.
-  const rest = sql`(SELECT id FROM base UNION SELECT id FROM mates EXCEPT SELECT id FROM docs)`;
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
   const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
-  const rows = sql`(SELECT ${DOCUMENT_ROW_NAMES} FROM base UNION SELECT ${DOCUMENT_ROW_NAMES} FROM mates)`;
+  // wrapped: every contact the wrappers show (theirs and their companies' first ones); docs: their
+  // current documents; stale: the others, read as rows and rendered.
   return sql`WITH ${base}, mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit, true)}),
-             docs AS MATERIALIZED (${currentDocumentsSql(accountId, rows)})
+             wrapped AS MATERIALIZED (SELECT ${DOCUMENT_ROW_NAMES} FROM base UNION SELECT ${DOCUMENT_ROW_NAMES} FROM mates),
+             docs AS MATERIALIZED (${currentDocumentsSql(accountId, sql`wrapped`)}),
+             stale AS MATERIALIZED (SELECT id FROM wrapped EXCEPT SELECT id FROM docs)
         SELECT ${currentDocumentsTextSql(sql`docs`)} AS documents,
-               ${list(contactRowsSql(accountId, sql`ARRAY${rest}`, false, false))} AS contacts,
+               ${list(contactRowsSql(accountId, sql`ARRAY(SELECT id FROM stale)`, false, false))} AS contacts,
                ${list(sql`SELECT id, company_id FROM mates`)} AS mates,
-               ${list(openActionRowsSql(accountId, viewerId, everyone, actionLimit))} AS actions,
+               ${list(openActionRowsSql(accountId, viewerId, sql`ARRAY(SELECT id FROM wrapped)`, actionLimit))} AS actions,
                ${list(
                  companyRowsSql(
                    accountId,
                    sql`ARRAY(SELECT DISTINCT b.company_id FROM base b WHERE b.company_id IS NOT NULL AND b.company_id <> ALL(${[...knownCompanyIds]}::varchar[]))`,
                  ),
                )} AS companies,
-               ${list(sql`SELECT f.* FROM (${fieldDefinitionsSql(accountId, 'custom_fields')}) f WHERE EXISTS (SELECT 1 FROM ${rest} r)`)} AS contact_fields,
+               ${list(sql`SELECT f.* FROM (${fieldDefinitionsSql(accountId, 'custom_fields')}) f WHERE EXISTS (SELECT 1 FROM stale)`)} AS contact_fields,
                ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields${pageParts}`;
 }

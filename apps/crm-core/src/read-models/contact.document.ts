@@ -1,57 +1,57 @@
 import { REPLY_SCHEMAS, type ContactDto } from '@crm/contracts';
 import { JsonFragment } from '@crm/messaging';
+import { isoOf } from '../records/record-common';
+
+/** A current document as a read finds it: the stored text and the contact's live columns (contact-documents.repository). */
+export interface CurrentDocumentRow {
+  id: string;
+  owner_id: string;
+  /** '' when none, as ContactDto has it. */
+  company_id: string;
+  /** As PostgreSQL's JSON writes a timestamptz. */
+  modified_at: string;
+  deals_count: number;
+  pending_deals_count: number;
+  pending_deals_amount: number;
+  head: string;
+  tail: string;
+}
 
 /**
  * A contact's stored document (crm.contact_documents, decisions.md "Contact documents"): its
  * `contact` object as JSON text, rendered once and spliced into replies as it is (a JsonFragment),
  * with the four live counters in between the stored `head` and `tail`.
  *
- * It is a ContactDto: the counters and the fields readers use (`id`, `owner_id`, `company_id`,
- * `modified_at`) are its own; any other field parses the text once, on first use. Its fields other
- * than `company_size` cannot be assigned.
+ * It is a ContactDto ({@link ContactDocument}): the counters and the fields readers use (`id`,
+ * `owner_id`, `company_id`, `modified_at`) are its own; any other field is a getter (defined
+ * below) that parses the text once, on first use. Its fields other than `company_size` cannot be
+ * assigned.
  */
-export class ContactDocument extends JsonFragment implements ContactDto {
+class StoredContact extends JsonFragment {
+  readonly id: string;
+  readonly owner_id: string;
+  readonly company_id: string;
+  readonly modified_at: string;
+  readonly pending_deal: boolean;
+  readonly total_pendings: number;
+  readonly total_deals_count: number;
   /** The contact's company's `contacts_count`; the reader fills it in. */
   company_size = 0;
+  private readonly head: string;
+  private readonly tail: string;
   private parsed: Record<string, unknown> | undefined;
-  // The stored fields: getters (defined below) that read the text, parsed once on first use.
-  declare readonly title: ContactDto['title'];
-  declare readonly first_name: ContactDto['first_name'];
-  declare readonly last_name: ContactDto['last_name'];
-  declare readonly job_title: ContactDto['job_title'];
-  declare readonly starred: ContactDto['starred'];
-  declare readonly photo_url: ContactDto['photo_url'];
-  declare readonly company_name: ContactDto['company_name'];
-  declare readonly urls: ContactDto['urls'];
-  declare readonly phones: ContactDto['phones'];
-  declare readonly emails: ContactDto['emails'];
-  declare readonly address_list: ContactDto['address_list'];
-  declare readonly status: ContactDto['status'];
-  declare readonly status_id: ContactDto['status_id'];
-  declare readonly tags: ContactDto['tags'];
-  declare readonly lead_source_id: ContactDto['lead_source_id'];
-  declare readonly lead_source: ContactDto['lead_source'];
-  declare readonly background: ContactDto['background'];
-  declare readonly custom_fields: ContactDto['custom_fields'];
-  declare readonly letter: ContactDto['letter'];
-  declare readonly sales_closed_for: ContactDto['sales_closed_for'];
-  declare readonly closed_sales: ContactDto['closed_sales'];
-  declare readonly google_contacts_data: ContactDto['google_contacts_data'];
-  declare readonly created_at: ContactDto['created_at'];
 
-  constructor(
-    readonly id: string,
-    readonly owner_id: string,
-    /** '' when none, as ContactDto has it. */
-    readonly company_id: string,
-    readonly modified_at: string,
-    readonly pending_deal: boolean,
-    readonly total_pendings: number,
-    readonly total_deals_count: number,
-    private readonly head: string,
-    private readonly tail: string,
-  ) {
+  constructor(row: CurrentDocumentRow) {
     super();
+    this.id = row.id;
+    this.owner_id = row.owner_id;
+    this.company_id = row.company_id;
+    this.modified_at = isoOf(row.modified_at);
+    this.pending_deal = row.pending_deals_count > 0;
+    this.total_pendings = row.pending_deals_amount;
+    this.total_deals_count = row.deals_count;
+    this.head = row.head;
+    this.tail = row.tail;
   }
 
   fragmentJson(): string {
@@ -62,6 +62,14 @@ export class ContactDocument extends JsonFragment implements ContactDto {
   stored(): Record<string, unknown> {
     return (this.parsed ??= JSON.parse(`${this.head}${this.tail.slice(1)}`) as Record<string, unknown>);
   }
+}
+
+/** A stored document read as the contact it is. */
+export type ContactDocument = StoredContact & ContactDto;
+
+/** The contact of a current document, its live counters from `row`. */
+export function contactDocument(row: CurrentDocumentRow): ContactDocument {
+  return new StoredContact(row) as ContactDocument;
 }
 
 /**
@@ -88,8 +96,8 @@ if (CONTACT_KEYS.slice(HEAD_KEYS.length, HEAD_KEYS.length + LIVE_KEYS.length).jo
 const OWN = new Set<string>(['id', 'owner_id', 'company_id', 'modified_at', ...LIVE_KEYS]);
 for (const key of [...HEAD_KEYS, ...TAIL_KEYS])
   if (!OWN.has(key))
-    Object.defineProperty(ContactDocument.prototype, key, {
-      get(this: ContactDocument) {
+    Object.defineProperty(StoredContact.prototype, key, {
+      get(this: StoredContact) {
         return this.stored()[key];
       },
       enumerable: false,
@@ -97,7 +105,7 @@ for (const key of [...HEAD_KEYS, ...TAIL_KEYS])
     });
 
 export function isContactDocument(value: unknown): value is ContactDocument {
-  return value instanceof ContactDocument;
+  return value instanceof StoredContact;
 }
 
 /** A contact as its document stores it: the text before and after the live counters. */

@@ -1,11 +1,10 @@
 import type { CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, ContactWrapperDto } from '@crm/contracts';
 import { sharedJson, stringifyWithFragments } from '@crm/messaging';
 import type { Db } from '../common/sql';
-import { isoOf } from '../records/record-common';
 import { QUEUED_ACTIONS_CAP, WRAPPER_COMPANY_CONTACTS_CAP, WRAPPER_COMPANY_CONTACTS_MAX_BYTES } from './caps';
 import { companySummariesFrom, loadCompanySummaries } from './company-summary.read-model';
 import { currentDocumentRows } from './contact-documents.repository';
-import { ContactDocument } from './contact.document';
+import { contactDocument } from './contact.document';
 import { contactWrapperParts, type ContactPageSql } from './contact-wrapper.repository';
 import { companyMatesOf } from './company.repository';
 import { contactOwnerId, contactRows } from './contact.repository';
@@ -162,21 +161,7 @@ async function viewerParts(
   });
   // Contacts with a current document splice it into the reply; the others are rendered from their rows.
   const contacts = new Map<string, ContactDto>(row.contacts.map((r) => [r.id, toContactDto(r, row.contact_fields)]));
-  for (const d of currentDocumentRows(row.documents))
-    contacts.set(
-      d.id,
-      new ContactDocument(
-        d.id,
-        d.owner_id,
-        d.company_id,
-        isoOf(d.modified_at),
-        d.pending_deals_count > 0,
-        d.pending_deals_amount,
-        d.deals_count,
-        d.head,
-        d.tail,
-      ),
-    );
+  for (const d of currentDocumentRows(row.documents)) contacts.set(d.id, contactDocument(d));
   const actions = contactActionsFrom(viewerId, [...contacts.keys()], row.actions);
   const companies = await companySummariesFrom(db, accountId, row.companies, row.company_fields);
   // A contact's company_size is its company's contacts_count (the same counter slots, summed once).

@@ -30,6 +30,8 @@ export interface ContactRow {
   total_deals_count: number;
   pending_count: number;
   total_pendings: number;
+  /** The version its document is rendered from (contact-documents.repository), as text (a bigint). */
+  doc_version: string;
   company_size: number;
   created_at: Date;
   modified_at: Date;
@@ -57,7 +59,7 @@ const COMPANY_SIZE = sql`CASE WHEN c.company_id IS NULL THEN 0
 export function contactRowsSql(accountId: string, ids: SqlFragment, includeDeleted: boolean, companySize = true): SqlFragment {
   return sql`SELECT c.id, c.owner_id, c.title, c.first_name, c.last_name, c.job_title, c.starred, c.photo_url, c.company_id, c.company_name,
                c.urls, c.phones, c.emails, c.address_list, c.status_id, s.text AS status, c.lead_source_id, ls.text AS lead_source, c.background,
-               c.custom_fields, c.closed_sales, c.google_contacts_data, c.letter, c.created_at, c.modified_at,
+               c.custom_fields, c.closed_sales, c.google_contacts_data, c.letter, c.created_at, c.modified_at, c.doc_version::text AS doc_version,
                coalesce((SELECT array_agg(t.name ORDER BY lower(t.name)) FROM crm.contact_tags ct JOIN crm.tags t ON t.id = ct.tag_id
                          WHERE ct.contact_id = c.id), '{}') AS tags,
                c.deals_count AS total_deals_count, c.pending_deals_count AS pending_count, c.pending_deals_amount::float8 AS total_pendings,
