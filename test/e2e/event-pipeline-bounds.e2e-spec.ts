@@ -9,8 +9,8 @@ import { metric, startReceiver, until } from './webhook-helpers';
 /**
  * The bounds of the event pipeline and the fan-out over HTTP (decisions.md "Event pipeline and
  * fan-out bounds"): a tenant's oversized events stop no one's webhooks, webhooks per account are
- * capped, a reply over NATS's limit is a clean 400, the delivery log names no address, and time
- * filters at the edges of the calendar are no 500.
+ * capped, a reply over one NATS message comes in parts and one over the 16 MiB reply limit is a
+ * clean 400, the delivery log names no address, and time filters at the edges of the calendar are no 500.
  */
 describe('event pipeline and fan-out bounds (e2e)', () => {
   const { services, admin, stranger, member } = setupE2e({ stranger: true, member: true });
@@ -64,13 +64,18 @@ describe('event pipeline and fan-out bounds (e2e)', () => {
     expect(second.company_id).toBe(companyId);
     const escaped = await heavyContact(admin, 'Escaped', null, '\u0001'.repeat(10_000));
     await ok(admin, 'PATCH', `/contacts/${first}`, { first_name: 'Edited' });
-    // Its own answer is over NATS's 1 MiB as well: the clean 400 naming `reply`, the edit committed.
+    // Its own answer is over NATS's 1 MiB as well: it comes in parts, whole (the 25 queued actions a wrapper shows).
     const big = await call(admin)<Json>('PATCH', `/contacts/${escaped.id}`, { first_name: 'Escaped' });
-    expect([big.status, big.body.errors]).toEqual([400, { reply: expect.stringContaining('1 MiB') }]);
-    // The company embeds both heavy contacts: its answer is over NATS's 1 MiB too, so the rename is
-    // answered with the clean 400 naming `reply`; the rename itself is committed, and its event written.
+    expect(big.status).toBe(200);
+    expect(big.text.length).toBeGreaterThan(1024 * 1024);
+    expect(big.body.data.contact).toMatchObject({ id: escaped.id, first_name: 'Escaped' });
+    expect(big.body.data.queued_actions).toHaveLength(25);
+    expect((big.body.data.queued_actions as Json[]).every((a) => a.text === '\u0001'.repeat(10_000))).toBe(true);
+    // The company embeds both heavy contacts: its answer is over NATS's 1 MiB too, and comes whole.
     const renamed = await call(admin)<Json>('PATCH', `/companies/${companyId}`, { name: 'Heavy Co renamed' });
-    expect([renamed.status, renamed.body.errors]).toEqual([400, { reply: expect.stringContaining('1 MiB') }]);
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data.company).toMatchObject({ id: companyId, name: 'Heavy Co renamed' });
+    expect((renamed.body.data.company.contacts as Json[]).map((w) => w.contact.id).sort()).toEqual([first, second.id].sort());
     const strangers = (await ok(stranger, 'POST', '/contacts', { last_name: 'Bystander' }, 201)).contact.id as string;
 
     // Built through the API, these events were still over NATS's 1 MiB before they were bounded when written.
@@ -134,16 +139,50 @@ describe('event pipeline and fan-out bounds (e2e)', () => {
       expect((await call(member)('POST', '/webhooks', body)).status).toBe(403);
   });
 
-  it('answers a list too large for one NATS message with a clean 400 naming the reply, and the account goes on', async () => {
+  it('answers a list larger than one NATS message whole, one over the 16 MiB reply limit with a clean 400, and the account goes on', async () => {
     const contact = (await ok(stranger, 'POST', '/contacts', { last_name: 'Notes' }, 201)).contact.id as string;
-    for (let i = 0; i < 30; i += 1) await ok(stranger, 'POST', `/contacts/${contact}/notes`, { text: `${i}`.padEnd(100_000, 'n') }, 201);
+    const ascii = (i: number) => `${i}`.padEnd(100_000, 'n');
+    for (let i = 0; i < 30; i += 1) await ok(stranger, 'POST', `/contacts/${contact}/notes`, { text: ascii(i) }, 201);
+    // About 3 MB: several NATS messages, joined.
+    const whole = await call(stranger)<Json>('GET', '/notes?per_page=100');
+    expect(whole.status).toBe(200);
+    expect(whole.body.data.total_count).toBe(30);
+    expect((whole.body.data.notes as Json[]).map((n) => n.note.text).sort()).toEqual(
+      Array.from({ length: 30 }, (_v, i) => ascii(i)).sort(),
+    );
+    // 60 more of 300 KB each (three bytes a character): the page would be about 21 MB.
+    for (let i = 0; i < 60; i += 1) await ok(stranger, 'POST', `/contacts/${contact}/notes`, { text: `${i}`.padEnd(100_000, '漢') }, 201);
     const res = await call(stranger)<Json>('GET', '/notes?per_page=100');
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error_name: 'invalid_request_data', errors: { reply: expect.stringContaining('1 MiB') } });
+    expect(res.body).toMatchObject({ error_name: 'invalid_request_data', errors: { reply: expect.stringContaining('16 MiB') } });
     // Nothing stays held: the next request of the account is answered.
     const page = await call(stranger)<Json>('GET', '/notes?per_page=5');
     expect(page.status).toBe(200);
-    expect(page.body.data.total_count).toBe(30);
+    expect(page.body.data.total_count).toBe(90);
+  });
+
+  it("lists a company's contacts in full when each wrapper repeats its 25 pending deals (about 2 MB, in parts)", async () => {
+    const company = `Busy Co ${Date.now()}`;
+    const firstContact = (await ok(stranger, 'POST', '/contacts', { last_name: 'Busy 00', company_name: company }, 201)).contact;
+    for (let i = 1; i < 60; i += 1)
+      await ok(
+        stranger,
+        'POST',
+        '/contacts',
+        { last_name: `Busy ${String(i).padStart(2, '0')}`, company_id: firstContact.company_id },
+        201,
+      );
+    for (let i = 0; i < 25; i += 1)
+      await ok(stranger, 'POST', `/contacts/${firstContact.id}/deals`, { name: `Deal ${i}`, amount: 100, text: 'd'.repeat(200) }, 201);
+    const res = await call(stranger)<Json>('GET', `/contacts?company_id=${firstContact.company_id}&per_page=100`);
+    expect(res.status).toBe(200);
+    expect(res.text.length).toBeGreaterThan(1024 * 1024);
+    const wrappers = res.body.data.contacts as Json[];
+    expect(wrappers.map((w) => w.contact.last_name)).toEqual(Array.from({ length: 60 }, (_v, i) => `Busy ${String(i).padStart(2, '0')}`));
+    for (const wrapper of wrappers) {
+      expect(wrapper.company).toMatchObject({ id: firstContact.company_id, pending_deals_count: 25 });
+      expect(wrapper.company.pending_deals).toHaveLength(25);
+    }
   });
 
   it('shows a failed delivery as a category in the delivery log, without the address or port it tried', async () => {

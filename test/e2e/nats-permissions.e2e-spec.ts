@@ -143,6 +143,16 @@ describe('the services with their own NATS and Redis users and permissions (e2e)
       );
   });
 
+  it("answers a read larger than one NATS message in parts, within crm-core's allowed responses", async () => {
+    // 30 notes of 100,000 characters: about 3 MB, four or more messages to the gateway's inbox.
+    const contact = (await ok(admin, 'POST', '/contacts', { last_name: 'Long notes' }, 201)).contact.id as string;
+    const text = (i: number) => `${i}`.padEnd(100_000, 'n');
+    for (let i = 0; i < 30; i += 1) await ok(admin, 'POST', `/contacts/${contact}/notes`, { text: text(i) }, 201);
+    const res = await call(admin)<Json>('GET', `/notes?contact_id=${contact}&per_page=100`);
+    expect(res.status).toBe(200);
+    expect((res.body.data.notes as Json[]).map((n) => n.note.text).sort()).toEqual(Array.from({ length: 30 }, (_v, i) => text(i)).sort());
+  });
+
   it('ran every service without a permission violation', () => {
     for (const proc of services.processes)
       expect({ name: proc.name, violations: /Permissions Violation|NOPERM|NOAUTH/.test(readFileSync(proc.logFile, 'utf8')) }).toEqual({

@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { LOGGER, METRICS_REGISTRY, ReadinessRegistry } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
-import { connectNats } from './nats-connection';
+import { connectNats, parseNatsUrl } from './nats-connection';
 import { RpcClient } from './rpc-client';
 import { RpcSigner } from './rpc-signature';
 
@@ -60,6 +60,7 @@ export class NatsClientModule implements OnApplicationShutdown {
               logger,
               signer: options.signingKey === undefined ? undefined : new RpcSigner(options.signingKey),
               observe: (subject, outcome, seconds) => duration.observe({ subject, outcome }, seconds),
+              inboxPrefix: parseNatsUrl(options.url).inboxPrefix,
             });
           },
         },

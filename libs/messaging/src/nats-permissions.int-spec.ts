@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { eventSubject, namespacedSubject, Subjects } from '@crm/contracts';
+import { eventSubject, namespacedSubject, RPC_REPLY_LIMITS, Subjects } from '@crm/contracts';
 import { startPrivateNats, uniqueNamespace, type PrivateServer } from '@crm/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { natsClientOptions } from './nats-connection';
-import { natsPermissions, natsServerConfig, NATS_SERVICES, type NatsService } from './nats-permissions';
+import { inboxPrefixOf, natsPermissions, natsServerConfig, NATS_SERVICES, type NatsService } from './nats-permissions';
 
 /**
  * The generated nats.conf on a private nats-server (the machine's shared NATS runs without users
@@ -63,6 +63,31 @@ describe('NATS users and permissions (private nats-server)', () => {
     await core.flush();
     const gateway = await as('api-gateway');
     expect((await gateway.request(subject(Subjects.UsersGet), 'question', { timeout: 2000 })).string()).toBe('answer');
+  });
+
+  it('lets crm-core answer one request in up to RPC_REPLY_LIMITS.maxParts messages (a reply in parts), and no more', async () => {
+    const core = await as('crm-core');
+    const refused = violation(core);
+    core.subscribe(subject(Subjects.ContactsList), {
+      queue: 'crm-core',
+      callback: (_e, msg) => {
+        for (let part = 0; part <= RPC_REPLY_LIMITS.maxParts; part += 1) core.publish(msg.reply!, String(part));
+      },
+    });
+    await core.flush();
+    const gateway = await as('api-gateway');
+    const inbox = `${inboxPrefixOf('api-gateway')}.parts`;
+    const received: string[] = [];
+    gateway.subscribe(inbox, {
+      callback: (_e, msg) => {
+        received.push(msg.string());
+      },
+    });
+    await gateway.flush();
+    gateway.publish(subject(Subjects.ContactsList), 'question', { reply: inbox });
+    expect(await refused).toMatch(/Permissions Violation/i);
+    await gateway.flush();
+    expect(received).toEqual(Array.from({ length: RPC_REPLY_LIMITS.maxParts }, (_v, part) => String(part)));
   });
 
   it('does not let the gateway read the requests of crm-core', async () => {

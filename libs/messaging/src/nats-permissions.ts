@@ -3,6 +3,7 @@ import {
   eventsStreamConfig,
   eventsStreamSubjects,
   namespacedSubject,
+  RPC_REPLY_LIMITS,
   Subjects,
   WEBHOOK_DISPATCHER_CONSUMER,
   type Subject,
@@ -25,7 +26,10 @@ export interface NatsUserPermissions {
   passwordVariable: string;
   publish: string[];
   subscribe: string[];
-  /** The service answers requests: it may publish to the reply subject of a request it received, once. */
+  /**
+   * The service answers requests: it may publish to the reply subject of a request it received, up
+   * to RPC_REPLY_LIMITS.maxParts times (a reply larger than one NATS message goes in parts).
+   */
   allowResponses: boolean;
 }
 
@@ -114,7 +118,7 @@ export function natsAuthorizationConfig(namespace: string): string {
       '      permissions: {',
       `        publish: { allow: ${list(p.publish, '        ')} }`,
       `        subscribe: { allow: ${list(p.subscribe, '        ')} }`,
-      ...(p.allowResponses ? ['        allow_responses: { max: 1 }'] : []),
+      ...(p.allowResponses ? [`        allow_responses: { max: ${RPC_REPLY_LIMITS.maxParts} }`] : []),
       '      }',
       '    }',
     ].join('\n'),

@@ -1,5 +1,5 @@
 import { connect, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { ApiError, ErrorName, namespacedSubject, RpcHeaders, type RpcReply } from '@crm/contracts';
+import { ApiError, ErrorName, namespacedSubject, RPC_REPLY_LIMITS, RpcHeaders, type RpcReply } from '@crm/contracts';
 import {
   acceptRequestId,
   deadlineIn,
@@ -167,27 +167,40 @@ export class NatsRpcServer {
   }
 
   /**
-   * Publishes the reply and returns what was sent. A reply over NATS's max_payload cannot be sent:
-   * a clean 400 that names the cause goes instead, at once, rather than leaving the caller to time
-   * out with 503.
+   * Publishes the reply and returns what was sent. A reply over NATS's max_payload goes in parts
+   * (RpcHeaders.replyParts, RPC_REPLY_LIMITS), one message each, in order; one over
+   * RPC_REPLY_LIMITS.maxBytes cannot be sent: a clean 400 that names the cause goes instead, at
+   * once, rather than leaving the caller to time out with 503.
    */
   private respond(msg: Msg, reply: RpcReply): RpcReply {
+    const { text, dataAt } = encodeReplyWithData(reply);
+    const bytes = encoder.encode(text);
+    const partSize = replyPartSize(this.nc?.info?.max_payload);
+    const parts = Math.max(1, Math.ceil(bytes.length / partSize));
+    if (bytes.length > RPC_REPLY_LIMITS.maxBytes || parts > RPC_REPLY_LIMITS.maxParts) return this.tooLarge(msg, bytes.length);
+    const first = dataAt === undefined && parts === 1 ? undefined : natsHeaders();
+    if (dataAt !== undefined) first!.set(RpcHeaders.replyDataAt, String(dataAt));
+    if (parts > 1) first!.set(RpcHeaders.replyParts, String(parts));
     try {
-      const { text, dataAt } = encodeReplyWithData(reply);
-      if (dataAt === undefined) msg.respond(text);
-      else {
-        const replyHeaders = natsHeaders();
-        replyHeaders.set(RpcHeaders.replyDataAt, String(dataAt));
-        msg.respond(text, { headers: replyHeaders });
+      msg.respond(parts === 1 ? bytes : bytes.subarray(0, partSize), first ? { headers: first } : undefined);
+      for (let part = 1; part < parts; part += 1) {
+        const headers = natsHeaders();
+        headers.set(RpcHeaders.replyPart, String(part));
+        this.nc!.publish(msg.reply!, bytes.subarray(part * partSize, (part + 1) * partSize), { headers });
       }
       return reply;
     } catch (error) {
+      // The server's limit is below what its INFO said (or unknown): the caller gets the 400, not a timeout.
       if (!isPayloadTooLarge(error)) throw error;
-      this.settings.logger.warn({ subject: msg.subject }, 'reply over the NATS payload limit: answered 400');
-      const tooLarge: RpcReply = { ok: false, error: replyTooLarge().toData() };
-      msg.respond(encodeReply(tooLarge));
-      return tooLarge;
+      return this.tooLarge(msg, bytes.length);
     }
+  }
+
+  private tooLarge(msg: Msg, bytes: number): RpcReply {
+    this.settings.logger.warn({ subject: msg.subject, bytes }, 'reply over the RPC reply limit: answered 400');
+    const tooLarge: RpcReply = { ok: false, error: replyTooLarge().toData() };
+    msg.respond(encodeReply(tooLarge));
+    return tooLarge;
   }
 
   /** Answers (when a reply is expected) with {@link requestRefused}, logs and counts the refusal. */
@@ -226,14 +239,22 @@ export function requestRefused(): ApiError {
   );
 }
 
+const encoder = new TextEncoder();
+
+/** Bytes of each part of a reply: the server's max_payload (1 MiB when unknown) less the room for headers. */
+export function replyPartSize(maxPayload: number | undefined): number {
+  const max = maxPayload && maxPayload > 2 * RPC_REPLY_LIMITS.headerRoom ? maxPayload : 1024 * 1024;
+  return max - RPC_REPLY_LIMITS.headerRoom;
+}
+
 function isPayloadTooLarge(error: unknown): boolean {
   return error instanceof Error && /max_payload/i.test(error.message);
 }
 
-/** What a caller gets when the answer would not fit in one NATS message (1 MiB by default). */
+/** What a caller gets when the answer is over RPC_REPLY_LIMITS.maxBytes (16 MiB). */
 export function replyTooLarge(): ApiError {
   return ApiError.invalid(
-    { reply: 'the answer would exceed the 1 MiB message limit; ask for fewer records (per_page) or fewer embedded fields' },
+    { reply: 'the answer would exceed the 16 MiB reply limit; ask for fewer records (per_page) or fewer embedded fields' },
     'The answer to this request is too large to send',
   );
 }

@@ -1,5 +1,5 @@
-import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import { ApiError, ErrorName, namespacedSubject, RpcHeaders, type RpcReply } from '@crm/contracts';
+import { createInbox, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { ApiError, ErrorName, namespacedSubject, RPC_REPLY_LIMITS, RpcHeaders, type RpcReply } from '@crm/contracts';
 import { contextWithSpan, currentRequestId, endSpan, injectTraceHeaders, SpanKind, startSpan } from '@crm/observability';
 import type { Logger } from 'pino';
 import { decodeReply, decodeReplyRaw, encodeRequest, nextNonce, signedBytes } from './nats-wire';
@@ -17,6 +17,27 @@ export interface RpcClientOptions {
   signer?: RpcSigner;
   /** Called with the outcome of every call, for metrics. */
   observe?: (subject: string, outcome: 'ok' | 'error' | 'unavailable', seconds: number) => void;
+  /** Where this client's reply inbox lives (the connection's `inboxPrefix`, `_INBOX.<NATS user>`); default `_INBOX`. */
+  inboxPrefix?: string;
+}
+
+/** A request waiting for its reply: the parts received so far. */
+interface PendingReply {
+  parts: Uint8Array[];
+  bytes: number;
+  expected: number;
+  headers: MsgHdrs | undefined;
+  timer: NodeJS.Timeout;
+  resolve(reply: { data: Uint8Array; headers: MsgHdrs | undefined }): void;
+  reject(error: Error): void;
+}
+
+/** Why a request got no reply: its name and message are logged (never sent to the caller). */
+class NoReply extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
 }
 
 /**
@@ -24,8 +45,16 @@ export interface RpcClientOptions {
  * a timeout or a lost connection becomes 503 service_unavailable within `timeoutMs`; a reply
  * that carries an error comes back as data. Every request carries the request id and, while
  * tracing, a client span's W3C `traceparent` in its headers.
+ *
+ * Replies arrive on one inbox subscription per client (`<inbox>.<n>`, one token per request); a
+ * reply larger than one NATS message arrives in parts (RpcHeaders.replyParts), joined here, at
+ * most RPC_REPLY_LIMITS in all (docs/decisions.md "Replies larger than one NATS message").
  */
 export class RpcClient {
+  private inbox: string | undefined;
+  private readonly pending = new Map<string, PendingReply>();
+  private nextToken = 0;
+
   constructor(
     private readonly nc: NatsConnection,
     private readonly options: RpcClientOptions,
@@ -61,10 +90,7 @@ export class RpcClient {
     }
     let reply: RpcReply<D>;
     try {
-      const msg = await this.nc.request(fullSubject, data, {
-        timeout: timeoutMs,
-        headers,
-      });
+      const msg = await this.send(fullSubject, data, headers, timeoutMs);
       const dataAt = rawData ? msg.headers?.get(RpcHeaders.replyDataAt) : undefined;
       const answer = dataAt ? decodeReplyRaw(msg.data, Number(dataAt)) : decodeReply(msg.data);
       if (isReply(answer)) reply = answer as RpcReply<D>;
@@ -82,6 +108,69 @@ export class RpcClient {
     if (span && !reply.ok) span.setAttribute('crm.error_name', reply.error.error_name);
     endSpan(span, reply.ok || !isServerError(reply.error.error_name) ? undefined : reply.error.error_name);
     return reply;
+  }
+
+  /** Publishes the request with this client's inbox as its reply subject; resolves with the reply's bytes (its parts joined). */
+  private send(
+    subject: string,
+    data: Uint8Array,
+    headers: MsgHdrs,
+    timeoutMs: number,
+  ): Promise<{ data: Uint8Array; headers: MsgHdrs | undefined }> {
+    const token = (this.nextToken++).toString(36);
+    const inbox = this.replyInbox();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.settle(token, new NoReply('TimeoutError', 'timeout')), timeoutMs);
+      this.pending.set(token, { parts: [], bytes: 0, expected: 1, headers: undefined, timer, resolve, reject });
+      try {
+        this.nc.publish(subject, data, { reply: `${inbox}.${token}`, headers });
+      } catch (error) {
+        this.settle(token, error as Error);
+      }
+    });
+  }
+
+  /** The reply inbox, subscribed on first use; a closed connection fails whatever still waits. */
+  private replyInbox(): string {
+    if (this.inbox !== undefined) return this.inbox;
+    const inbox = createInbox(this.options.inboxPrefix);
+    this.nc.subscribe(`${inbox}.*`, { callback: (error, msg) => (error ? undefined : this.receive(inbox, msg)) });
+    void this.nc.closed().then(() => {
+      for (const token of [...this.pending.keys()]) this.settle(token, new NoReply('ClosedConnectionError', 'connection closed'));
+    });
+    return (this.inbox = inbox);
+  }
+
+  /** One message on the inbox: NATS's no-responders notice, a whole reply, or one part of one. */
+  private receive(inbox: string, msg: Msg): void {
+    const token = msg.subject.slice(inbox.length + 1);
+    const waiting = this.pending.get(token);
+    if (!waiting) return; // its caller stopped waiting
+    if (msg.data.length === 0 && msg.headers?.code === 503) return this.settle(token, new NoReply('NoRespondersError', 'no responders'));
+    if (waiting.parts.length === 0) {
+      const parts = Number(msg.headers?.get(RpcHeaders.replyParts) || 1);
+      if (!Number.isInteger(parts) || parts < 1 || parts > RPC_REPLY_LIMITS.maxParts)
+        return this.settle(token, new NoReply('ReplyError', `a reply in ${msg.headers?.get(RpcHeaders.replyParts)} parts`));
+      waiting.expected = parts;
+      waiting.headers = msg.headers;
+    } else if (msg.headers?.get(RpcHeaders.replyPart) !== String(waiting.parts.length)) {
+      return this.settle(token, new NoReply('ReplyError', `part ${waiting.parts.length} of a reply missing`));
+    }
+    waiting.parts.push(msg.data);
+    waiting.bytes += msg.data.length;
+    if (waiting.bytes > RPC_REPLY_LIMITS.maxBytes) return this.settle(token, new NoReply('ReplyError', 'a reply over the reply limit'));
+    if (waiting.parts.length === waiting.expected) this.settle(token);
+  }
+
+  /** Ends a wait: with the reply (its parts joined), or with `error`. */
+  private settle(token: string, error?: Error): void {
+    const waiting = this.pending.get(token);
+    if (!waiting) return;
+    this.pending.delete(token);
+    clearTimeout(waiting.timer);
+    if (error) return waiting.reject(error);
+    const data = waiting.parts.length === 1 ? waiting.parts[0] : Buffer.concat(waiting.parts, waiting.bytes);
+    waiting.resolve({ data, headers: waiting.headers });
   }
 
   /** Like {@link call} but returns the data or throws the reply's error. */

@@ -3,7 +3,16 @@ import 'reflect-metadata';
 import { Controller, Module, UseInterceptors, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ApiError, ErrorName, GetUserRequest, Subjects, type Caller } from '@crm/contracts';
+import {
+  ApiError,
+  ErrorName,
+  GetUserRequest,
+  namespacedSubject,
+  RPC_REPLY_LIMITS,
+  RpcHeaders,
+  Subjects,
+  type Caller,
+} from '@crm/contracts';
 import {
   createLogger,
   currentIfMatch,
@@ -15,7 +24,7 @@ import {
 import { IsInt, Max, Min } from 'class-validator';
 import { ServiceKitModule } from '@crm/service-kit';
 import { uniqueNamespace } from '@crm/testing';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { attachNatsServer } from './attach-nats-server';
 import { RpcClient } from './rpc-client';
 import { RpcReplyInterceptor } from './rpc-reply.interceptor';
@@ -80,9 +89,16 @@ class EchoHandler {
     return { abandoned };
   }
 
+  /** About 3 MiB of JSON (several NATS messages), two-byte characters included: parts may split one. */
   @MessagePattern('test.huge.v1')
-  huge() {
-    return { text: 'x'.repeat(2 * 1024 * 1024) };
+  huge(@Payload() body: { seed: number }) {
+    return { seed: body.seed, text: `${'x'.repeat(1024 * 1024 + body.seed)}${'é'.repeat(1024 * 1024)}`, end: 'done' };
+  }
+
+  /** Over RPC_REPLY_LIMITS.maxBytes (16 MiB). */
+  @MessagePattern('test.giant.v1')
+  giant() {
+    return { text: 'x'.repeat(RPC_REPLY_LIMITS.maxBytes) };
   }
 
   @MessagePattern('test.slow.v1')
@@ -184,11 +200,59 @@ describe('RPC over NATS (real NATS)', () => {
     expect(patient).toEqual({ ok: true, data: { abandoned: false } });
   });
 
-  it('answers a reply too large for one NATS message with a clean 400 naming the cause, at once', async () => {
-    const reply = await client.call('test.huge.v1', {}, 5000);
+  it('delivers a reply larger than one NATS message in parts, joined byte for byte, several at once', async () => {
+    const maxPayload = nc.info!.max_payload;
+    const replies = await Promise.all(
+      [0, 1, 2].map((seed) => client.call<{ seed: number; text: string; end: string }>('test.huge.v1', { seed }, 10_000)),
+    );
+    replies.forEach((reply, seed) => {
+      expect(reply.ok).toBe(true);
+      if (!reply.ok) return;
+      expect(reply.data.seed).toBe(seed);
+      expect(reply.data.end).toBe('done');
+      expect(reply.data.text).toBe(`${'x'.repeat(1024 * 1024 + seed)}${'é'.repeat(1024 * 1024)}`);
+      // More than one message's worth: the reply really came in parts.
+      expect(Buffer.byteLength(JSON.stringify(reply.data))).toBeGreaterThan(2 * maxPayload);
+    });
+    // As the gateway reads it: `data` passed on as the JSON text crm-core wrote.
+    const raw = await client.call('test.huge.v1', { seed: 3 }, 10_000, { rawData: true });
+    expect(raw.ok && JSON.parse((raw.data as unknown as { json: string }).json).text.length).toBe(2 * 1024 * 1024 + 3);
+  });
+
+  it('takes a reply in parts only as sent: a part missing, or more parts than allowed, is no reply (503)', async () => {
+    const ns = uniqueNamespace('parts');
+    const rawClient = new RpcClient(nc, { namespace: ns, timeoutMs: 2000, logger });
+    const part = (key: string, value: string) => {
+      const h = headers();
+      h.set(key, value);
+      return { headers: h };
+    };
+    const sub = nc.subscribe(namespacedSubject(ns, 'test.raw.v1'), {
+      callback: (_error, msg) => {
+        const { mode } = JSON.parse(new TextDecoder().decode(msg.data)) as { mode: string };
+        if (mode === 'skip') {
+          nc.publish(msg.reply!, '{"ok":true,', part(RpcHeaders.replyParts, '3'));
+          nc.publish(msg.reply!, '"data":1}', part(RpcHeaders.replyPart, '2'));
+        } else if (mode === 'many') {
+          nc.publish(msg.reply!, '{"ok":true}', part(RpcHeaders.replyParts, String(RPC_REPLY_LIMITS.maxParts + 1)));
+        } else {
+          nc.publish(msg.reply!, '{"ok":true,', part(RpcHeaders.replyParts, '2'));
+          nc.publish(msg.reply!, '"data":{"joined":true}}', part(RpcHeaders.replyPart, '1'));
+        }
+      },
+    });
+    await nc.flush();
+    expect(await rawClient.call('test.raw.v1', { mode: 'whole' })).toEqual({ ok: true, data: { joined: true } });
+    await expect(rawClient.call('test.raw.v1', { mode: 'skip' })).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
+    await expect(rawClient.call('test.raw.v1', { mode: 'many' })).rejects.toMatchObject({ errorName: ErrorName.ServiceUnavailable });
+    sub.unsubscribe();
+  });
+
+  it('answers a reply over the 16 MiB reply limit with a clean 400 naming the cause, at once', async () => {
+    const reply = await client.call('test.giant.v1', {}, 10_000);
     expect(reply).toMatchObject({
       ok: false,
-      error: { error_name: 'invalid_request_data', errors: { reply: expect.stringContaining('1 MiB') } },
+      error: { error_name: 'invalid_request_data', errors: { reply: expect.stringContaining('16 MiB') } },
     });
     const after = await client.call('test.echo.v1', { value: 1 });
     expect(after.ok).toBe(true);

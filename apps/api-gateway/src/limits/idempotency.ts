@@ -10,6 +10,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** How long a repeat waits for the first request with its key to finish. */
 const WAIT_FOR_FIRST_MS = 15_000;
 const POLL_MS = 50;
+/**
+ * The largest answer kept for repeats (bytes of its JSON). Answers may reach 16 MiB (RPC_REPLY_LIMITS);
+ * a larger one than this is not kept, so that Redis holds at most this much per key for a day.
+ */
+export const IDEMPOTENCY_MAX_STORED_BYTES = 1024 * 1024;
 
 interface PendingRecord {
   state: 'pending';
@@ -20,9 +25,10 @@ interface DoneRecord {
   state: 'done';
   fingerprint: string;
   status: number;
-  /** Absent when the reply carried a secret: such a reply is never stored. */
+  /** Absent when the reply carried a secret, or was over IDEMPOTENCY_MAX_STORED_BYTES: such a reply is not stored. */
   body?: unknown;
   secret?: true;
+  tooLarge?: true;
 }
 type StoredRecord = PendingRecord | DoneRecord;
 
@@ -114,6 +120,11 @@ export class IdempotencyStore {
             ErrorName.Conflict,
             'A request with this Idempotency-Key already succeeded; its answer carried a secret, which is never stored, so it cannot be repeated',
           );
+        if (record.tooLarge)
+          throw new ApiError(
+            ErrorName.Conflict,
+            'A request with this Idempotency-Key already succeeded; its answer was too large to keep, so it cannot be repeated: read the record instead',
+          );
         return { status: record.status, body: record.body, replayed: true };
       }
       if (Date.now() > deadline)
@@ -131,7 +142,10 @@ export class IdempotencyStore {
     const done: DoneRecord = options.replyCarriesSecret
       ? { state: 'done', fingerprint, status: outcome.status, secret: true }
       : { state: 'done', fingerprint, status: outcome.status, body: outcome.body };
-    await this.finish(redisKey, owner, JSON.stringify(done)).catch(() => undefined);
+    let stored = JSON.stringify(done);
+    if (Buffer.byteLength(stored) > IDEMPOTENCY_MAX_STORED_BYTES)
+      stored = JSON.stringify({ state: 'done', fingerprint, status: outcome.status, tooLarge: true } satisfies DoneRecord);
+    await this.finish(redisKey, owner, stored).catch(() => undefined);
     return { ...outcome, replayed: false };
   }
 

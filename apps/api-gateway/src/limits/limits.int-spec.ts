@@ -5,7 +5,7 @@ import { uniqueNamespace } from '@crm/testing';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { GatewayConfig } from '../config/gateway.config';
-import { IdempotencyStore, requestFingerprint } from './idempotency';
+import { IDEMPOTENCY_MAX_STORED_BYTES, IdempotencyStore, requestFingerprint } from './idempotency';
 import { RateLimiter, type RateVerdict } from './rate-limiter';
 
 const logger = createLogger('limits-test', 'silent');
@@ -126,6 +126,27 @@ describe('per-user limits and idempotency keys (real Redis)', () => {
     it('key order in the body does not change the fingerprint; a value does', () => {
       expect(fp({ a: 1, b: { c: 2, d: 3 } })).toBe(fp({ b: { d: 3, c: 2 }, a: 1 }));
       expect(fp({ a: 1 })).not.toBe(fp({ a: 2 }));
+    });
+
+    it('keeps no answer over IDEMPOTENCY_MAX_STORED_BYTES: its repeat runs nothing and is 409, naming why', async () => {
+      const store = new IdempotencyStore(redis, config());
+      let runs = 0;
+      const large = { data: { text: 'é'.repeat(IDEMPOTENCY_MAX_STORED_BYTES / 2) } };
+      const first = await store.run('u', 'large', fp({}), async () => ((runs += 1), { status: 200, body: large }));
+      expect(first).toEqual({ status: 200, body: large, replayed: false });
+      await expect(store.run('u', 'large', fp({}), async () => ((runs += 1), { status: 200, body: large }))).rejects.toMatchObject({
+        errorName: ErrorName.Conflict,
+        message: expect.stringContaining('too large to keep'),
+      });
+      expect(runs).toBe(1);
+      // Just under the bound it is kept and replayed.
+      const kept = { data: { text: 'x'.repeat(IDEMPOTENCY_MAX_STORED_BYTES - 200) } };
+      await store.run('u', 'kept', fp({}), async () => ({ status: 200, body: kept }));
+      expect(await store.run('u', 'kept', fp({}), async () => ({ status: 200, body: 'again' }))).toEqual({
+        status: 200,
+        body: kept,
+        replayed: true,
+      });
     });
 
     it('lets a retry run again after the first attempt failed', async () => {

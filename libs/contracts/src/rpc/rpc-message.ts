@@ -64,4 +64,26 @@ export const RpcHeaders = {
    * can pass that text on into its answer without parsing and re-serializing it.
    */
   replyDataAt: 'X-Reply-Data-At',
+  /**
+   * On the first message of a reply larger than one NATS message: how many messages the reply's
+   * bytes come in (RPC_REPLY_LIMITS); the next ones carry {@link RpcHeaders.replyPart}.
+   */
+  replyParts: 'X-Reply-Parts',
+  /** On the second and later messages of a reply in parts: the part's index (1, 2, ...), in order. */
+  replyPart: 'X-Reply-Part',
+} as const;
+
+/**
+ * How large a reply may be (docs/decisions.md "Replies larger than one NATS message"). A reply over
+ * the server's max_payload (1 MiB by default) goes in parts, each one NATS message published to the
+ * request's reply subject in order; the caller joins them. `parts` also bounds how often a
+ * responder may publish to one reply subject (NATS `allow_responses`).
+ */
+export const RPC_REPLY_LIMITS = {
+  /** Bytes (UTF-8) of one reply at most, all parts together. */
+  maxBytes: 16 * 1024 * 1024,
+  /** Messages of one reply at most. */
+  maxParts: 64,
+  /** Bytes of each message left for its headers below the server's max_payload. */
+  headerRoom: 16 * 1024,
 } as const;
