@@ -18,6 +18,7 @@ export interface AttachNatsServerOptions {
 }
 
 const REFUSED_METRIC = 'nats_requests_refused_total';
+const LARGE_REPLIES_METRIC = 'nats_server_large_replies_total';
 
 /**
  * Per-subject RED of the requests this service handles. `subject` is a registered handler's
@@ -72,6 +73,14 @@ export async function attachNatsServer(app: INestApplication, options: AttachNat
       registers: [registry],
     });
   const handled = handledMetrics(registry);
+  const large =
+    (registry.getSingleMetric(LARGE_REPLIES_METRIC) as Counter<'subject' | 'kind'> | undefined) ??
+    new Counter({
+      name: LARGE_REPLIES_METRIC,
+      help: 'Replies larger than one NATS message, by subject and kind (parts: sent in parts; too_large: over the 16 MiB reply limit, answered 400)',
+      labelNames: ['subject', 'kind'],
+      registers: [registry],
+    });
   const server = new NatsRpcServer(discoverRpcHandlers(app), {
     ...options,
     name: `${options.service}-${process.pid}`,
@@ -82,6 +91,7 @@ export async function attachNatsServer(app: INestApplication, options: AttachNat
       handled.duration.observe({ subject }, seconds);
       if (errorName) handled.errors.inc({ subject, error_name: errorName });
     },
+    onLargeReply: (subject, kind) => large.inc({ subject, kind }),
   });
   options.logger.info({ verifyKeys: verifier.keyIds }, 'NATS requests are accepted when signed by these keys');
   const readiness = app.get(ReadinessRegistry);

@@ -38,6 +38,11 @@ export interface NatsRpcServerOptions {
    * reply, and the seconds from receipt. For metrics.
    */
   onHandled?: (subject: string, outcome: RpcOutcome, seconds: number, errorName?: string) => void;
+  /**
+   * Called for a reply larger than one NATS message: sent in parts, or refused as over
+   * RPC_REPLY_LIMITS.maxBytes (the clean 400). The registered subject and the reply's bytes. For metrics.
+   */
+  onLargeReply?: (subject: string, kind: 'parts' | 'too_large', bytes: number) => void;
 }
 
 /**
@@ -135,7 +140,7 @@ export class NatsRpcServer {
   /** Calls the handler, publishes its reply (when one is expected) and reports the request. */
   private async answer(handler: RpcHandler, msg: Msg, requestId: string, started: bigint, span: Span | undefined): Promise<void> {
     let reply = await this.invoke(handler, msg);
-    if (msg.reply) reply = this.respond(msg, reply);
+    if (msg.reply) reply = this.respond(handler.subject, msg, reply);
     const { outcome, errorName } = outcomeOfReply(reply);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     this.settings.onHandled?.(handler.subject, outcome, seconds, errorName);
@@ -172,12 +177,12 @@ export class NatsRpcServer {
    * RPC_REPLY_LIMITS.maxBytes cannot be sent: a clean 400 that names the cause goes instead, at
    * once, rather than leaving the caller to time out with 503.
    */
-  private respond(msg: Msg, reply: RpcReply): RpcReply {
+  private respond(subject: string, msg: Msg, reply: RpcReply): RpcReply {
     const { text, dataAt } = encodeReplyWithData(reply);
     const bytes = encoder.encode(text);
     const partSize = replyPartSize(this.nc?.info?.max_payload);
     const parts = Math.max(1, Math.ceil(bytes.length / partSize));
-    if (bytes.length > RPC_REPLY_LIMITS.maxBytes || parts > RPC_REPLY_LIMITS.maxParts) return this.tooLarge(msg, bytes.length);
+    if (bytes.length > RPC_REPLY_LIMITS.maxBytes || parts > RPC_REPLY_LIMITS.maxParts) return this.tooLarge(subject, msg, bytes.length);
     const first = dataAt === undefined && parts === 1 ? undefined : natsHeaders();
     if (dataAt !== undefined) first!.set(RpcHeaders.replyDataAt, String(dataAt));
     if (parts > 1) first!.set(RpcHeaders.replyParts, String(parts));
@@ -188,15 +193,17 @@ export class NatsRpcServer {
         headers.set(RpcHeaders.replyPart, String(part));
         this.nc!.publish(msg.reply!, bytes.subarray(part * partSize, (part + 1) * partSize), { headers });
       }
+      if (parts > 1) this.settings.onLargeReply?.(subject, 'parts', bytes.length);
       return reply;
     } catch (error) {
       // The server's limit is below what its INFO said (or unknown): the caller gets the 400, not a timeout.
       if (!isPayloadTooLarge(error)) throw error;
-      return this.tooLarge(msg, bytes.length);
+      return this.tooLarge(subject, msg, bytes.length);
     }
   }
 
-  private tooLarge(msg: Msg, bytes: number): RpcReply {
+  private tooLarge(subject: string, msg: Msg, bytes: number): RpcReply {
+    this.settings.onLargeReply?.(subject, 'too_large', bytes);
     this.settings.logger.warn({ subject: msg.subject, bytes }, 'reply over the RPC reply limit: answered 400');
     const tooLarge: RpcReply = { ok: false, error: replyTooLarge().toData() };
     msg.respond(encodeReply(tooLarge));

@@ -22,7 +22,8 @@ import {
   runWithRequestId,
 } from '@crm/observability';
 import { IsInt, Max, Min } from 'class-validator';
-import { ServiceKitModule } from '@crm/service-kit';
+import { METRICS_REGISTRY, ServiceKitModule } from '@crm/service-kit';
+import type { Registry } from 'prom-client';
 import { uniqueNamespace } from '@crm/testing';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { attachNatsServer } from './attach-nats-server';
@@ -145,6 +146,12 @@ describe('RPC over NATS (real NATS)', () => {
     await nc?.drain();
   });
 
+  /** The replica's nats_server_large_replies_total for `subject` and `kind`. */
+  const largeReplies = async (subject: string, kind: string) =>
+    (await replica.get<Registry>(METRICS_REGISTRY).getSingleMetric('nats_server_large_replies_total')!.get()).values.find(
+      (v) => v.labels.subject === subject && v.labels.kind === kind,
+    )?.value ?? 0;
+
   it('delivers the payload and carries the request id in headers', async () => {
     const reply = await runWithRequestId('req-42', () => client.call<{ value: number; requestId: string }>('test.echo.v1', { value: 7 }));
     expect(reply).toEqual({ ok: true, data: expect.objectContaining({ value: 7, requestId: 'req-42' }) });
@@ -217,6 +224,7 @@ describe('RPC over NATS (real NATS)', () => {
     // As the gateway reads it: `data` passed on as the JSON text crm-core wrote.
     const raw = await client.call('test.huge.v1', { seed: 3 }, 10_000, { rawData: true });
     expect(raw.ok && JSON.parse((raw.data as unknown as { json: string }).json).text.length).toBe(2 * 1024 * 1024 + 3);
+    expect(await largeReplies('test.huge.v1', 'parts')).toBe(4);
   });
 
   it('takes a reply in parts only as sent: a part missing, or more parts than allowed, is no reply (503)', async () => {
@@ -254,6 +262,7 @@ describe('RPC over NATS (real NATS)', () => {
       ok: false,
       error: { error_name: 'invalid_request_data', errors: { reply: expect.stringContaining('16 MiB') } },
     });
+    expect(await largeReplies('test.giant.v1', 'too_large')).toBe(1);
     const after = await client.call('test.echo.v1', { value: 1 });
     expect(after.ok).toBe(true);
   });
