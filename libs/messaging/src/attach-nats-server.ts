@@ -20,6 +20,11 @@ export interface AttachNatsServerOptions {
 const REFUSED_METRIC = 'nats_requests_refused_total';
 const LARGE_REPLIES_METRIC = 'nats_server_large_replies_total';
 
+/** The registry's counter `name`, created on first use (several servers of one process share it). */
+function sharedCounter<L extends string>(registry: Registry, name: string, help: string, labelNames: L[]): Counter<L> {
+  return (registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [registry] });
+}
+
 /**
  * Per-subject RED of the requests this service handles. `subject` is a registered handler's
  * subject (a contract constant: bounded), `outcome` ok, client_error (a 4xx reply) or server_error
@@ -64,23 +69,19 @@ function handledMetrics(registry: Registry) {
 export async function attachNatsServer(app: INestApplication, options: AttachNatsServerOptions): Promise<NatsRpcServer> {
   const verifier = new RpcVerifier(options.verifyKeys);
   const registry = app.get<Registry>(METRICS_REGISTRY);
-  const refused =
-    (registry.getSingleMetric(REFUSED_METRIC) as Counter<'subject' | 'reason'> | undefined) ??
-    new Counter({
-      name: REFUSED_METRIC,
-      help: 'NATS requests refused before any handler (unsigned, forged, expired, replayed or re-targeted), by subject and reason',
-      labelNames: ['subject', 'reason'],
-      registers: [registry],
-    });
+  const refused = sharedCounter(
+    registry,
+    REFUSED_METRIC,
+    'NATS requests refused before any handler (unsigned, forged, expired, replayed or re-targeted), by subject and reason',
+    ['subject', 'reason'],
+  );
   const handled = handledMetrics(registry);
-  const large =
-    (registry.getSingleMetric(LARGE_REPLIES_METRIC) as Counter<'subject' | 'kind'> | undefined) ??
-    new Counter({
-      name: LARGE_REPLIES_METRIC,
-      help: 'Replies larger than one NATS message, by subject and kind (parts: sent in parts; too_large: over the 16 MiB reply limit, answered 400)',
-      labelNames: ['subject', 'kind'],
-      registers: [registry],
-    });
+  const large = sharedCounter(
+    registry,
+    LARGE_REPLIES_METRIC,
+    'Replies larger than one NATS message, by subject and kind (parts: sent in parts; too_large: over the 16 MiB reply limit, answered 400)',
+    ['subject', 'kind'],
+  );
   const server = new NatsRpcServer(discoverRpcHandlers(app), {
     ...options,
     name: `${options.service}-${process.pid}`,
