@@ -20,9 +20,9 @@ export interface AttachNatsServerOptions {
 const REFUSED_METRIC = 'nats_requests_refused_total';
 const LARGE_REPLIES_METRIC = 'nats_server_large_replies_total';
 
-/** The registry's counter `name`, created on first use (several servers of one process share it). */
-function sharedCounter<L extends string>(registry: Registry, name: string, help: string, labelNames: L[]): Counter<L> {
-  return (registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [registry] });
+/** The registry's metric `name`, made by `create` on first use (several servers of one process share it). */
+function shared<M>(registry: Registry, name: string, create: () => M): M {
+  return (registry.getSingleMetric(name) as M | undefined) ?? create();
 }
 
 /**
@@ -69,18 +69,28 @@ function handledMetrics(registry: Registry) {
 export async function attachNatsServer(app: INestApplication, options: AttachNatsServerOptions): Promise<NatsRpcServer> {
   const verifier = new RpcVerifier(options.verifyKeys);
   const registry = app.get<Registry>(METRICS_REGISTRY);
-  const refused = sharedCounter(
+  const refused = shared(
     registry,
     REFUSED_METRIC,
-    'NATS requests refused before any handler (unsigned, forged, expired, replayed or re-targeted), by subject and reason',
-    ['subject', 'reason'],
+    () =>
+      new Counter({
+        name: REFUSED_METRIC,
+        help: 'NATS requests refused before any handler (unsigned, forged, expired, replayed or re-targeted), by subject and reason',
+        labelNames: ['subject', 'reason'],
+        registers: [registry],
+      }),
   );
   const handled = handledMetrics(registry);
-  const large = sharedCounter(
+  const large = shared(
     registry,
     LARGE_REPLIES_METRIC,
-    'Replies larger than one NATS message, by subject and kind (parts: sent in parts; too_large: over the 16 MiB reply limit, answered 400)',
-    ['subject', 'kind'],
+    () =>
+      new Counter({
+        name: LARGE_REPLIES_METRIC,
+        help: 'Replies larger than one NATS message, by subject and kind (parts: sent in parts; too_large: over the 16 MiB reply limit, answered 400)',
+        labelNames: ['subject', 'kind'],
+        registers: [registry],
+      }),
   );
   const server = new NatsRpcServer(discoverRpcHandlers(app), {
     ...options,
