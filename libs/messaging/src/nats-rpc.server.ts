@@ -1,4 +1,4 @@
-import { connect, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { connect, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { ApiError, ErrorName, namespacedSubject, RPC_REPLY_LIMITS, RpcHeaders, type RpcReply } from '@crm/contracts';
 import {
   acceptRequestId,
@@ -183,9 +183,12 @@ export class NatsRpcServer {
     const partSize = replyPartSize(this.nc?.info?.max_payload);
     const parts = Math.max(1, Math.ceil(bytes.length / partSize));
     if (bytes.length > RPC_REPLY_LIMITS.maxBytes || parts > RPC_REPLY_LIMITS.maxParts) return this.tooLarge(subject, msg, bytes.length);
-    const first = dataAt === undefined && parts === 1 ? undefined : natsHeaders();
-    if (dataAt !== undefined) first!.set(RpcHeaders.replyDataAt, String(dataAt));
-    if (parts > 1) first!.set(RpcHeaders.replyParts, String(parts));
+    let first: MsgHdrs | undefined;
+    if (dataAt !== undefined || parts > 1) {
+      first = natsHeaders();
+      if (dataAt !== undefined) first.set(RpcHeaders.replyDataAt, String(dataAt));
+      if (parts > 1) first.set(RpcHeaders.replyParts, String(parts));
+    }
     try {
       msg.respond(parts === 1 ? bytes : bytes.subarray(0, partSize), first ? { headers: first } : undefined);
       for (let part = 1; part < parts; part += 1) {
@@ -249,7 +252,7 @@ export function requestRefused(): ApiError {
 const encoder = new TextEncoder();
 
 /** Bytes of each part of a reply: the server's max_payload (1 MiB when unknown) less the room for headers. */
-export function replyPartSize(maxPayload: number | undefined): number {
+function replyPartSize(maxPayload: number | undefined): number {
   const max = maxPayload && maxPayload > 2 * RPC_REPLY_LIMITS.headerRoom ? maxPayload : 1024 * 1024;
   return max - RPC_REPLY_LIMITS.headerRoom;
 }

@@ -1,4 +1,14 @@
-import { createInbox, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import {
+  ClosedConnectionError,
+  createInbox,
+  headers as natsHeaders,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+} from '@nats-io/transport-node';
 import { ApiError, ErrorName, namespacedSubject, RPC_REPLY_LIMITS, RpcHeaders, type RpcReply } from '@crm/contracts';
 import { contextWithSpan, currentRequestId, endSpan, injectTraceHeaders, SpanKind, startSpan } from '@crm/observability';
 import type { Logger } from 'pino';
@@ -23,6 +33,7 @@ export interface RpcClientOptions {
 
 /** A request waiting for its reply: the parts received so far. */
 interface PendingReply {
+  subject: string;
   parts: Uint8Array[];
   bytes: number;
   expected: number;
@@ -30,14 +41,6 @@ interface PendingReply {
   timer: NodeJS.Timeout;
   resolve(reply: { data: Uint8Array; headers: MsgHdrs | undefined }): void;
   reject(error: Error): void;
-}
-
-/** Why a request got no reply: its name and message are logged (never sent to the caller). */
-class NoReply extends Error {
-  constructor(name: string, message: string) {
-    super(message);
-    this.name = name;
-  }
 }
 
 /**
@@ -120,8 +123,8 @@ export class RpcClient {
     const token = (this.nextToken++).toString(36);
     const inbox = this.replyInbox();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.settle(token, new NoReply('TimeoutError', 'timeout')), timeoutMs);
-      this.pending.set(token, { parts: [], bytes: 0, expected: 1, headers: undefined, timer, resolve, reject });
+      const timer = setTimeout(() => this.settle(token, new TimeoutError()), timeoutMs);
+      this.pending.set(token, { subject, parts: [], bytes: 0, expected: 1, headers: undefined, timer, resolve, reject });
       try {
         this.nc.publish(subject, data, { reply: `${inbox}.${token}`, headers });
       } catch (error) {
@@ -136,7 +139,7 @@ export class RpcClient {
     const inbox = createInbox(this.options.inboxPrefix);
     this.nc.subscribe(`${inbox}.*`, { callback: (error, msg) => (error ? undefined : this.receive(inbox, msg)) });
     void this.nc.closed().then(() => {
-      for (const token of [...this.pending.keys()]) this.settle(token, new NoReply('ClosedConnectionError', 'connection closed'));
+      for (const token of [...this.pending.keys()]) this.settle(token, new ClosedConnectionError());
     });
     return (this.inbox = inbox);
   }
@@ -146,19 +149,19 @@ export class RpcClient {
     const token = msg.subject.slice(inbox.length + 1);
     const waiting = this.pending.get(token);
     if (!waiting) return; // its caller stopped waiting
-    if (msg.data.length === 0 && msg.headers?.code === 503) return this.settle(token, new NoReply('NoRespondersError', 'no responders'));
+    if (msg.data.length === 0 && msg.headers?.code === 503) return this.settle(token, new NoRespondersError(waiting.subject));
     if (waiting.parts.length === 0) {
       const parts = Number(msg.headers?.get(RpcHeaders.replyParts) || 1);
       if (!Number.isInteger(parts) || parts < 1 || parts > RPC_REPLY_LIMITS.maxParts)
-        return this.settle(token, new NoReply('ReplyError', `a reply in ${msg.headers?.get(RpcHeaders.replyParts)} parts`));
+        return this.settle(token, new RequestError(`a reply in ${msg.headers?.get(RpcHeaders.replyParts)} parts`));
       waiting.expected = parts;
       waiting.headers = msg.headers;
     } else if (msg.headers?.get(RpcHeaders.replyPart) !== String(waiting.parts.length)) {
-      return this.settle(token, new NoReply('ReplyError', `part ${waiting.parts.length} of a reply missing`));
+      return this.settle(token, new RequestError(`part ${waiting.parts.length} of a reply missing`));
     }
     waiting.parts.push(msg.data);
     waiting.bytes += msg.data.length;
-    if (waiting.bytes > RPC_REPLY_LIMITS.maxBytes) return this.settle(token, new NoReply('ReplyError', 'a reply over the reply limit'));
+    if (waiting.bytes > RPC_REPLY_LIMITS.maxBytes) return this.settle(token, new RequestError('a reply over the reply limit'));
     if (waiting.parts.length === waiting.expected) this.settle(token);
   }
 

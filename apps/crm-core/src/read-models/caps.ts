@@ -38,7 +38,7 @@ export const WRAPPER_COMPANY_CONTACTS_CAP = 3;
 /**
  * Bytes (JSON) of `company.contacts` inside a contact wrapper: its entries stop before the one that
  * would pass this, so large contacts (long backgrounds, many fields) never push a single-contact
- * answer, or a write's, past NATS's 1 MiB message limit. The first entry is left out too when it
+ * answer, or a write's, past one NATS message (1 MiB; a larger answer goes in parts, and more slowly). The first entry is left out too when it
  * alone is larger; `contacts_count` still gives the total.
  */
 export const WRAPPER_COMPANY_CONTACTS_MAX_BYTES = 64 * 1024;
