@@ -315,6 +315,56 @@ describe('ContactsRepository (real PostgreSQL)', () => {
       expect(await read('asc', 31, 100)).toEqual({ ids: [], total: 3000, wrappers: [] });
     });
 
+    it('reads a search from its matches alone: pages, totals, the cascade and other filters as over the table, no lookup by id', async () => {
+      const db = dataSource.manager;
+      // Terms of three characters or more go through the trigram CTE; "seed 00" matches 300 of the 3000.
+      const search = 'SEED 00';
+      const deleted = keys.find((k) => k.sort_name.toLowerCase().includes('seed 00'))!;
+      await db.query('UPDATE crm.contacts SET deleted_at = now() WHERE id = $1', [deleted.id]);
+      await insert(other, { first_name: 'F1', last_name: 'Seed 0001' });
+      try {
+        // The oracle: the same rows read from the table by a plain LIKE, in the name order.
+        const expected: Array<{ sort_name: string; id: string }> = (
+          await db.query(
+            `SELECT id, sort_name FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL AND search_text LIKE '%seed 00%'
+             ORDER BY sort_name, id`,
+            [owner().accountId, owner().userId],
+          )
+        ).map((r: { id: string; sort_name: string }) => ({ sort_name: r.sort_name, id: r.id }));
+        expect(expected.length).toBe(299);
+        const q = contacts.filter(owner().accountId, owner().userId, { search }, null);
+        const page = (n: number, perPage = 100, direction: 'asc' | 'desc' = 'asc') =>
+          contactWrapperPage(db, owner().accountId, contacts.page(q, { key: 'name', direction }, n, perPage), owner().userId);
+        const second = await page(2);
+        expect(second.total).toBe(299);
+        expect(second.ids).toEqual(expected.slice(100, 200).map((k) => k.id));
+        expect(second.wrappers.map((w) => w.contact.id)).toEqual(second.ids);
+        expect((await page(1, 10, 'desc')).ids).toEqual(
+          [...expected]
+            .reverse()
+            .slice(0, 10)
+            .map((k) => k.id),
+        );
+        expect(await page(4)).toEqual({ ids: [], total: 299, wrappers: [] });
+        expect(await contacts.count(db, q)).toBe(299);
+        // The cascade over the search: batches after a key and items_left.
+        expect(await contacts.cascadeBatch(db, q, expected[49], 25)).toEqual(expected.slice(50, 75));
+        expect(await contacts.countAfter(db, q, expected[49])).toBe(299 - 50);
+        expect(await contacts.countAfter(db, q, expected[49], 100)).toBe(299 - 50);
+        // Another filter on top: the matches whose letter is "s" (all of them) and none starred.
+        const lettered = contacts.filter(owner().accountId, owner().userId, { search, letter: 's', starred: true }, null);
+        expect(await contacts.count(db, lettered)).toBe(0);
+        // The statement reads the matches once (by the trigram index, or a scan on a table this
+        // small) and takes its contacts from them: never looked up again by id.
+        const [plan] = await many(db, sql`EXPLAIN (FORMAT JSON) ${contacts.cascadeBatchStatement(q, null, 100)}`);
+        const text = JSON.stringify(plan);
+        expect(text).toMatch(/"CTE Name":"search_hits","Alias":"c"/);
+        expect(text).not.toContain('"Index Name":"contacts_pkey"');
+      } finally {
+        await db.query('UPDATE crm.contacts SET deleted_at = NULL WHERE id = $1', [deleted.id]);
+      }
+    });
+
     it('reads a batch on the name index with the keyset bound as an index condition, without sorting', async () => {
       const q = contacts.filter(owner().accountId, owner().userId, {}, null);
       const [plan] = await many(dataSource.manager, sql`EXPLAIN (FORMAT JSON) ${contacts.cascadeBatchStatement(q, keys[1500], 100)}`);

@@ -35,9 +35,14 @@ export interface NameKey {
   id: string;
 }
 
-/** The WHERE of a contact list over `crm.contacts c`, with the common table expressions it refers to. */
+/** The WHERE of a contact list over `from` (rows of crm.contacts as `c`), with the common table expressions it refers to. */
 export interface ContactQuery {
   ctes: SqlFragment[];
+  /**
+   * Where the contacts come from, as `c`: `crm.contacts c`, or a common table expression of whole
+   * contact rows (a search's matches: read once from the heap, never looked up again by id).
+   */
+  from: SqlFragment;
   where: SqlFragment;
   /**
    * Set when the query is the owner scope alone (no other filter): its total is the stored
@@ -61,6 +66,9 @@ export const CONTACT_SORT_COLUMNS: Record<ContactSortKey, SqlFragment> = {
 /** How far into the name order the cascade counts `items_left` from the front. */
 export const CASCADE_COUNT_REACH = 20_000;
 
+const CONTACTS = sql`crm.contacts c`;
+const SEARCH_HITS = sql`search_hits c`;
+
 const withClause = (q: ContactQuery): SqlFragment => (q.ctes.length > 0 ? sql`WITH ${sql.join(q.ctes, ', ')} ` : sql.empty);
 const exists = (flag: boolean, query: SqlFragment): SqlFragment => (flag ? sql`EXISTS (${query})` : sql`NOT EXISTS (${query})`);
 
@@ -82,6 +90,7 @@ export class ContactsRepository {
    */
   filter(accountId: string, userId: string, f: ContactFilterRequest, saved: SqlFragment | null): ContactQuery {
     const ctes: SqlFragment[] = [];
+    let from = CONTACTS;
     const where: SqlFragment[] = [sql`c.account_id = ${accountId}`, sql`c.deleted_at IS NULL`];
     const ownerId = f.owner_id ? f.owner_id.toLowerCase() : f.team !== true ? userId : null;
     if (ownerId !== null) where.push(sql`c.owner_id = ${ownerId}`);
@@ -91,11 +100,14 @@ export class ContactsRepository {
       const term = searchTermOf(f.search);
       if (term.length >= 3) {
         // The trigram index finds the matches first (a fence the planner cannot flatten): walking
-        // the name index and filtering could read most of the account for a rare term.
+        // the name index and filtering could read most of the account for a rare term. The
+        // matches are whole rows, which the list reads as its contacts: the bitmap scan has
+        // fetched them from the heap already, and looking each up again by id (for the page, and
+        // again for the total) cost 2-3 times the search itself (bench/results, issue 17).
         ctes.push(
-          sql`search_hits AS MATERIALIZED (SELECT s.id FROM crm.contacts s WHERE s.account_id = ${accountId} AND s.search_text LIKE ${`%${escapeLike(term)}%`})`,
+          sql`search_hits AS MATERIALIZED (SELECT s.* FROM crm.contacts s WHERE s.account_id = ${accountId} AND s.search_text LIKE ${`%${escapeLike(term)}%`})`,
         );
-        where.push(sql`c.id IN (SELECT id FROM search_hits)`);
+        from = SEARCH_HITS;
       } else if (term) {
         // One or two characters have no trigram: a filter over the name order.
         where.push(sql`c.search_text LIKE ${`%${escapeLike(term)}%`}`);
@@ -175,7 +187,7 @@ export class ContactsRepository {
     if (saved) where.push(sql`(${saved})`);
     where.push(...timeFilterConditions(f, 'c'));
     const counted = ctes.length === 0 && where.length === scopeOnly ? { account_id: accountId, owner_id: ownerId } : undefined;
-    return { ctes, where: sql.and(where), counted };
+    return { ctes, from, where: sql.and(where), counted };
   }
 
   async count(db: Db, q: ContactQuery): Promise<number> {
@@ -187,7 +199,7 @@ export class ContactsRepository {
    * alone (`q.counted`: at most 16 rows per owner), else a count of the matching rows.
    */
   private totalSql(q: ContactQuery): SqlFragment {
-    if (!q.counted) return sql`SELECT count(*)::int AS total FROM crm.contacts c WHERE ${q.where}`;
+    if (!q.counted) return sql`SELECT count(*)::int AS total FROM ${q.from} WHERE ${q.where}`;
     const { account_id: accountId, owner_id: ownerId } = q.counted;
     return ownerId === null
       ? sql`SELECT coalesce(sum(contacts_count), 0)::int AS total FROM crm.contact_owner_counters WHERE account_id = ${accountId}`
@@ -210,7 +222,7 @@ export class ContactsRepository {
     return {
       ctes: q.ctes,
       rows: sql`SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS}, row_number() OVER (ORDER BY ${orderBy}) AS n
-                FROM crm.contacts c WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
+                FROM ${q.from} WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
       total: this.totalSql(q),
       prepare: q.counted !== undefined,
     };
@@ -226,7 +238,11 @@ export class ContactsRepository {
     const stream = sql`stream AS (SELECT DISTINCT ON (a.contact_id) a.contact_id, ${urgencyRank('a')} AS urgency, a.date, a.exact_time
       FROM crm.actions a WHERE a.account_id = ${accountId} AND a.status IN ${NEXT_STATUSES_SQL}${assignee}
       ORDER BY a.contact_id, urgency, a.date, a.exact_time NULLS LAST)`;
-    return { ctes: [...q.ctes, stream], where: only ? sql.and([q.where, sql`c.id IN (SELECT contact_id FROM stream)`]) : q.where };
+    return {
+      ctes: [...q.ctes, stream],
+      from: q.from,
+      where: only ? sql.and([q.where, sql`c.id IN (SELECT contact_id FROM stream)`]) : q.where,
+    };
   }
 
   /**
@@ -247,7 +263,7 @@ export class ContactsRepository {
     }
     const rows = await many<{ id: string }>(
       db,
-      sql`${withClause(q)}SELECT c.id FROM crm.contacts c LEFT JOIN stream s ON s.contact_id = c.id WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
+      sql`${withClause(q)}SELECT c.id FROM ${q.from} LEFT JOIN stream s ON s.contact_id = c.id WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
     );
     return rows.map((r) => r.id);
   }
@@ -260,7 +276,7 @@ export class ContactsRepository {
   /** The cascade's batch statement: `limit` contacts in (sort_name, id) order after `after`, on the name index. */
   cascadeBatchStatement(q: ContactQuery, after: NameKey | null, limit: number): SqlFragment {
     const bound = after ? sql` AND (c.sort_name, c.id) > (${after.sort_name}, ${after.id})` : sql.empty;
-    return sql`${withClause(q)}SELECT c.id, c.sort_name FROM crm.contacts c WHERE ${q.where}${bound} ORDER BY c.sort_name, c.id LIMIT ${limit}`;
+    return sql`${withClause(q)}SELECT c.id, c.sort_name FROM ${q.from} WHERE ${q.where}${bound} ORDER BY c.sort_name, c.id LIMIT ${limit}`;
   }
 
   cascadeBatch(db: Db, q: ContactQuery, after: NameKey | null, limit: number): Promise<NameKey[]> {
@@ -277,13 +293,13 @@ export class ContactsRepository {
     const upTo = sql`(c.sort_name, c.id) <= (${end.sort_name}, ${end.id})`;
     const { n: before } = await one<{ n: number }>(
       db,
-      sql`${withClause(q)}SELECT count(*)::int AS n FROM (SELECT 1 FROM crm.contacts c WHERE ${q.where} AND ${upTo} ORDER BY c.sort_name, c.id LIMIT ${reach}) s`,
+      sql`${withClause(q)}SELECT count(*)::int AS n FROM (SELECT 1 FROM ${q.from} WHERE ${q.where} AND ${upTo} ORDER BY c.sort_name, c.id LIMIT ${reach}) s`,
     );
     if (before < reach) return Math.max(0, (await this.count(db, q)) - before);
     // In name order, so the planner reads the name index from the bound rather than the table.
     const { n } = await one<{ n: number }>(
       db,
-      sql`${withClause(q)}SELECT count(*)::int AS n FROM (SELECT 1 FROM crm.contacts c WHERE ${q.where} AND (c.sort_name, c.id) > (${end.sort_name}, ${end.id}) ORDER BY c.sort_name, c.id) s`,
+      sql`${withClause(q)}SELECT count(*)::int AS n FROM (SELECT 1 FROM ${q.from} WHERE ${q.where} AND (c.sort_name, c.id) > (${end.sort_name}, ${end.id}) ORDER BY c.sort_name, c.id) s`,
     );
     return n;
   }
