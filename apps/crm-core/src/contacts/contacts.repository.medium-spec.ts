@@ -6,7 +6,7 @@ import { many, sql, type SqlFragment } from '../common/sql';
 import { contactWrapperPage } from '../read-models';
 import { ContactTagsRepository } from './contact-tags.repository';
 import { derivedColumns, planContactWrite, type ContactState } from './contact.rules';
-import { ContactsRepository } from './contacts.repository';
+import { ContactsRepository, DEFERRED_PAGE_OFFSET } from './contacts.repository';
 import { openMediumDatabase, type TestAccount } from './contacts.medium-fixture';
 
 describe('ContactsRepository (real PostgreSQL)', () => {
@@ -313,6 +313,46 @@ describe('ContactsRepository (real PostgreSQL)', () => {
       );
       expect(backwards.wrappers.map((w) => w.contact.id)).toEqual(backwards.ids);
       expect(await read('asc', 31, 100)).toEqual({ ids: [], total: 3000, wrappers: [] });
+    });
+
+    it('reads a page deep into the list by its ids first (a deferred join), in either direction and by any order', async () => {
+      const db = dataSource.manager;
+      const q = contacts.filter(owner().accountId, owner().userId, {}, null);
+      const read = (key: 'name' | 'created_at' | 'last_name', direction: 'asc' | 'desc', page: number, perPage: number) =>
+        contactWrapperPage(db, owner().accountId, contacts.page(q, { key, direction }, page, perPage), owner().userId);
+      // Offsets 1,100 and 2,950: past DEFERRED_PAGE_OFFSET, so read by the deferred join.
+      expect(1100).toBeGreaterThanOrEqual(DEFERRED_PAGE_OFFSET);
+      const deep = await read('name', 'asc', 12, 100);
+      expect(deep.total).toBe(3000);
+      expect(deep.ids).toEqual(keys.slice(1100, 1200).map((k) => k.id));
+      expect(deep.wrappers.map((w) => w.contact.id)).toEqual(deep.ids);
+      expect((await read('name', 'desc', 60, 50)).ids).toEqual(
+        [...keys]
+          .reverse()
+          .slice(2950, 3000)
+          .map((k) => k.id),
+      );
+      // Another order: the same rows as a plain ORDER BY over the table (the oracle), either way.
+      for (const [key, expression] of [
+        ['created_at', 'created_at'],
+        ['last_name', 'lower(last_name)'],
+      ] as const)
+        for (const direction of ['asc', 'desc'] as const) {
+          const expected: string[] = (
+            await db.query(
+              `SELECT id FROM crm.contacts WHERE account_id = $1 AND owner_id = $2 AND deleted_at IS NULL
+               ORDER BY ${expression} ${direction}, sort_name ${direction}, id ${direction} LIMIT 100 OFFSET 1500`,
+              [owner().accountId, owner().userId],
+            )
+          ).map((r: { id: string }) => r.id);
+          expect([key, direction, (await read(key, direction, 16, 100)).ids]).toEqual([key, direction, expected]);
+        }
+      // Past the end: nothing, and the total still.
+      expect(await read('name', 'asc', 40, 100)).toEqual({ ids: [], total: 3000, wrappers: [] });
+      // The deferred form: the page's ids from a subquery, its rows joined to them by id.
+      const deferred = contacts.page(q, { key: 'name', direction: 'asc' }, 12, 100).rows.compile().text;
+      expect(deferred).toMatch(/JOIN LATERAL \(SELECT \* FROM crm\.contacts c WHERE c\.id = p\.id LIMIT 1\) c/);
+      expect(contacts.page(q, { key: 'name', direction: 'asc' }, 10, 100).rows.compile().text).not.toMatch(/JOIN/);
     });
 
     it('reads a search from its matches alone: pages, totals, the cascade and other filters as over the table, no lookup by id', async () => {
