@@ -12,6 +12,7 @@ import {
   type SqlFragment,
   timeFilterConditions,
   type Db,
+  type QueryOptions,
 } from '../common/sql';
 import { NEXT_STATUSES_SQL, urgencyRank } from '../actions/actions.repository';
 import { savedFilterSql } from '../filters/filters.repository';
@@ -76,6 +77,11 @@ function literalPageLimit(page: number, perPage: number): SqlFragment {
     throw new Error(`literalPageLimit: page ${page}, per_page ${perPage}`);
   return sql.raw(`LIMIT ${perPage} OFFSET ${offset}`);
 }
+
+/** A filtered `q`'s statements are planned with their values (db.ts QueryOptions.plan): how many rows they match decides the plan. */
+const filteredPlan = (q: ContactQuery): QueryOptions => (q.counted !== undefined ? {} : { plan: 'custom' });
+/** The same, with the owner scope alone kept prepared (a few texts in all). */
+const planOf = (q: ContactQuery): QueryOptions => (q.counted !== undefined ? { prepare: true } : filteredPlan(q));
 
 const CONTACTS = sql`crm.contacts c`;
 const SEARCH_HITS = sql`search_hits c`;
@@ -202,7 +208,7 @@ export class ContactsRepository {
   }
 
   async count(db: Db, q: ContactQuery): Promise<number> {
-    return (await one<{ total: number }>(db, sql`${withClause(q)}${this.totalSql(q)}`, { prepare: q.counted !== undefined })).total;
+    return (await one<{ total: number }>(db, sql`${withClause(q)}${this.totalSql(q)}`, planOf(q))).total;
   }
 
   /**
@@ -288,6 +294,7 @@ export class ContactsRepository {
     const rows = await many<{ id: string }>(
       db,
       sql`${withClause(q)}SELECT c.id FROM ${q.from} LEFT JOIN stream s ON s.contact_id = c.id WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
+      filteredPlan(q),
     );
     return rows.map((r) => r.id);
   }
@@ -304,7 +311,7 @@ export class ContactsRepository {
   }
 
   cascadeBatch(db: Db, q: ContactQuery, after: NameKey | null, limit: number): Promise<NameKey[]> {
-    return many<NameKey>(db, this.cascadeBatchStatement(q, after, limit));
+    return many<NameKey>(db, this.cascadeBatchStatement(q, after, limit), filteredPlan(q));
   }
 
   /**
@@ -318,12 +325,14 @@ export class ContactsRepository {
     const { n: before } = await one<{ n: number }>(
       db,
       sql`${withClause(q)}SELECT count(*)::int AS n FROM (SELECT 1 FROM ${q.from} WHERE ${q.where} AND ${upTo} ORDER BY c.sort_name, c.id LIMIT ${reach}) s`,
+      filteredPlan(q),
     );
     if (before < reach) return Math.max(0, (await this.count(db, q)) - before);
     // In name order, so the planner reads the name index from the bound rather than the table.
     const { n } = await one<{ n: number }>(
       db,
       sql`${withClause(q)}SELECT count(*)::int AS n FROM (SELECT 1 FROM ${q.from} WHERE ${q.where} AND (c.sort_name, c.id) > (${end.sort_name}, ${end.id}) ORDER BY c.sort_name, c.id) s`,
+      filteredPlan(q),
     );
     return n;
   }

@@ -1,6 +1,7 @@
 import { newId } from '@crm/common';
 import { createTestDatabase } from '@crm/testing';
 import { openMediumDatabase, type MediumDatabase } from '../accounts/accounts.medium-fixture';
+import { one, sql } from '../common/sql';
 
 /**
  * crm-core's connections plan each named prepared statement once (decisions.md "Generic plans for
@@ -21,6 +22,32 @@ describe("crm-core's database connections", () => {
   it('use generic plans for prepared statements', async () => {
     const [{ plan_cache_mode }] = await fx.dataSource.query('SHOW plan_cache_mode');
     expect(plan_cache_mode).toBe('force_generic_plan');
+  });
+
+  it('plan a statement run with plan: custom with its values, and give the connection its generic plans back, also after a failure', async () => {
+    const setting = sql`SELECT current_setting('plan_cache_mode') AS mode`;
+    const runner = fx.dataSource.createQueryRunner();
+    try {
+      // One connection (a transaction's), so "after" is read where the change was made.
+      await runner.startTransaction();
+      const tx = runner.manager;
+      expect(await one(tx, setting, { plan: 'custom' })).toEqual({ mode: 'force_custom_plan' });
+      expect(await one(tx, setting)).toEqual({ mode: 'force_generic_plan' });
+      // A prepared statement keeps its generic plan: `plan` does not apply to it.
+      expect(await one(tx, setting, { prepare: true, plan: 'custom' })).toEqual({ mode: 'force_generic_plan' });
+      await runner.commitTransaction();
+      // Outside a transaction: a statement that fails still gives its connection back as it was.
+      // The pool's one connection for this runner is released between statements, so read on it.
+      await expect(one(runner.manager, sql`SELECT 1 / (0 * ${1}::int) AS n`, { plan: 'custom' })).rejects.toThrow(/division by zero/);
+      expect(await one(runner.manager, setting)).toEqual({ mode: 'force_generic_plan' });
+      // In a transaction, a failed statement leaves it aborted; its rollback undoes the SET.
+      await runner.startTransaction();
+      await expect(one(tx, sql`SELECT 1 / (0 * ${1}::int) AS n`, { plan: 'custom' })).rejects.toThrow(/division by zero/);
+      await runner.rollbackTransaction();
+      expect(await one(runner.manager, setting)).toEqual({ mode: 'force_generic_plan' });
+    } finally {
+      await runner.release();
+    }
   });
 
   it("update a contact in place (HOT) for a note's last activity and a deal's counters, even on a full table", async () => {

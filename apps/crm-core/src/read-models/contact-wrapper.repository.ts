@@ -67,7 +67,8 @@ export type ContactWrapperQuery = {
 
 export async function contactWrapperParts(db: Db, query: ContactWrapperQuery): Promise<ContactWrapperParts> {
   const prepare = query.page === undefined || query.page.prepare;
-  return (await maybeOne<ContactWrapperParts>(db, contactWrapperPartsSql(query), { prepare }))!;
+  // A page that is not prepared is a filtered list (or a deep page): planned with its values.
+  return (await maybeOne<ContactWrapperParts>(db, contactWrapperPartsSql(query), prepare ? { prepare } : { plan: 'custom' }))!;
 }
 
 /** {@link contactWrapperParts}' statement. */

@@ -21,6 +21,14 @@ export interface QueryOptions {
    * of on every call. Only for texts that do not vary with the input (the name is a hash of the text).
    */
   prepare?: boolean;
+  /**
+   * `custom`: plan the statement with its values, not a generic plan. crm-core's connections plan
+   * every statement generically (decisions.md "Generic plans for crm-core's statements"), which
+   * suits lookups by key; a filtered list's best plan depends on how many rows its values match (a
+   * rare status on its index, a common one along the name order). The connection's setting is
+   * changed for this statement only (two small statements more). Not with `prepare`.
+   */
+  plan?: 'custom';
 }
 
 const statementNames = new Map<string, string>();
@@ -46,12 +54,35 @@ export async function run<T>(db: Db, statement: SqlFragment, options: QueryOptio
   const runner = db.queryRunner ?? db.connection.createQueryRunner();
   try {
     const client = (await runner.connect()) as PgClient;
-    const result = await client.query(options.prepare ? { name: statementName(text), text, values } : { text, values });
+    const result =
+      options.plan === 'custom' && !options.prepare
+        ? await withCustomPlans(client, () => client.query({ text, values }))
+        : await client.query(options.prepare ? { name: statementName(text), text, values } : { text, values });
     return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
   } catch (error) {
     throw withStatement(error, text, options.prepare ? statementName(text) : undefined);
   } finally {
     if (own) await runner.release();
+  }
+}
+
+/**
+ * Runs `query` on `client` under plan_cache_mode force_custom_plan, then gives the connection back
+ * its own setting (RESET: the pool sets it at connection start). In a transaction a failed
+ * statement leaves nothing to reset: the rollback undoes the SET with the rest.
+ */
+async function withCustomPlans<R>(client: PgClient, query: () => Promise<R>): Promise<R> {
+  await client.query({ text: 'SET plan_cache_mode = force_custom_plan', values: [] });
+  let failed = false;
+  try {
+    return await query();
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    await client.query({ text: 'RESET plan_cache_mode', values: [] }).catch((error: unknown) => {
+      if (!failed) throw error;
+    });
   }
 }
 
