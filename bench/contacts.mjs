@@ -19,6 +19,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -168,17 +169,24 @@ async function explainCascade(dbUrl, accountId, ownerId, after) {
   }
 }
 
+/**
+ * The search's statement as crm-core writes it (ContactsRepository from the build: the first
+ * batch of the search in name order, the same rows and plan shape as its list), and its plan.
+ */
 async function explainSearch(dbUrl, accountId, ownerId, term) {
+  const require = createRequire(import.meta.url);
+  require('reflect-metadata');
+  const { ContactsRepository } = require(path.join(root, 'dist/apps/crm-core/src/contacts/contacts.repository.js'));
+  const contacts = new ContactsRepository();
+  const { text: sql, values } = contacts
+    .cascadeBatchStatement(contacts.filter(accountId, ownerId, { search: term }, null), null, 10)
+    .compile();
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    const sql =
-      'WITH search_hits AS MATERIALIZED (SELECT s.* FROM crm.contacts s WHERE s.account_id = $1 AND s.search_text LIKE $3) SELECT c.id FROM search_hits c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.owner_id = $2 ORDER BY c.sort_name ASC, c.id ASC LIMIT 10 OFFSET 0';
     return {
       sql,
-      plan: (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, [accountId, ownerId, `%${term}%`])).rows
-        .map((r) => r['QUERY PLAN'])
-        .join('\n'),
+      plan: (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n'),
     };
   } finally {
     await db.end();

@@ -70,14 +70,6 @@ export const DEFERRED_PAGE_OFFSET = 1000;
 /** How far into the name order the cascade counts `items_left` from the front. */
 export const CASCADE_COUNT_REACH = 20_000;
 
-/** `LIMIT n OFFSET m` of a page as literal text (two integers the request's validation bounds), for a statement planned with them. */
-function literalPageLimit(page: number, perPage: number): SqlFragment {
-  const offset = (page - 1) * perPage;
-  if (!Number.isSafeInteger(perPage) || !Number.isSafeInteger(offset) || perPage < 1 || offset < 0)
-    throw new Error(`literalPageLimit: page ${page}, per_page ${perPage}`);
-  return sql.raw(`LIMIT ${perPage} OFFSET ${offset}`);
-}
-
 /** A filtered `q`'s statements are planned with their values (db.ts QueryOptions.plan): how many rows they match decides the plan. */
 const filteredPlan = (q: ContactQuery): QueryOptions => (q.counted !== undefined ? {} : { plan: 'custom' });
 /** The same, with the owner scope alone kept prepared (a few texts in all). */
@@ -245,17 +237,25 @@ export class ContactsRepository {
     const dir = orderDirection(order.direction, 'asc');
     const key = order.key === 'name' ? null : CONTACT_SORT_COLUMNS[order.key];
     const orderBy = key ? sql`${key} ${dir}, c.sort_name ${dir}, c.id ${dir}` : sql`c.sort_name ${dir}, c.id ${dir}`;
-    const rows =
-      (page - 1) * perPage < DEFERRED_PAGE_OFFSET
-        ? sql`SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS}, row_number() OVER (ORDER BY ${orderBy}) AS n
-              FROM ${q.from} WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`
-        : sql`SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS},
-                     row_number() OVER (ORDER BY ${key ? sql`p.k ${dir}, ` : sql.empty}p.sort_name ${dir}, p.id ${dir}) AS n
-              FROM (SELECT c.id, ${key ? sql`${key} AS k, ` : sql.empty}c.sort_name FROM ${q.from} WHERE ${q.where}
-                    ORDER BY ${orderBy} ${literalPageLimit(page, perPage)}) p
-              -- by primary key, row by row
-              CROSS JOIN LATERAL (SELECT * FROM crm.contacts c WHERE c.id = p.id LIMIT 1) c`;
-    return { ctes: q.ctes, rows, total: this.totalSql(q), prepare: q.counted !== undefined && (page - 1) * perPage < DEFERRED_PAGE_OFFSET };
+    if ((page - 1) * perPage < DEFERRED_PAGE_OFFSET)
+      return {
+        ctes: q.ctes,
+        rows: sql`SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS}, row_number() OVER (ORDER BY ${orderBy}) AS n
+                  FROM ${q.from} WHERE ${q.where} ORDER BY ${orderBy} ${pageLimit(page, perPage)}`,
+        total: this.totalSql(q),
+        options: planOf(q),
+      };
+    return {
+      ctes: q.ctes,
+      rows: sql`SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS},
+                       row_number() OVER (ORDER BY ${key ? sql`p.k ${dir}, ` : sql.empty}p.sort_name ${dir}, p.id ${dir}) AS n
+                FROM (SELECT c.id, ${key ? sql`${key} AS k, ` : sql.empty}c.sort_name FROM ${q.from} WHERE ${q.where}
+                      ORDER BY ${orderBy} ${pageLimit(page, perPage, { literal: true })}) p
+                -- by primary key, row by row
+                CROSS JOIN LATERAL (SELECT * FROM crm.contacts c WHERE c.id = p.id LIMIT 1) c`,
+      total: this.totalSql(q),
+      options: { plan: 'custom' },
+    };
   }
 
   /**

@@ -36,8 +36,8 @@ describe("crm-core's database connections", () => {
       // A prepared statement keeps its generic plan: `plan` does not apply to it.
       expect(await one(tx, setting, { prepare: true, plan: 'custom' })).toEqual({ mode: 'force_generic_plan' });
       await runner.commitTransaction();
-      // Outside a transaction: a statement that fails still gives its connection back as it was.
-      // The pool's one connection for this runner is released between statements, so read on it.
+      // Outside a transaction (the runner keeps its one connection): a statement that fails
+      // still gives its connection back as it was.
       await expect(one(runner.manager, sql`SELECT 1 / (0 * ${1}::int) AS n`, { plan: 'custom' })).rejects.toThrow(/division by zero/);
       expect(await one(runner.manager, setting)).toEqual({ mode: 'force_generic_plan' });
       // In a transaction, a failed statement leaves it aborted; its rollback undoes the SET.

@@ -1,4 +1,4 @@
-import { maybeOne, sql, type Db, type SqlFragment } from '../common/sql';
+import { maybeOne, sql, type Db, type QueryOptions, type SqlFragment } from '../common/sql';
 import { companyRowsSql, firstMembersSql, type CompanyRow } from './company.repository';
 import { currentDocumentsSql, currentDocumentsTextSql, DOCUMENT_ROW_COLUMNS, DOCUMENT_ROW_NAMES } from './contact-documents.repository';
 import { contactRowsSql, type ContactRow } from './contact.repository';
@@ -52,8 +52,8 @@ export interface ContactPageSql {
   rows: SqlFragment;
   /** A query of one row and column: the list's total. */
   total: SqlFragment;
-  /** Whether the statement's text is the same for every input (then it is kept prepared). */
-  prepare: boolean;
+  /** How the statement runs: prepared when its text is the same for every input, else planned with its values. */
+  options: QueryOptions;
 }
 
 /** Whose wrappers (these ids, or a page of a list), as whom, and how much of each part (see {@link contactWrapperParts}). */
@@ -66,9 +66,7 @@ export type ContactWrapperQuery = {
 } & ({ ids: readonly string[]; page?: undefined } | { page: ContactPageSql; ids?: undefined });
 
 export async function contactWrapperParts(db: Db, query: ContactWrapperQuery): Promise<ContactWrapperParts> {
-  const prepare = query.page === undefined || query.page.prepare;
-  // A page that is not prepared is a filtered list (or a deep page): planned with its values.
-  return (await maybeOne<ContactWrapperParts>(db, contactWrapperPartsSql(query), prepare ? { prepare } : { plan: 'custom' }))!;
+  return (await maybeOne<ContactWrapperParts>(db, contactWrapperPartsSql(query), query.page?.options ?? { prepare: true }))!;
 }
 
 /** {@link contactWrapperParts}' statement. */

@@ -72,18 +72,17 @@ export async function run<T>(db: Db, statement: SqlFragment, options: QueryOptio
  * statement leaves nothing to reset: the rollback undoes the SET with the rest.
  */
 async function withCustomPlans<R>(client: PgClient, query: () => Promise<R>): Promise<R> {
+  const reset = () => client.query({ text: 'RESET plan_cache_mode', values: [] });
   await client.query({ text: 'SET plan_cache_mode = force_custom_plan', values: [] });
-  let failed = false;
+  let result: R;
   try {
-    return await query();
+    result = await query();
   } catch (error) {
-    failed = true;
+    await reset().catch(() => undefined);
     throw error;
-  } finally {
-    await client.query({ text: 'RESET plan_cache_mode', values: [] }).catch((error: unknown) => {
-      if (!failed) throw error;
-    });
   }
+  await reset();
+  return result;
 }
 
 /**

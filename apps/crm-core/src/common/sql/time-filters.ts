@@ -97,7 +97,15 @@ export function orderDirection(order: 'asc' | 'desc' | undefined, fallback: 'asc
   return sql.raw((order ?? fallback) === 'desc' ? 'DESC' : 'ASC');
 }
 
-/** LIMIT and OFFSET of page `page` (1-based) of `perPage`. */
-export function pageLimit(page: number, perPage: number): SqlFragment {
-  return sql`LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`;
+/**
+ * LIMIT and OFFSET of page `page` (1-based) of `perPage`: parameters, or with `literal` the two
+ * integers written into the text (for a statement planned with them: a generic plan cannot know
+ * how far into a list a page is).
+ */
+export function pageLimit(page: number, perPage: number, { literal = false }: { literal?: boolean } = {}): SqlFragment {
+  const offset = (page - 1) * perPage;
+  if (!literal) return sql`LIMIT ${perPage} OFFSET ${offset}`;
+  if (!Number.isSafeInteger(perPage) || !Number.isSafeInteger(offset) || perPage < 1 || offset < 0)
+    throw new Error(`pageLimit: page ${page}, per_page ${perPage}`);
+  return sql.raw(`LIMIT ${perPage} OFFSET ${offset}`);
 }
