@@ -87,6 +87,13 @@ function queueOf(contactId: string, assigneeId: string): SqlFragment {
   return sql`contact_id = ${contactId} AND assignee_id = ${assigneeId}`;
 }
 
+/**
+ * GET /actions' default order: done actions last, then by urgency (asap, dated by date and time,
+ * waiting) and queue position. Migration 1764800900000 indexes it expression for expression after
+ * `account_id`, so a page reads its rows in order; keep the two alike.
+ */
+const ACTION_LIST_ORDER = sql`(a.status = 'done'), (a.status <> 'asap'), a.date NULLS LAST, a.exact_time NULLS LAST, a.position, a.created_at, a.id`;
+
 /** Every statement on crm.actions: rows, the next action, and the queue positions. */
 @Injectable()
 export class ActionsRepository {
@@ -100,7 +107,7 @@ export class ActionsRepository {
       select: sql`${SELECT} JOIN crm.contacts c ON c.id = a.contact_id`,
       from: sql`crm.actions a`,
       alias: 'a',
-      defaultOrder: sql`(a.status = 'done'), (a.status <> 'asap'), a.date NULLS LAST, a.exact_time NULLS LAST, a.position, a.created_at, a.id`,
+      defaultOrder: ACTION_LIST_ORDER,
       dateColumns: new Set(['date', 'done_at']),
       dateFilterColumns: { close_date: 'done_at' },
       extra,

@@ -6,7 +6,8 @@ import { one, sql } from '../common/sql';
 /**
  * crm-core's connections plan each named prepared statement once (decisions.md "Generic plans for
  * crm-core's statements"): with PostgreSQL's default, a contact read re-planned its three
- * statements on every call. Contacts' pages keep room for HOT updates (migration 1764800700000).
+ * statements on every call. No statement is compiled with JIT (decisions.md "No JIT"). Contacts' pages
+ * keep room for HOT updates (migration 1764800700000).
  */
 describe("crm-core's database connections", () => {
   let fx: MediumDatabase;
@@ -22,6 +23,28 @@ describe("crm-core's database connections", () => {
   it('use generic plans for prepared statements', async () => {
     const [{ plan_cache_mode }] = await fx.dataSource.query('SHOW plan_cache_mode');
     expect(plan_cache_mode).toBe('force_generic_plan');
+  });
+
+  it('never compile a statement with JIT, whatever its estimated cost', async () => {
+    const [{ jit }] = await fx.dataSource.query('SHOW jit');
+    expect(jit).toBe('off');
+    // A statement estimated above jit_above_cost (100,000 by default) is planned without JIT; with
+    // PostgreSQL's default the same plan carries a JIT section.
+    const explain = 'EXPLAIN (FORMAT JSON) SELECT sum(a * b) FROM generate_series(1, 3000) a, generate_series(1, 3000) b';
+    const [{ 'QUERY PLAN': plan }] = await fx.dataSource.query(explain);
+    expect(plan[0].Plan['Total Cost']).toBeGreaterThan(100_000);
+    expect(plan[0].JIT).toBeUndefined();
+    const runner = fx.dataSource.createQueryRunner();
+    try {
+      await runner.query('SET jit = on');
+      const [{ available }] = await runner.query('SELECT pg_jit_available() AS available');
+      const [{ 'QUERY PLAN': withDefault }] = await runner.query(explain);
+      // (A server built without LLVM has no JIT to turn off.)
+      expect(withDefault[0].JIT !== undefined).toBe(available);
+    } finally {
+      await runner.query('RESET jit');
+      await runner.release();
+    }
   });
 
   it('plan a statement run with plan: custom with its values, and give the connection its generic plans back, also after a failure', async () => {

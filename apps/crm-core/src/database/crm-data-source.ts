@@ -31,6 +31,7 @@ import { QueuedActions1764800500000 } from '../migrations/1764800500000-queued-a
 import { CallResultCounts1764800600000 } from '../migrations/1764800600000-call-result-counts';
 import { ContactsFillfactor1764800700000 } from '../migrations/1764800700000-contacts-fillfactor';
 import { ContactDocuments1764800800000 } from '../migrations/1764800800000-contact-documents';
+import { RecordListOrders1764800900000 } from '../migrations/1764800900000-record-list-orders';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -91,6 +92,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       ContactsFillfactor1764800700000,
       // issue 17: contact documents (the rendered contact, kept current by versions)
       ContactDocuments1764800800000,
+      // record lists (notes, calls, meetings, deals, actions) page in their default order
+      RecordListOrders1764800900000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

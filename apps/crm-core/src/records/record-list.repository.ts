@@ -1,7 +1,9 @@
 import { ApiError, pageInfo, type PageInfo } from '@crm/contracts';
 import {
-  countAndPage,
+  countOf,
+  many,
   maybeOne,
+  one,
   orderDirection,
   pageLimit,
   sql,
@@ -34,7 +36,7 @@ export interface ListSpec {
   secondsColumns?: ReadonlySet<string>;
   /** `date_filter` values that name a column of another name (OnePageCRM's `call_time`: call_time_int). */
   dateFilterColumns?: Readonly<Record<string, string>>;
-  /** More conditions (the list's own filters). */
+  /** More conditions (the list's own filters), over `alias` alone: the total counts them without the contact. */
   extra?: readonly SqlFragment[];
 }
 
@@ -53,30 +55,47 @@ function column(alias: string, name: string): SqlFragment {
  * applies without sort_by; sort_by orders by that column (asc unless `order`).
  */
 export async function listPage<Row>(db: Db, accountId: string, input: ListInput, spec: ListSpec): Promise<{ rows: Row[]; page: PageInfo }> {
-  const where = [sql`${column(spec.alias, 'account_id')} = ${accountId}`, sql`c.deleted_at IS NULL`];
+  // The record's own conditions (over its alias alone), and those on its contact `c`.
+  const own = [sql`${column(spec.alias, 'account_id')} = ${accountId}`];
+  const ofContact: SqlFragment[] = [];
   if (input.contact_id !== undefined) {
     const contact = await findContact(db, accountId, input.contact_id, { field: 'contact_id' });
-    where.push(sql`${column(spec.alias, 'contact_id')} = ${contact.id}`);
+    own.push(sql`${column(spec.alias, 'contact_id')} = ${contact.id}`);
   }
   if (input.company_id !== undefined) {
     const companyId = await findCompanyId(db, accountId, input.company_id, 'company_id');
-    where.push(sql`c.company_id = ${companyId}`);
+    ofContact.push(sql`c.company_id = ${companyId}`);
   }
-  where.push(...(spec.extra ?? []));
+  own.push(...(spec.extra ?? []));
   const dateFilter = input.date_filter && spec.dateFilterColumns?.[input.date_filter];
   const time = dateFilter ? { ...input, date_filter: dateFilter } : input;
-  where.push(...timeFilterConditions(time, spec.alias, spec.dateColumns, spec.secondsColumns));
-  const condition = sql.and(where);
+  own.push(...timeFilterConditions(time, spec.alias, spec.dateColumns, spec.secondsColumns));
+  const condition = sql.and([...own, sql`c.deleted_at IS NULL`, ...ofContact]);
   const direction = orderDirection(input.order, 'asc');
   const order = input.sort_by
     ? sql`${column(spec.alias, input.sort_by)} ${direction} NULLS LAST, ${column(spec.alias, 'id')} ${direction}`
     : spec.defaultOrder;
-  const { total, rows } = await countAndPage<Row>(db, {
-    from: sql`${spec.from} JOIN crm.contacts c ON c.id = ${column(spec.alias, 'contact_id')}`,
-    where: condition,
-    rows: sql`${spec.select} WHERE ${condition} ORDER BY ${order} ${pageLimit(input.page, input.per_page)}`,
-  });
+  const { total } = await one<{ total: number }>(
+    db,
+    ofContact.length > 0
+      ? countOf(sql`${spec.from} JOIN crm.contacts c ON c.id = ${column(spec.alias, 'contact_id')}`, condition)
+      : liveRecordCount(spec, accountId, sql.and(own)),
+  );
+  const rows = await many<Row>(db, sql`${spec.select} WHERE ${condition} ORDER BY ${order} ${pageLimit(input.page, input.per_page)}`);
   return { rows, page: pageInfo(total, input.page, input.per_page) };
+}
+
+/**
+ * How many records match `own` (conditions over the record's alias alone) whose contact is not
+ * deleted: those matching `own`, less those of the account's deleted contacts. The first count
+ * reads the table's index alone (no contact looked up per record: 30,000 notes by the join took
+ * 18-70 ms); the second walks the few deleted contacts (contacts_deleted_idx) and their records.
+ * Both in one statement, one snapshot (deals.repository counts its list the same way).
+ */
+function liveRecordCount(spec: ListSpec, accountId: string, own: SqlFragment): SqlFragment {
+  return sql`SELECT ((SELECT count(*) FROM ${spec.from} WHERE ${own})
+                   - (SELECT count(*) FROM crm.contacts x JOIN ${spec.from} ON ${column(spec.alias, 'contact_id')} = x.id
+                      WHERE x.account_id = ${accountId} AND x.deleted_at IS NOT NULL AND ${own}))::int AS total`;
 }
 
 /** One record of the list's table by id, as the list shows it; its contact must not be deleted. */
