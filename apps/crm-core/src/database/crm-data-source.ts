@@ -32,6 +32,7 @@ import { CallResultCounts1764800600000 } from '../migrations/1764800600000-call-
 import { ContactsFillfactor1764800700000 } from '../migrations/1764800700000-contacts-fillfactor';
 import { ContactDocuments1764800800000 } from '../migrations/1764800800000-contact-documents';
 import { RecordListOrders1764800900000 } from '../migrations/1764800900000-record-list-orders';
+import { ContactGroupCounters1764801000000 } from '../migrations/1764801000000-contact-group-counters';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -94,6 +95,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       ContactDocuments1764800800000,
       // record lists (notes, calls, meetings, deals, actions) page in their default order
       RecordListOrders1764800900000,
+      // the summary blocks' contact counts, kept per group (owner, status, lead source, letter, ...)
+      ContactGroupCounters1764801000000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

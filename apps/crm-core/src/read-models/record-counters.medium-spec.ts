@@ -4,6 +4,7 @@ import { Pool, type PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import { openMediumDatabase, type TestAccount } from '../contacts/contacts.medium-fixture';
 import { companyRows } from './company.repository';
+import { SummaryRepository, type ContactGroupRow } from '../summary/summary.repository';
 import { contactRows } from './contact.repository';
 
 /**
@@ -11,8 +12,11 @@ import { contactRows } from './contact.repository';
  * counters") under many concurrent writers: 16 connections run a few hundred transactions at once
  * over two companies (creates into one company, moves between the two, soft deletes and undeletes,
  * bulk deletes, hard deletes, deal creates, status/amount/months changes, deals moved between
- * contacts, deal deletes); at the end every stored counter, and every deal's company_id (migration
- * 1764200100000), equals a full recount.
+ * contacts, deal deletes, owner changes, changes of the contacts' status, lead source, letter and
+ * star); at the end every stored counter (the per-owner and per-group contact counters of
+ * migrations 1764700000000 and 1764801000000 included), and every deal's company_id (migration
+ * 1764200100000), equals a full recount, and the summary's contact groups equal the scan they
+ * replaced.
  */
 
 /** Contacts whose stored deal counters differ from a recount of their deals. */
@@ -60,6 +64,35 @@ const OWNER_MISMATCHES = `
   FROM stored s FULL JOIN recount r ON r.owner_id = s.owner_id
   WHERE coalesce(s.n, 0) <> coalesce(r.n, 0)`;
 
+/** Stored contact group counters (migration 1764801000000) that differ from a recount of the non-deleted contacts by group. */
+const GROUP_MISMATCHES = `
+  WITH stored AS (SELECT owner_id, status_id, lead_source_id, letter, starred, pending, sum(contacts_count)::int AS n
+                  FROM crm.contact_group_counters WHERE account_id = $1 GROUP BY owner_id, status_id, lead_source_id, letter, starred, pending),
+       recount AS (SELECT owner_id, status_id, coalesce(lead_source_id, '') AS lead_source_id, letter, starred, pending_deals_count > 0 AS pending,
+                          count(*)::int AS n
+                   FROM crm.contacts WHERE account_id = $1 AND deleted_at IS NULL
+                   GROUP BY owner_id, status_id, coalesce(lead_source_id, ''), letter, starred, pending_deals_count > 0)
+  SELECT s.*, r.n AS recount FROM stored s
+  FULL JOIN recount r USING (owner_id, status_id, lead_source_id, letter, starred, pending)
+  WHERE coalesce(s.n, 0) <> coalesce(r.n, 0)`;
+
+/**
+ * The summary's contact groups as SummaryRepository.contactGroups read them before the stored
+ * counters: one scan of the account's contacts (the caller's action stream and pending deals
+ * joined), in a stable order.
+ */
+const CONTACT_GROUPS_SCAN = `
+  WITH stream AS (SELECT DISTINCT contact_id FROM crm.actions WHERE account_id = $1 AND assignee_id = $2
+                  AND status IN ('asap', 'date', 'date_time', 'waiting')),
+       pending AS (SELECT DISTINCT contact_id FROM crm.deals WHERE account_id = $1 AND status = 'pending')
+  SELECT GROUPING(c.status_id) AS g_status, GROUPING(c.lead_source_id) AS g_source, c.status_id, c.lead_source_id, c.owner_id, c.letter,
+         count(*)::int AS n, count(s.contact_id)::int AS n_stream, (count(*) FILTER (WHERE c.starred))::int AS n_starred,
+         (count(s.contact_id) FILTER (WHERE c.starred))::int AS n_starred_stream, count(p.contact_id)::int AS n_pending,
+         (count(p.contact_id) FILTER (WHERE s.contact_id IS NOT NULL))::int AS n_pending_stream
+  FROM crm.contacts c LEFT JOIN stream s ON s.contact_id = c.id LEFT JOIN pending p ON p.contact_id = c.id
+  WHERE c.account_id = $1 AND c.deleted_at IS NULL
+  GROUP BY GROUPING SETS ((c.status_id, c.owner_id, c.letter), (c.lead_source_id, c.owner_id, c.letter), (c.owner_id, c.letter))`;
+
 /** Deterministic pseudo-random numbers (mulberry32). */
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -79,6 +112,8 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
   let acme: TestAccount;
   let pool: Pool;
   let statusId: string;
+  let statusIds: string[];
+  let leadSourceIds: string[];
   let pipelineId: string;
   const companies: string[] = [];
 
@@ -94,6 +129,13 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
     statusId = (await pool.query('SELECT id FROM crm.statuses WHERE account_id = $1 ORDER BY is_lead DESC LIMIT 1', [acme.accountId]))
       .rows[0].id;
     pipelineId = (await pool.query('SELECT id FROM crm.pipelines WHERE account_id = $1 LIMIT 1', [acme.accountId])).rows[0].id;
+    statusIds = (await pool.query('SELECT id FROM crm.statuses WHERE account_id = $1', [acme.accountId])).rows.map((r) => r.id);
+    leadSourceIds = [];
+    for (const text of ['Web', 'Referral']) {
+      const id = newId();
+      await pool.query('INSERT INTO crm.lead_sources (id, account_id, text) VALUES ($1, $2, $3)', [id, acme.accountId, text]);
+      leadSourceIds.push(id);
+    }
     for (const name of ['Big Co', 'Other Co']) {
       const id = newId();
       await pool.query('INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, $3)', [id, acme.accountId, name]);
@@ -145,7 +187,7 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
    * between the pick and the write (foreign key), rolls the transaction back and it is retried.
    */
   async function randomWrite(client: PoolClient, random: () => number): Promise<void> {
-    const op = Math.floor(random() * 11);
+    const op = Math.floor(random() * 12);
     const company = () => (random() < 0.75 ? companies[0] : random() < 0.7 ? companies[1] : null);
     const pick = () => pickContact(client, random);
     switch (op) {
@@ -198,6 +240,25 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
       case 9: {
         const deal = await pickDeal(client, random);
         if (deal) await client.query('DELETE FROM crm.deals WHERE id = $1', [deal]);
+        return;
+      }
+      case 10: {
+        // what the summary groups contacts by: status, lead source, letter, starred (one or several at once)
+        const id = await pick();
+        if (!id) return;
+        const pickOf = <T>(values: T[]) => values[Math.floor(random() * values.length)];
+        await client.query(
+          `UPDATE crm.contacts SET status_id = coalesce($2, status_id), lead_source_id = CASE WHEN $3::boolean THEN $4 ELSE lead_source_id END,
+                  letter = coalesce($5, letter), starred = coalesce($6, starred) WHERE id = $1`,
+          [
+            id,
+            random() < 0.5 ? pickOf(statusIds) : null,
+            random() < 0.4,
+            random() < 0.3 ? null : pickOf(leadSourceIds),
+            random() < 0.4 ? pickOf(['a', 'b', 'z', '1']) : null,
+            random() < 0.4 ? random() < 0.5 : null,
+          ],
+        );
         return;
       }
       default: {
@@ -263,6 +324,30 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
     expect((await pool.query(CONTACT_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     expect((await pool.query(DEAL_COMPANY_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     expect((await pool.query(OWNER_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    expect((await pool.query(GROUP_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    const groups = await pool.query(
+      'SELECT count(DISTINCT (status_id, lead_source_id, letter, starred, pending))::int AS n FROM crm.contact_group_counters WHERE account_id = $1 AND contacts_count > 0',
+      [acme.accountId],
+    );
+    expect(groups.rows[0].n).toBeGreaterThan(3);
+    // The summary reads the same groups from the counters as the scan it replaced, with the
+    // caller's action stream (next actions on some contacts, a deleted one among them).
+    const some = (
+      await pool.query(
+        `(SELECT id FROM crm.contacts WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT 35)
+         UNION ALL (SELECT id FROM crm.contacts WHERE account_id = $1 AND deleted_at IS NOT NULL ORDER BY id LIMIT 5)`,
+        [acme.accountId],
+      )
+    ).rows;
+    for (const [i, { id }] of some.entries())
+      await pool.query(
+        `INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date) VALUES ($1, $2, $3, $4, 'next', $5, current_date)`,
+        [newId(), acme.accountId, id, i % 3 === 0 ? OWNERS[0] : acme.userId, i % 2 === 0 ? 'date' : 'asap'],
+      );
+    const order = (rows: ContactGroupRow[]) => [...rows].map((r) => JSON.stringify(r)).sort();
+    const scanned = (await pool.query(CONTACT_GROUPS_SCAN, [acme.accountId, acme.userId])).rows as ContactGroupRow[];
+    expect(scanned.some((r) => r.n_stream > 0 && r.g_status === 0)).toBe(true);
+    expect(order(await new SummaryRepository().contactGroups(dataSource.manager, acme.accountId, acme.userId))).toEqual(order(scanned));
     const owners = await pool.query('SELECT DISTINCT owner_id FROM crm.contacts WHERE account_id = $1 AND deleted_at IS NULL', [
       acme.accountId,
     ]);
@@ -312,6 +397,8 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
     await dataSource.runMigrations({ transaction: 'all' });
     expect((await pool.query(CONTACT_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     expect((await pool.query(DEAL_COMPANY_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    expect((await pool.query(GROUP_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    expect((await pool.query(OWNER_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     const stored = await companyRows(dataSource.manager, acme.accountId, companies);
     expect(stored.map((r) => [r.id, r.contacts_count, r.total_won_amount]).sort()).toEqual(
       before.map((r) => [r.id, r.contacts_count, r.total_won_amount]).sort(),

@@ -41,33 +41,39 @@ function streamCte(accountId: string, callerId: string) {
 }
 
 /**
- * The counts of the summary blocks: grouped scans of an account's contacts whatever its size
- * (one per block kind), and the small configuration lists they are shown beside.
+ * The counts of the summary blocks (the contacts' from stored group counters, the tags' and the
+ * action streams' by grouped scans), and the small configuration lists they are shown beside.
  */
 @Injectable()
 export class SummaryRepository {
   /**
-   * Every count of the account's non-deleted contacts in one scan: per status, per lead source
-   * and overall, each per owner and first letter, with the caller's action stream and the system
-   * tags (starred, pending deal) folded in as filtered aggregates.
+   * Every count of the account's non-deleted contacts: per status, per lead source and overall,
+   * each per owner and first letter, with the system tags (starred, pending deal) and the caller's
+   * action stream folded in. The counts come from crm.contact_group_counters (migration
+   * 1764801000000: at most four rows per group the account uses, kept by triggers), so they cost
+   * the same at 500 or 500,000 contacts; the action stream's counts join the caller's next
+   * actions to their contacts (the caller's stream, not the account).
    */
   contactGroups(db: Db, accountId: string, callerId: string): Promise<ContactGroupRow[]> {
     return many(
       db,
       sql`WITH ${streamCte(accountId, callerId)},
-               pending AS (SELECT DISTINCT contact_id FROM crm.deals WHERE account_id = ${accountId} AND status = 'pending')
-          SELECT GROUPING(c.status_id) AS g_status, GROUPING(c.lead_source_id) AS g_source, c.status_id, c.lead_source_id, c.owner_id, c.letter,
-                 count(*)::int AS n,
-                 count(s.contact_id)::int AS n_stream,
-                 (count(*) FILTER (WHERE c.starred))::int AS n_starred,
-                 (count(s.contact_id) FILTER (WHERE c.starred))::int AS n_starred_stream,
-                 count(p.contact_id)::int AS n_pending,
-                 (count(p.contact_id) FILTER (WHERE s.contact_id IS NOT NULL))::int AS n_pending_stream
-          FROM crm.contacts c
-          LEFT JOIN stream s ON s.contact_id = c.id
-          LEFT JOIN pending p ON p.contact_id = c.id
-          WHERE c.account_id = ${accountId} AND c.deleted_at IS NULL
-          GROUP BY GROUPING SETS ((c.status_id, c.owner_id, c.letter), (c.lead_source_id, c.owner_id, c.letter), (c.owner_id, c.letter))`,
+               parts AS (
+                 SELECT k.status_id, nullif(k.lead_source_id, '') AS lead_source_id, k.owner_id, k.letter, k.contacts_count AS n, 0 AS n_stream,
+                        CASE WHEN k.starred THEN k.contacts_count ELSE 0 END AS n_starred, 0 AS n_starred_stream,
+                        CASE WHEN k.pending THEN k.contacts_count ELSE 0 END AS n_pending, 0 AS n_pending_stream
+                 FROM crm.contact_group_counters k WHERE k.account_id = ${accountId} AND k.contacts_count <> 0
+                 UNION ALL
+                 SELECT c.status_id, c.lead_source_id, c.owner_id, c.letter, 0, 1, 0, c.starred::int, 0, (c.pending_deals_count > 0)::int
+                 FROM stream s JOIN crm.contacts c ON c.id = s.contact_id
+                 WHERE c.account_id = ${accountId} AND c.deleted_at IS NULL
+               )
+          SELECT GROUPING(p.status_id) AS g_status, GROUPING(p.lead_source_id) AS g_source, p.status_id, p.lead_source_id, p.owner_id, p.letter,
+                 sum(p.n)::int AS n, sum(p.n_stream)::int AS n_stream, sum(p.n_starred)::int AS n_starred,
+                 sum(p.n_starred_stream)::int AS n_starred_stream, sum(p.n_pending)::int AS n_pending,
+                 sum(p.n_pending_stream)::int AS n_pending_stream
+          FROM parts p
+          GROUP BY GROUPING SETS ((p.status_id, p.owner_id, p.letter), (p.lead_source_id, p.owner_id, p.letter), (p.owner_id, p.letter))`,
       { prepare: true },
     );
   }
