@@ -56,7 +56,7 @@ export function dataSourceOptions(options: SchemaDatabaseOptions): DataSourceOpt
  * - `jit=off`: the services run short, index-driven statements. PostgreSQL compiles a statement
  *   with LLVM when its estimated cost passes jit_above_cost, and a generic plan's estimate can: a
  *   page of deals (per-row subqueries, a LIMIT the plan cannot see) was estimated at 287,000 and
- *   spent 51 ms compiling to run in 3 ms, at every execution (decisions.md "No JIT").
+ *   spent 51 ms compiling to run in 3 ms, at every execution (decisions.md "No JIT in the services' connections").
  * - `plan_cache_mode`, when asked for.
  */
 function connectionSettings(options: SchemaDatabaseOptions): string {

@@ -105,6 +105,57 @@ describe('ContactsRepository (real PostgreSQL)', () => {
       expect(await matching(acme, { starred: true })).toEqual([]);
       expect(await matching(acme, { starred: false })).toEqual(mine);
     });
+    it('totals a list filtered only by what the group counters know (status, lead source, letter, star, pending deal) from them', async () => {
+      const db = dataSource.manager;
+      const [{ id: prospect }] = await db.query('SELECT id FROM crm.statuses WHERE account_id = $1 AND NOT is_lead LIMIT 1', [
+        acme.accountId,
+      ]);
+      const starred = await insert(acme, { last_name: 'Starling', starred: true, status_id: prospect });
+      try {
+        const plain = async (where: string, values: unknown[]) =>
+          Number(
+            (
+              await db.query(`SELECT count(*) FROM crm.contacts c WHERE c.account_id = $1 AND c.deleted_at IS NULL AND ${where}`, [
+                acme.accountId,
+                ...values,
+              ])
+            )[0].count,
+          );
+        const cases: Array<[ContactFilterRequest, string, unknown[]]> = [
+          [{ starred: false }, 'c.owner_id = $2 AND NOT c.starred', [acme.userId]],
+          [{ starred: true, team: true }, 'c.starred', []],
+          [{ status_id: prospect.toUpperCase() }, 'c.owner_id = $2 AND c.status_id = $3', [acme.userId, prospect]],
+          [{ status_id: lead, letter: 'h' }, "c.owner_id = $2 AND c.status_id = $3 AND c.letter = 'h'", [acme.userId, lead]],
+          [{ pending_deal: false, team: true }, 'c.pending_deals_count = 0', []],
+        ];
+        for (const [filter, where, values] of cases) {
+          const q = contacts.filter(acme.accountId, acme.userId, filter, null);
+          expect([filter, q.grouped !== undefined]).toEqual([filter, true]);
+          const expected = await plain(where, values);
+          expect([filter, await contacts.count(db, q)]).toEqual([filter, expected]);
+          // The page's total is the same, and the total's plan reads the counters, not the contacts.
+          const { total } = await contactWrapperPage(
+            db,
+            acme.accountId,
+            contacts.page(q, { key: 'name', direction: 'asc' }, 1, 100),
+            acme.userId,
+          );
+          expect([filter, total]).toEqual([filter, expected]);
+          const [plan] = await many(db, sql`EXPLAIN (FORMAT JSON) ${contacts.page(q, { key: 'name', direction: 'asc' }, 1, 100).total}`);
+          expect(JSON.stringify(plan)).toContain('"Relation Name":"contact_group_counters"');
+          expect(JSON.stringify(plan)).not.toContain('"Relation Name":"contacts"');
+        }
+        expect((await matching(acme, { starred: true })).includes(starred)).toBe(true);
+        // Anything else filtered is counted over the contacts.
+        expect(contacts.filter(acme.accountId, acme.userId, { starred: false, search: 'lovelace' }, null).grouped).toBeUndefined();
+        expect(contacts.filter(acme.accountId, acme.userId, { starred: false, tag: 'vip' }, null).grouped).toBeUndefined();
+        expect(contacts.filter(acme.accountId, acme.userId, { starred: false, since: '2020-01-01' }, null).grouped).toBeUndefined();
+        expect(contacts.filter(acme.accountId, acme.userId, {}, null).grouped).toBeUndefined();
+      } finally {
+        await db.query('DELETE FROM crm.contacts WHERE id = $1', [starred]);
+      }
+    });
+
     it("pending_deal reads the contact's stored pending deals count: a deal that is won or moved away no longer counts", async () => {
       const [{ id: pipelineId }] = await dataSource.manager.query('SELECT id FROM crm.pipelines WHERE account_id = $1 LIMIT 1', [
         acme.accountId,

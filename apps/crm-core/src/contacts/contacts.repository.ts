@@ -50,6 +50,13 @@ export interface ContactQuery {
    * per-owner counters' (migration 1764700000000), `owner_id` null for the whole team.
    */
   counted?: { account_id: string; owner_id: string | null };
+  /**
+   * Set when the query is the owner scope and filters the stored group counters know (status,
+   * lead source id, letter, starred, pending deal) and nothing else: its total is the sum of the
+   * matching groups of crm.contact_group_counters (migration 1764801000000), `conditions` over
+   * them as `k`, instead of a count of every matching contact.
+   */
+  grouped?: { account_id: string; owner_id: string | null; conditions: SqlFragment[] };
 }
 
 const JSON_COLUMNS: ReadonlySet<string> = new Set(['urls', 'phones', 'emails', 'address_list', 'custom_fields']);
@@ -165,10 +172,17 @@ export class ContactsRepository {
           sql`SELECT 1 FROM crm.actions a WHERE a.contact_id = c.id AND a.assignee_id = ${userId} AND a.status = 'waiting'`,
         ),
       );
+    // The filters the group counters know: each as a condition on the contact and one on its group.
+    const groups: SqlFragment[] = [];
+    const byGroup = (contact: SqlFragment, group: SqlFragment) => {
+      where.push(contact);
+      groups.push(group);
+    };
     // the contact's stored count of pending deals (kept by the triggers of migration 1764200000000)
-    if (f.pending_deal != null) where.push(f.pending_deal ? sql`c.pending_deals_count > 0` : sql`c.pending_deals_count = 0`);
-    if (f.starred != null) where.push(sql`c.starred = ${f.starred}`);
-    if (f.letter) where.push(sql`c.letter = ${f.letter}`);
+    if (f.pending_deal != null)
+      byGroup(f.pending_deal ? sql`c.pending_deals_count > 0` : sql`c.pending_deals_count = 0`, sql`k.pending = ${f.pending_deal}`);
+    if (f.starred != null) byGroup(sql`c.starred = ${f.starred}`, sql`k.starred = ${f.starred}`);
+    if (f.letter) byGroup(sql`c.letter = ${f.letter}`, sql`k.letter = ${f.letter}`);
     if (f.custom_field_id && f.custom_field_value != null) {
       const id = f.custom_field_id.toLowerCase();
       const value = f.custom_field_value.toLowerCase();
@@ -180,8 +194,14 @@ export class ContactsRepository {
       where.push(
         sql`c.lead_source_id IN (SELECT ls.id FROM crm.lead_sources ls WHERE ls.account_id = ${accountId} AND lower(ls.text) = lower(${f.lead_source}))`,
       );
-    if (f.lead_source_id) where.push(sql`c.lead_source_id = ${f.lead_source_id.toLowerCase()}`);
-    if (f.status_id) where.push(sql`c.status_id = ${f.status_id.toLowerCase()}`);
+    if (f.lead_source_id) {
+      const id = f.lead_source_id.toLowerCase();
+      byGroup(sql`c.lead_source_id = ${id}`, sql`k.lead_source_id = ${id}`);
+    }
+    if (f.status_id) {
+      const id = f.status_id.toLowerCase();
+      byGroup(sql`c.status_id = ${id}`, sql`k.status_id = ${id}`);
+    }
     if (f.not_linked_with) {
       // Neither the company's own contacts nor those linked to it (a primary-key probe per contact).
       const companyId = f.not_linked_with.toLowerCase();
@@ -196,7 +216,11 @@ export class ContactsRepository {
     if (saved) where.push(sql`(${saved})`);
     where.push(...timeFilterConditions(f, 'c'));
     const counted = ctes.length === 0 && where.length === scopeOnly ? { account_id: accountId, owner_id: ownerId } : undefined;
-    return { ctes, from, where: sql.and(where), counted };
+    const grouped =
+      !counted && ctes.length === 0 && where.length === scopeOnly + groups.length
+        ? { account_id: accountId, owner_id: ownerId, conditions: groups }
+        : undefined;
+    return { ctes, from, where: sql.and(where), counted, grouped };
   }
 
   async count(db: Db, q: ContactQuery): Promise<number> {
@@ -205,9 +229,17 @@ export class ContactsRepository {
 
   /**
    * `SELECT <total> AS total`: the stored per-owner counters' sum when the query is the owner scope
-   * alone (`q.counted`: at most 16 rows per owner), else a count of the matching rows.
+   * alone (`q.counted`: at most 16 rows per owner); the stored group counters' sum over the matching
+   * groups when it filters only what they group by (`q.grouped`: at most four rows per group the
+   * owner's contacts use, whatever their number); else a count of the matching rows.
    */
   private totalSql(q: ContactQuery): SqlFragment {
+    if (q.grouped) {
+      const { account_id: accountId, owner_id: ownerId, conditions } = q.grouped;
+      const owner = ownerId === null ? [] : [sql`k.owner_id = ${ownerId}`];
+      return sql`SELECT coalesce(sum(k.contacts_count), 0)::int AS total FROM crm.contact_group_counters k
+                 WHERE ${sql.and([sql`k.account_id = ${accountId}`, ...owner, ...conditions])}`;
+    }
     if (!q.counted) return sql`SELECT count(*)::int AS total FROM ${q.from} WHERE ${q.where}`;
     const { account_id: accountId, owner_id: ownerId } = q.counted;
     return ownerId === null

@@ -35,8 +35,8 @@ export const DEAL_SELECT = `SELECT d.id, d.account_id, d.contact_id, d.owner_id,
        FROM crm.deal_items i WHERE i.deal_id = d.id) AS items,
     (SELECT coalesce(json_agg(json_build_object('id', lc.id, 'first_name', lc.first_name, 'last_name', lc.last_name, 'company', lc.company_name, 'photo_url', lc.photo_url) ORDER BY lc.sort_name, lc.id), '[]'::json)
        FROM crm.deal_contacts dc JOIN crm.contacts lc ON lc.id = dc.contact_id WHERE dc.deal_id = d.id AND lc.deleted_at IS NULL) AS linked,
-    -- one probe of notes_linked_deal_idx per deal: as an EXISTS, a generic plan may hash every note
-    -- of the table (30,000 notes: 18 ms for any page of deals)
+    /* one probe of notes_linked_deal_idx per deal: as an EXISTS, a generic plan may hash every note
+       of the table (30,000 notes: 18 ms for any page of deals) */
     coalesce((SELECT true FROM crm.notes n WHERE n.linked_deal_id = d.id LIMIT 1), false) AS has_related_notes,
     ${attachmentsJson('d.id')} AS attachments
   FROM crm.deals d
