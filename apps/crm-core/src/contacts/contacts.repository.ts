@@ -46,17 +46,12 @@ export interface ContactQuery {
   from: SqlFragment;
   where: SqlFragment;
   /**
-   * Set when the query is the owner scope alone (no other filter): its total is the stored
-   * per-owner counters' (migration 1764700000000), `owner_id` null for the whole team.
+   * Set when the stored counters answer the query's total: it is the owner scope (`owner_id` null
+   * for the whole team), plus only filters the group counters know (status, lead source id, letter,
+   * starred, pending deal) as `groups`, conditions over crm.contact_group_counters `k` (migration
+   * 1764801000000). No `groups`: the per-owner counters (migration 1764700000000) answer.
    */
-  counted?: { account_id: string; owner_id: string | null };
-  /**
-   * Set when the query is the owner scope and filters the stored group counters know (status,
-   * lead source id, letter, starred, pending deal) and nothing else: its total is the sum of the
-   * matching groups of crm.contact_group_counters (migration 1764801000000), `conditions` over
-   * them as `k`, instead of a count of every matching contact.
-   */
-  grouped?: { account_id: string; owner_id: string | null; conditions: SqlFragment[] };
+  counted?: { account_id: string; owner_id: string | null; groups: SqlFragment[] };
 }
 
 const JSON_COLUMNS: ReadonlySet<string> = new Set(['urls', 'phones', 'emails', 'address_list', 'custom_fields']);
@@ -77,10 +72,12 @@ export const DEFERRED_PAGE_OFFSET = 1000;
 /** How far into the name order the cascade counts `items_left` from the front. */
 export const CASCADE_COUNT_REACH = 20_000;
 
+/** The owner scope with no other filter: the plain list. */
+const plain = (q: ContactQuery): boolean => q.counted !== undefined && q.counted.groups.length === 0;
 /** A filtered `q`'s statements are planned with their values (db.ts QueryOptions.plan): how many rows they match decides the plan. */
-const filteredPlan = (q: ContactQuery): QueryOptions => (q.counted !== undefined ? {} : { plan: 'custom' });
-/** The same, with the owner scope alone kept prepared (a few texts in all). */
-const planOf = (q: ContactQuery): QueryOptions => (q.counted !== undefined ? { prepare: true } : filteredPlan(q));
+const filteredPlan = (q: ContactQuery): QueryOptions => (plain(q) ? {} : { plan: 'custom' });
+/** The same, with the plain list kept prepared (a few texts in all). */
+const planOf = (q: ContactQuery): QueryOptions => (plain(q) ? { prepare: true } : filteredPlan(q));
 
 const CONTACTS = sql`crm.contacts c`;
 const SEARCH_HITS = sql`search_hits c`;
@@ -215,12 +212,9 @@ export class ContactsRepository {
       );
     if (saved) where.push(sql`(${saved})`);
     where.push(...timeFilterConditions(f, 'c'));
-    const counted = ctes.length === 0 && where.length === scopeOnly ? { account_id: accountId, owner_id: ownerId } : undefined;
-    const grouped =
-      !counted && ctes.length === 0 && where.length === scopeOnly + groups.length
-        ? { account_id: accountId, owner_id: ownerId, conditions: groups }
-        : undefined;
-    return { ctes, from, where: sql.and(where), counted, grouped };
+    const counted =
+      ctes.length === 0 && where.length === scopeOnly + groups.length ? { account_id: accountId, owner_id: ownerId, groups } : undefined;
+    return { ctes, from, where: sql.and(where), counted };
   }
 
   async count(db: Db, q: ContactQuery): Promise<number> {
@@ -228,24 +222,18 @@ export class ContactsRepository {
   }
 
   /**
-   * `SELECT <total> AS total`: the stored per-owner counters' sum when the query is the owner scope
-   * alone (`q.counted`: at most 16 rows per owner); the stored group counters' sum over the matching
-   * groups when it filters only what they group by (`q.grouped`: at most four rows per group the
-   * owner's contacts use, whatever their number); else a count of the matching rows.
+   * `SELECT <total> AS total`: when the stored counters answer (`q.counted`), the per-owner
+   * counters' sum for the owner scope alone (at most 16 rows per owner), or the group counters' sum
+   * over the matching groups (at most four rows per group the owner's contacts use, whatever their
+   * number); else a count of the matching rows.
    */
   private totalSql(q: ContactQuery): SqlFragment {
-    if (q.grouped) {
-      const { account_id: accountId, owner_id: ownerId, conditions } = q.grouped;
-      const owner = ownerId === null ? [] : [sql`k.owner_id = ${ownerId}`];
-      return sql`SELECT coalesce(sum(k.contacts_count), 0)::int AS total FROM crm.contact_group_counters k
-                 WHERE ${sql.and([sql`k.account_id = ${accountId}`, ...owner, ...conditions])}`;
-    }
     if (!q.counted) return sql`SELECT count(*)::int AS total FROM ${q.from} WHERE ${q.where}`;
-    const { account_id: accountId, owner_id: ownerId } = q.counted;
-    return ownerId === null
-      ? sql`SELECT coalesce(sum(contacts_count), 0)::int AS total FROM crm.contact_owner_counters WHERE account_id = ${accountId}`
-      : sql`SELECT coalesce(sum(contacts_count), 0)::int AS total FROM crm.contact_owner_counters
-            WHERE account_id = ${accountId} AND owner_id = ${ownerId}`;
+    const { account_id: accountId, owner_id: ownerId, groups } = q.counted;
+    const table = groups.length > 0 ? sql`crm.contact_group_counters` : sql`crm.contact_owner_counters`;
+    const owner = ownerId === null ? [] : [sql`k.owner_id = ${ownerId}`];
+    return sql`SELECT coalesce(sum(k.contacts_count), 0)::int AS total FROM ${table} k
+               WHERE ${sql.and([sql`k.account_id = ${accountId}`, ...owner, ...groups])}`;
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   type TimeFilterInput,
 } from '../common/sql';
 import { attachmentsJson } from '../records/attachments.repository';
+import { liveRecordCount } from '../records/record-list.repository';
 import { CONTACT_REF_COLUMNS, type ContactRef, type UserRef } from '../records/record-references.repository';
 import type { DealFieldDefinition, DealState, PipelineRef } from './deal.rules';
 
@@ -289,13 +290,7 @@ export class DealsRepository {
           sql`SELECT count(*)::int AS total FROM crm.deals d JOIN crm.contacts c ON c.id = d.contact_id WHERE ${condition} AND c.deleted_at IS NULL`,
           { prepare: true },
         )
-      : await one<{ total: number }>(
-          db,
-          sql`SELECT ((SELECT count(*) FROM crm.deals d WHERE ${condition})
-                 - (SELECT count(*) FROM crm.contacts x JOIN crm.deals d ON d.contact_id = x.id
-                    WHERE x.account_id = ${accountId} AND x.deleted_at IS NOT NULL AND ${condition}))::int AS total`,
-          { prepare: true },
-        );
+      : await one<{ total: number }>(db, liveRecordCount(sql`crm.deals d`, 'd', accountId, condition), { prepare: true });
     const direction = orderDirection(filter.order, filter.sortBy ? 'asc' : 'desc');
     if (filter.sortBy !== undefined && !SORT_COLUMN.test(filter.sortBy)) throw new Error('sort_by names no column');
     const order = filter.sortBy

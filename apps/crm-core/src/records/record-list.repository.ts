@@ -79,23 +79,22 @@ export async function listPage<Row>(db: Db, accountId: string, input: ListInput,
     db,
     ofContact.length > 0
       ? countOf(sql`${spec.from} JOIN crm.contacts c ON c.id = ${column(spec.alias, 'contact_id')}`, condition)
-      : liveRecordCount(spec, accountId, sql.and(own)),
+      : liveRecordCount(spec.from, spec.alias, accountId, sql.and(own)),
   );
   const rows = await many<Row>(db, sql`${spec.select} WHERE ${condition} ORDER BY ${order} ${pageLimit(input.page, input.per_page)}`);
   return { rows, page: pageInfo(total, input.page, input.per_page) };
 }
 
 /**
- * How many records match `own` (conditions over the record's alias alone) whose contact is not
- * deleted: those matching `own`, less those of the account's deleted contacts. The first count
- * reads the table alone, by its index or a scan (no contact looked up per record: 30,000 notes by
- * the join took 16-70 ms); the second walks the few deleted contacts (contacts_deleted_idx) and
- * their records.
- * Both in one statement, one snapshot (deals.repository counts its list the same way).
+ * How many records of `from` (`<table> <alias>`) match `own` (conditions over the record's alias
+ * alone) whose contact is not deleted: those matching `own`, less those of the account's deleted
+ * contacts. The first count reads the table alone, by its index or a scan (no contact looked up per
+ * record: 30,000 notes by the join took 16-70 ms); the second walks the few deleted contacts
+ * (contacts_deleted_idx) and their records. Both in one statement, one snapshot.
  */
-function liveRecordCount(spec: ListSpec, accountId: string, own: SqlFragment): SqlFragment {
-  return sql`SELECT ((SELECT count(*) FROM ${spec.from} WHERE ${own})
-                   - (SELECT count(*) FROM crm.contacts x JOIN ${spec.from} ON ${column(spec.alias, 'contact_id')} = x.id
+export function liveRecordCount(from: SqlFragment, alias: string, accountId: string, own: SqlFragment): SqlFragment {
+  return sql`SELECT ((SELECT count(*) FROM ${from} WHERE ${own})
+                   - (SELECT count(*) FROM crm.contacts x JOIN ${from} ON ${column(alias, 'contact_id')} = x.id
                       WHERE x.account_id = ${accountId} AND x.deleted_at IS NOT NULL AND ${own}))::int AS total`;
 }
 
