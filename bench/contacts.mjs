@@ -12,10 +12,15 @@
 //   - scale (issue 12): one company with 20,000 contacts; creates into it against creates into a
 //     new company (16 clients), a read of one of its contacts against a contact with no company,
 //     and GET /companies/{id}, each reported as a ratio.
+//   - summary (`--only summary`): the summary blocks (GET /bootstrap, GET /tags, and the
+//     single-contact writes that answer with them: assign_tag, change_status) on an account of
+//     50,000 contacts against the same on an account of 500 of the same shape (most contacts in the
+//     user's action stream, most tagged), each a ratio big/small: what the account's size costs.
 //
 // Writes bench/results/<date>-contacts.md (with --only scale: <date>-contacts-scale.md).
 //   npm run bench:contacts [-- --seconds 10 --contacts 50000 --scale-contacts 20000]
 //   npm run bench:contacts -- --only scale [--scale-contacts 20000 --seconds 10]
+//   npm run bench:contacts -- --only summary [--contacts 50000 --small-contacts 500 --seconds 10]
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -32,6 +37,8 @@ const CONTACTS = Number(args.contacts ?? 50_000);
 const SCALE_CONTACTS = Number(args['scale-contacts'] ?? 20_000);
 // Pending deals of the big company, spread over its contacts: its pending_deals (in every wrapper of its contacts) are real.
 const SCALE_PENDING_DEALS = 200;
+/** Contacts of the small account of the summary scenario. */
+const SMALL_CONTACTS = Number(args['small-contacts'] ?? 500);
 /** Contacts (each with a pending deal) of the small company the big one's contact reads are compared with. */
 const SMALL_COMPANY_CONTACTS = 30;
 // `--only scale` (or `--only=scale`): the scale scenario alone.
@@ -285,6 +292,31 @@ async function seedScale(dbUrl, accountId, ownerId, columns) {
   }
 }
 
+/** A new account through the operator API, with its admin's HTTP Basic header. */
+async function createAccount(operator, name) {
+  const created = await fetch(`${operator.url}/operator/accounts`, {
+    method: 'POST',
+    headers: operator.headers,
+    body: JSON.stringify({
+      name,
+      admin: {
+        first_name: 'Bench',
+        last_name: 'Admin',
+        email: `bench-${Date.now()}-${Math.random()}@example.com`,
+        password: 'bench password 1',
+      },
+    }),
+  });
+  if (created.status !== 201)
+    throw new Error(`POST /operator/accounts answered ${created.status}: ${(await created.text()).slice(0, 300)}`);
+  const account = await created.json();
+  return {
+    accountId: account.account.id,
+    userId: account.user.id,
+    basic: { authorization: `Basic ${Buffer.from(`${account.user.id}:${account.user.api_key}`).toString('base64')}` },
+  };
+}
+
 /**
  * The scale scenario of issue 12: creates into the big company against creates into a new one,
  * reads of its contacts against contacts without a company, GET /companies/{id}; ratios and the
@@ -380,6 +412,124 @@ async function scaleScenario({ api, basic, dbUrl, accountId, userId, columns }) 
   return lines;
 }
 
+/** An id like the API's from an SQL expression `seed` (8 hex digits of it, then 16 random ones). */
+const sqlId = (seed) => `lpad(to_hex(${seed}), 8, '0') || substr(md5(random()::text || (${seed})::text), 1, 16)`;
+
+/**
+ * The summary scenario's data, straight into PostgreSQL for one account: 5 tags and `Hot`; 60% of
+ * its contacts tagged (one of the 5 each), 90% with a next action of `userId` (its action stream,
+ * as in OnePageCRM where nearly every contact has one). Returns the account's status ids.
+ */
+async function seedSummary(db, accountId, userId, idBase) {
+  await db.query(
+    `INSERT INTO crm.tags (id, account_id, name) SELECT ${sqlId(`$3::int + g`)}, $1, CASE WHEN g = 0 THEN 'Hot' ELSE 'Bench tag ' || g END
+     FROM generate_series(0, 5) g`,
+    [accountId, userId, idBase],
+  );
+  await db.query(
+    `WITH c AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM crm.contacts WHERE account_id = $1),
+          t AS (SELECT array_agg(id ORDER BY name) AS ids FROM crm.tags WHERE account_id = $1 AND name LIKE 'Bench tag %')
+     INSERT INTO crm.contact_tags (contact_id, tag_id, account_id)
+     SELECT c.id, t.ids[1 + c.n % 5], $1 FROM c CROSS JOIN t WHERE c.n % 10 < 6`,
+    [accountId],
+  );
+  await db.query(
+    `WITH c AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM crm.contacts WHERE account_id = $1)
+     INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, position)
+     SELECT ${sqlId(`$3::int + c.n::int`)}, $1, c.id, $2, 'Bench next action ' || c.n, 'asap', 0 FROM c WHERE c.n % 10 < 9`,
+    [accountId, userId, idBase + 1000],
+  );
+  return (await db.query('SELECT id FROM crm.statuses WHERE account_id = $1 ORDER BY id', [accountId])).rows.map((r) => r.id);
+}
+
+/**
+ * The summary scenario: the summary blocks on an account of CONTACTS contacts against one of
+ * SMALL_CONTACTS (copies of the first ones, same shape), each scenario a ratio big/small (1: the
+ * account's size costs nothing). Returns the report's section.
+ */
+async function summaryScenario({ api, operator, dbUrl, big }) {
+  const small = await createAccount(operator, 'Bench small');
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  const accounts = [];
+  try {
+    log(`summary: seeding ${CONTACTS.toLocaleString('en')} contacts, then a copy of ${SMALL_CONTACTS} of them in a second account`);
+    const { ids } = await seedContacts(dbUrl, big.accountId, big.userId, contactColumns(), CONTACTS);
+    await db.query(
+      `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, first_name, last_name, company_name, sort_name, letter, search_text)
+       SELECT ${sqlId('(row_number() OVER (ORDER BY c.id))::int + 1879048192')}, $2, $3, (SELECT id FROM crm.statuses WHERE account_id = $2 AND is_lead),
+              c.first_name, c.last_name, c.company_name, c.sort_name, c.letter, c.search_text
+       FROM crm.contacts c WHERE c.account_id = $1 ORDER BY c.id LIMIT $4`,
+      [big.accountId, small.accountId, small.userId, SMALL_CONTACTS],
+    );
+    for (const [i, account] of [big, small].entries()) {
+      const statusIds = await seedSummary(db, account.accountId, account.userId, 1610612736 + i * 100_000_000);
+      const contactIds = (await db.query('SELECT id FROM crm.contacts WHERE account_id = $1', [account.accountId])).rows.map((r) => r.id);
+      accounts.push({ ...account, statusIds, contactIds });
+    }
+    for (const table of ['contacts', 'actions', 'contact_tags', 'tags']) await db.query(`VACUUM ANALYZE crm.${table}`);
+    log(`summary: seeded (${ids.length} and ${accounts[1].contactIds.length} contacts)`);
+  } finally {
+    await db.end();
+  }
+  const random = rng(13);
+  const pickOf = (values) => values[Math.floor(random() * values.length)];
+  const scenarios = [
+    { name: 'GET /bootstrap', make: (a) => () => request(`${api}/bootstrap`, a.basic) },
+    { name: 'GET /tags', make: (a) => () => request(`${api}/tags`, a.basic) },
+    {
+      name: 'PUT /contacts/{id}/assign_tag/Hot',
+      make: (a) => () => send('PUT', `${api}/contacts/${pickOf(a.contactIds)}/assign_tag/Hot`, a.basic, {}),
+    },
+    {
+      name: 'PUT /contacts/{id}/change_status/{status_id}',
+      make: (a) => () => send('PUT', `${api}/contacts/${pickOf(a.contactIds)}/change_status/${pickOf(a.statusIds)}`, a.basic, {}),
+    },
+  ];
+  for (const account of accounts) {
+    const check = await request(`${api}/tags`, account.basic);
+    if (check.status !== 200) throw new Error(`GET /tags answered ${check.status}: ${check.body.slice(0, 300)}`);
+  }
+  const loadBefore = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
+  const rows = [];
+  for (const scenario of scenarios) {
+    await load(`summary warm-up: ${scenario.name}`, scenario.make(accounts[0]), { seconds: 2, connections: 16 });
+    const measuredRows = [];
+    for (const [i, account] of accounts.entries())
+      measuredRows.push(
+        await load(`${scenario.name}, ${i === 0 ? CONTACTS.toLocaleString('en') : SMALL_CONTACTS} contacts`, scenario.make(account), {
+          connections: 16,
+        }),
+      );
+    rows.push({ scenario: scenario.name, big: measuredRows[0], small: measuredRows[1] });
+  }
+  const loadAfter = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
+  return [
+    `## Summary blocks: an account of ${CONTACTS.toLocaleString('en')} contacts against one of ${SMALL_CONTACTS}`,
+    '',
+    `Both accounts have the same shape: 60% of the contacts tagged (one of 5 tags each), 90% in the user's action stream (a next action each), one status. Seeded with SQL (the triggers kept their counters as the rows went in), vacuumed and analyzed; then each scenario ${SECONDS} s at 16 clients on the big account and then the small one, after 2 s of warm-up. The writes pick a random contact of the account (assign_tag: the tag Hot, often already there; change_status: a random status of the account) and answer with the five summary blocks. Load average (1, 5, 15 min) ${loadBefore} before, ${loadAfter} after.`,
+    '',
+    '| scenario | contacts | requests | req/s | p50 ms | p99 ms | CPU ms per request: gateway / crm-core / PostgreSQL | statuses | big / small (req/s) |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.flatMap(({ scenario, big: b, small: s }) =>
+      [
+        [CONTACTS.toLocaleString('en'), b],
+        [String(SMALL_CONTACTS), s],
+      ].map(
+        ([n, r], i) =>
+          `| ${scenario} | ${n} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.cpu.gateway} / ${r.cpu.core} / ${r.cpu.postgres} | ${JSON.stringify(r.statuses)} | ${i === 0 ? `${(b.rps / s.rps).toFixed(2)}×` : ''} |`,
+      ),
+    ),
+    '',
+  ];
+}
+
 async function main() {
   const system = await startSystem({ ports, log, extraEnv: { PUBLIC_URL: `http://127.0.0.1:${ports.gateway}` } });
   let floor;
@@ -387,33 +537,26 @@ async function main() {
     const { gateway } = system.urls;
     measured.namespace = system.env.CRM_NAMESPACE;
     measured.database = new URL(system.env.DATABASE_URL).pathname.slice(1);
-    const account = await (
-      await fetch(`${system.operatorUrl}/operator/accounts`, {
-        method: 'POST',
-        headers: system.operatorHeaders,
-        body: JSON.stringify({
-          name: 'Bench',
-          admin: { first_name: 'Bench', last_name: 'Admin', email: `bench-${Date.now()}@example.com`, password: 'bench password 1' },
-        }),
-      })
-    ).json();
-    const accountId = account.account.id;
-    const userId = account.user.id;
-    const basic = { authorization: `Basic ${Buffer.from(`${userId}:${account.user.api_key}`).toString('base64')}` };
+    const operator = { url: system.operatorUrl, headers: system.operatorHeaders };
+    const bench = await createAccount(operator, 'Bench');
+    const { accountId, userId, basic } = bench;
     const columns = contactColumns();
     const scale = () => scaleScenario({ api: `${gateway}/api/v3`, basic, dbUrl: system.env.DATABASE_URL, accountId, userId, columns });
 
-    if (ONLY === 'scale') {
-      const section = await scale();
+    if (ONLY === 'summary' || ONLY === 'scale') {
+      const section =
+        ONLY === 'summary'
+          ? await summaryScenario({ api: `${gateway}/api/v3`, operator, dbUrl: system.env.DATABASE_URL, big: bench })
+          : await scale();
       const report = [
-        `# Contacts benchmark, scale scenario ${new Date().toISOString()}`,
+        `# Contacts benchmark, ${ONLY} scenario ${new Date().toISOString()}`,
         '',
-        `Machine: ${machineDescription()}. Services from a fresh build with NODE_ENV=production, LOG_LEVEL=warn, one replica each; the full production chain; load generator on the same machine (closed loop, keep-alive).`,
+        `Machine: ${machineDescription()}. Services from a fresh build with NODE_ENV=production, LOG_LEVEL=warn, one replica each; the full production chain (HTTP Basic API key, per-user limits in Redis with their ceilings raised, validation, NATS, crm-core, PostgreSQL); load generator on the same machine (closed loop, keep-alive).`,
         '',
         ...section,
       ].join('\n');
       mkdirSync(path.join(root, 'bench/results'), { recursive: true });
-      const file = path.join(root, 'bench/results', `${new Date().toISOString().slice(0, 10)}-contacts-scale.md`);
+      const file = path.join(root, 'bench/results', `${new Date().toISOString().slice(0, 10)}-contacts-${ONLY}.md`);
       writeFileSync(file, report);
       log(`report written to ${path.relative(root, file)}`);
       return;

@@ -33,6 +33,7 @@ import { ContactsFillfactor1764800700000 } from '../migrations/1764800700000-con
 import { ContactDocuments1764800800000 } from '../migrations/1764800800000-contact-documents';
 import { RecordListOrders1764800900000 } from '../migrations/1764800900000-record-list-orders';
 import { ContactGroupCounters1764801000000 } from '../migrations/1764801000000-contact-group-counters';
+import { StreamTagCounters1764801100000 } from '../migrations/1764801100000-stream-tag-counters';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -97,6 +98,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       RecordListOrders1764800900000,
       // the summary blocks' contact counts, kept per group (owner, status, lead source, letter, ...)
       ContactGroupCounters1764801000000,
+      // the summary blocks' action-stream and tag counts, kept per group
+      StreamTagCounters1764801100000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

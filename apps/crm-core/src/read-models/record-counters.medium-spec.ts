@@ -13,10 +13,12 @@ import { contactRows } from './contact.repository';
  * over two companies (creates into one company, moves between the two, soft deletes and undeletes,
  * bulk deletes, hard deletes, deal creates, status/amount/months changes, deals moved between
  * contacts, deal deletes, owner changes, changes of the contacts' status, lead source, letter and
- * star); at the end every stored counter (the per-owner and per-group contact counters of
- * migrations 1764700000000 and 1764801000000 included), and every deal's company_id (migration
- * 1764200100000), equals a full recount, and the summary's contact groups equal the scan they
- * replaced.
+ * star, next actions added, completed, reopened, reassigned and deleted, tags assigned and
+ * unassigned one by one and in bulk, tags deleted); at the end every stored counter (the per-owner
+ * and per-group contact counters of migrations 1764700000000 and 1764801000000, the stream and tag
+ * counters and the contacts' stream_ids and tag_ids of migration 1764801100000 included), and
+ * every deal's company_id (migration 1764200100000), equals a full recount, and the summary's
+ * contact, tag and stream groups equal the scans they replaced.
  */
 
 /** Contacts whose stored deal counters differ from a recount of their deals. */
@@ -75,6 +77,76 @@ const GROUP_MISMATCHES = `
   SELECT s.*, r.n AS recount FROM stored s
   FULL JOIN recount r USING (owner_id, status_id, lead_source_id, letter, starred, pending)
   WHERE coalesce(s.n, 0) <> coalesce(r.n, 0)`;
+
+const NEXT = `('asap', 'date', 'date_time', 'waiting')`;
+
+/** Contacts whose stream_ids or tag_ids (migration 1764801100000) differ from their next actions' assignees or their tags. */
+const CONTACT_ARRAY_MISMATCHES = `
+  SELECT c.id, c.stream_ids, c.tag_ids, r.stream_ids AS recount_stream_ids, r.tag_ids AS recount_tag_ids
+  FROM crm.contacts c
+  CROSS JOIN LATERAL (
+    SELECT ARRAY(SELECT DISTINCT a.assignee_id FROM crm.actions a WHERE a.contact_id = c.id AND a.status IN ${NEXT} ORDER BY 1)::varchar[] AS stream_ids,
+           ARRAY(SELECT ct.tag_id FROM crm.contact_tags ct WHERE ct.contact_id = c.id ORDER BY 1)::varchar[] AS tag_ids
+  ) r
+  WHERE c.account_id = $1 AND (c.stream_ids::varchar[] <> r.stream_ids OR c.tag_ids::varchar[] <> r.tag_ids)`;
+
+/** The next actions of the account's non-deleted contacts (one row per contact and assignee). */
+const STREAM_ROWS = `
+  SELECT DISTINCT c.id, a.assignee_id, c.owner_id, c.status_id, coalesce(c.lead_source_id, '') AS lead_source_id, c.letter, c.starred,
+         c.pending_deals_count > 0 AS pending
+  FROM crm.actions a JOIN crm.contacts c ON c.id = a.contact_id
+  WHERE a.account_id = $1 AND a.status IN ${NEXT} AND c.deleted_at IS NULL`;
+
+/** Stored stream counters (per assignee, '*' anyone's, and letter) that differ from a recount. */
+const STREAM_MISMATCHES = `
+  WITH stored AS (SELECT assignee_id, letter, sum(contacts_count)::int AS n FROM crm.stream_counters WHERE account_id = $1 GROUP BY 1, 2),
+       recount AS (SELECT assignee_id, letter, count(*)::int AS n FROM (${STREAM_ROWS}) s GROUP BY 1, 2
+                   UNION ALL SELECT '*', letter, count(DISTINCT id)::int FROM (${STREAM_ROWS}) s GROUP BY 2)
+  SELECT s.*, r.n AS recount FROM stored s FULL JOIN recount r USING (assignee_id, letter) WHERE coalesce(s.n, 0) <> coalesce(r.n, 0)`;
+
+/** Stored per-assignee stream counters by contact group that differ from a recount. */
+const CONTACT_STREAM_MISMATCHES = `
+  WITH stored AS (SELECT assignee_id, owner_id, status_id, lead_source_id, letter, starred, pending, sum(contacts_count)::int AS n
+                  FROM crm.contact_stream_counters WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5, 6, 7),
+       recount AS (SELECT assignee_id, owner_id, status_id, lead_source_id, letter, starred, pending, count(*)::int AS n
+                   FROM (${STREAM_ROWS}) s GROUP BY 1, 2, 3, 4, 5, 6, 7)
+  SELECT s.*, r.n AS recount FROM stored s
+  FULL JOIN recount r USING (assignee_id, owner_id, status_id, lead_source_id, letter, starred, pending)
+  WHERE coalesce(s.n, 0) <> coalesce(r.n, 0)`;
+
+/** Stored tag counters (every tagged contact: stream_of '', and per assignee's stream) that differ from a recount. */
+const TAG_MISMATCHES = `
+  WITH stored AS (SELECT tag_id, stream_of, letter, sum(contacts_count)::int AS n FROM crm.tag_counters WHERE account_id = $1 GROUP BY 1, 2, 3),
+       tagged AS (SELECT ct.tag_id, c.id, c.letter FROM crm.contact_tags ct JOIN crm.contacts c ON c.id = ct.contact_id
+                  WHERE ct.account_id = $1 AND c.deleted_at IS NULL),
+       recount AS (SELECT tag_id, '' AS stream_of, letter, count(*)::int AS n FROM tagged GROUP BY 1, 3
+                   UNION ALL
+                   SELECT t.tag_id, s.assignee_id, t.letter, count(*)::int FROM tagged t JOIN (${STREAM_ROWS}) s ON s.id = t.id GROUP BY 1, 2, 3)
+  SELECT s.*, r.n AS recount FROM stored s FULL JOIN recount r USING (tag_id, stream_of, letter) WHERE coalesce(s.n, 0) <> coalesce(r.n, 0)`;
+
+/** Counter rows of deleted tags (removed at the deleting transaction's commit). */
+const DELETED_TAG_ROWS = `SELECT * FROM crm.tag_counters k WHERE k.account_id = $1 AND NOT EXISTS (SELECT 1 FROM crm.tags t WHERE t.id = k.tag_id)`;
+
+/** Every recount of migration 1764801100000, each expected to find nothing. */
+const STREAM_TAG_CHECKS = { CONTACT_ARRAY_MISMATCHES, STREAM_MISMATCHES, CONTACT_STREAM_MISMATCHES, TAG_MISMATCHES, DELETED_TAG_ROWS };
+
+/** SummaryRepository.tagGroups before the tag counters: every tagged contact joined to the caller's stream. */
+const TAG_GROUPS_SCAN = `
+  WITH stream AS (SELECT DISTINCT contact_id FROM crm.actions WHERE account_id = $1 AND assignee_id = $2 AND status IN ${NEXT})
+  SELECT ct.tag_id, c.letter, count(*)::int AS n, count(s.contact_id)::int AS n_stream
+  FROM crm.contact_tags ct
+  JOIN crm.contacts c ON c.id = ct.contact_id
+  LEFT JOIN stream s ON s.contact_id = c.id
+  WHERE ct.account_id = $1 AND c.account_id = $1 AND c.deleted_at IS NULL
+  GROUP BY ct.tag_id, c.letter`;
+
+/** SummaryRepository.streamGroups before the stream counters: every next action of the account joined to its contact. */
+const STREAM_GROUPS_SCAN = `
+  SELECT GROUPING(a.assignee_id) AS g_user, a.assignee_id, c.letter, count(DISTINCT c.id)::int AS n
+  FROM crm.actions a
+  JOIN crm.contacts c ON c.id = a.contact_id
+  WHERE a.account_id = $1 AND a.status IN ${NEXT} AND c.account_id = $1 AND c.deleted_at IS NULL
+  GROUP BY GROUPING SETS ((a.assignee_id, c.letter), (c.letter))`;
 
 /**
  * The summary's contact groups as SummaryRepository.contactGroups read them before the stored
@@ -136,6 +208,7 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
       await pool.query('INSERT INTO crm.lead_sources (id, account_id, text) VALUES ($1, $2, $3)', [id, acme.accountId, text]);
       leadSourceIds.push(id);
     }
+    for (let i = 0; i < 4; i += 1) await createTag(pool);
     for (const name of ['Big Co', 'Other Co']) {
       const id = newId();
       await pool.query('INSERT INTO crm.companies (id, account_id, name) VALUES ($1, $2, $3)', [id, acme.accountId, name]);
@@ -181,13 +254,23 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
   /** Owners contacts move between (owner_id has no foreign key; the counters do not care who they are). */
   const OWNERS = [newId(), newId(), newId()];
   const amountOf = (random: () => number) => Math.round(random() * 1_000_000) / 100;
+  /** Assignees of next actions (assignee_id has no foreign key either). */
+  const ASSIGNEES = [newId(), newId(), newId()];
+
+  async function createTag(client: Pool | PoolClient): Promise<void> {
+    await client.query('INSERT INTO crm.tags (id, account_id, name) VALUES ($1, $2, $3)', [
+      newId(),
+      acme.accountId,
+      `t${newId().slice(-8)}`,
+    ]);
+  }
 
   /**
    * One random write. A deadlock between two writers, or a contact hard-deleted by another writer
    * between the pick and the write (foreign key), rolls the transaction back and it is retried.
    */
   async function randomWrite(client: PoolClient, random: () => number): Promise<void> {
-    const op = Math.floor(random() * 12);
+    const op = Math.floor(random() * 18);
     const company = () => (random() < 0.75 ? companies[0] : random() < 0.7 ? companies[1] : null);
     const pick = () => pickContact(client, random);
     switch (op) {
@@ -261,6 +344,71 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
         );
         return;
       }
+      case 12:
+      case 13: {
+        // a next action added for one of the assignees (at most one per contact and assignee), sometimes to several contacts at once
+        const ids = random() < 0.7 ? [await pick()] : [await pick(), await pick(), await pick()];
+        const assignee = ASSIGNEES[Math.floor(random() * ASSIGNEES.length)];
+        for (const id of ids.filter(Boolean))
+          await client.query(
+            `INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date) VALUES ($1, $2, $3, $4, 'next', $5, current_date)
+             ON CONFLICT DO NOTHING`,
+            [newId(), acme.accountId, id, assignee, random() < 0.5 ? 'date' : 'asap'],
+          );
+        return;
+      }
+      case 14: {
+        // a next action completed, a completed one reopened, or one reassigned or moved to another contact
+        const rows = (await client.query('SELECT id, status FROM crm.actions WHERE account_id = $1', [acme.accountId])).rows;
+        if (rows.length === 0) return;
+        const action = rows[Math.floor(random() * rows.length)];
+        // Reopened, reassigned or moved only where the contact and assignee have no other next action
+        // (actions_next_uq; a concurrent writer may still get there first: 23505, retried).
+        const roll = random();
+        if (roll < 0.4 && action.status !== 'done')
+          await client.query("UPDATE crm.actions SET status = 'done', done = true WHERE id = $1", [action.id]);
+        else {
+          // reopened, reassigned ($4) or moved to another contact ($3)
+          const to = roll >= 0.8 ? ((await pick()) ?? null) : null;
+          const assignee = roll >= 0.6 && roll < 0.8 ? ASSIGNEES[Math.floor(random() * 3)] : null;
+          await client.query(
+            `UPDATE crm.actions a SET status = CASE WHEN $2::boolean THEN 'waiting' ELSE a.status END, done = CASE WHEN $2::boolean THEN false ELSE a.done END,
+                    contact_id = coalesce($3::varchar, a.contact_id), assignee_id = coalesce($4::varchar, a.assignee_id)
+             WHERE a.id = $1 AND ((a.status = 'done' AND NOT $2::boolean)
+                   OR NOT EXISTS (SELECT 1 FROM crm.actions x WHERE x.contact_id = coalesce($3::varchar, a.contact_id)
+                                    AND x.assignee_id = coalesce($4::varchar, a.assignee_id) AND x.status IN ${NEXT} AND x.id <> a.id))`,
+            [action.id, roll < 0.6 && action.status === 'done', to, assignee],
+          );
+        }
+        return;
+      }
+      case 15: {
+        const rows = (await client.query('SELECT id FROM crm.actions WHERE account_id = $1', [acme.accountId])).rows;
+        if (rows.length > 0) await client.query('DELETE FROM crm.actions WHERE id = $1', [rows[Math.floor(random() * rows.length)].id]);
+        return;
+      }
+      case 16: {
+        // a tag assigned (to one contact, or to several in one statement) or unassigned
+        const tags = (await client.query('SELECT id FROM crm.tags WHERE account_id = $1 ORDER BY id', [acme.accountId])).rows;
+        if (tags.length === 0) return;
+        const tag = tags[Math.floor(random() * tags.length)].id;
+        const ids = (random() < 0.7 ? [await pick()] : [await pick(), await pick(), await pick()]).filter(Boolean);
+        if (random() < 0.7)
+          await client.query(
+            `INSERT INTO crm.contact_tags (contact_id, tag_id, account_id) SELECT unnest($1::varchar[]), $2, $3 ON CONFLICT DO NOTHING`,
+            [ids, tag, acme.accountId],
+          );
+        else await client.query('DELETE FROM crm.contact_tags WHERE contact_id = ANY($1::varchar[]) AND tag_id = $2', [ids, tag]);
+        return;
+      }
+      case 17: {
+        // now and then a whole tag deleted (its assignments cascade), and a new one created
+        if (random() < 0.7) {
+          const tags = (await client.query('SELECT id FROM crm.tags WHERE account_id = $1 ORDER BY id', [acme.accountId])).rows;
+          if (tags.length > 2) await client.query('DELETE FROM crm.tags WHERE id = $1', [tags[Math.floor(random() * tags.length)].id]);
+        } else await createTag(client);
+        return;
+      }
       default: {
         // a rename-like update that changes no counter, an owner change, and now and then a hard delete (its deals cascade)
         const id = await pick();
@@ -276,9 +424,10 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
 
   it('keep every counter equal to a full recount after hundreds of concurrent writes', async () => {
     const WRITERS = 16;
-    const OPS = 25;
+    const OPS = 35;
     let retries = 0;
-    const RETRIED = new Set(['40P01', '23503', '57P01']);
+    // 23505: a reopened action meets another next action of its contact and assignee (actions_next_uq)
+    const RETRIED = new Set(['40P01', '23503', '23505', '57P01']);
     const outcomes = await Promise.allSettled(
       Array.from({ length: WRITERS }, async (_, w) => {
         const random = rng(1000 + w);
@@ -325,6 +474,20 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
     expect((await pool.query(DEAL_COMPANY_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     expect((await pool.query(OWNER_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     expect((await pool.query(GROUP_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    for (const [name, check] of Object.entries(STREAM_TAG_CHECKS))
+      expect([name, (await pool.query(check, [acme.accountId])).rows]).toEqual([name, []]);
+    // The writes reached what they should: streams of several assignees, tags on live contacts in a stream.
+    const covered = (
+      await pool.query(
+        `SELECT (SELECT count(DISTINCT assignee_id) FROM crm.stream_counters WHERE account_id = $1 AND contacts_count > 0)::int AS assignees,
+                (SELECT count(*) FROM crm.tag_counters WHERE account_id = $1 AND stream_of <> '' AND contacts_count > 0)::int AS tagged_stream,
+                (SELECT count(*) FROM crm.actions WHERE account_id = $1 AND status = 'done')::int AS done`,
+        [acme.accountId],
+      )
+    ).rows[0];
+    expect(covered.assignees).toBeGreaterThanOrEqual(3);
+    expect(covered.tagged_stream).toBeGreaterThan(0);
+    expect(covered.done).toBeGreaterThan(0);
     const groups = await pool.query(
       'SELECT count(DISTINCT (status_id, lead_source_id, letter, starred, pending))::int AS n FROM crm.contact_group_counters WHERE account_id = $1 AND contacts_count > 0',
       [acme.accountId],
@@ -348,6 +511,18 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
     const scanned = (await pool.query(CONTACT_GROUPS_SCAN, [acme.accountId, acme.userId])).rows as ContactGroupRow[];
     expect(scanned.some((r) => r.n_stream > 0 && r.g_status === 0)).toBe(true);
     expect(order(await new SummaryRepository().contactGroups(dataSource.manager, acme.accountId, acme.userId))).toEqual(order(scanned));
+    // The tags' and the streams' groups, as the caller and as an assignee of the random writes.
+    const sorted = (rows: object[]) => rows.map((r) => JSON.stringify(r)).sort();
+    let tagStreams = 0;
+    for (const caller of [acme.userId, ...ASSIGNEES]) {
+      const tagScan = (await pool.query(TAG_GROUPS_SCAN, [acme.accountId, caller])).rows;
+      tagStreams += tagScan.filter((r) => r.n_stream > 0).length;
+      expect(sorted(await new SummaryRepository().tagGroups(dataSource.manager, acme.accountId, caller))).toEqual(sorted(tagScan));
+    }
+    expect(tagStreams).toBeGreaterThan(0);
+    const streamScan = (await pool.query(STREAM_GROUPS_SCAN, [acme.accountId])).rows;
+    expect(streamScan.filter((r) => r.g_user === 0).length).toBeGreaterThan(3);
+    expect(sorted(await new SummaryRepository().streamGroups(dataSource.manager, acme.accountId))).toEqual(sorted(streamScan));
     const owners = await pool.query('SELECT DISTINCT owner_id FROM crm.contacts WHERE account_id = $1 AND deleted_at IS NULL', [
       acme.accountId,
     ]);
@@ -380,6 +555,59 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
       expect(contact.company_size).toBe(contact.company_id ? recount.find((r) => r.id === contact.company_id).contacts_count : 0);
   }, 120_000);
 
+  it('two transactions tagging one contact, or giving it next actions of two users, at once: the contact and the counters have both', async () => {
+    const [first, second] = [await pool.connect(), await pool.connect()];
+    try {
+      const contact = await insertContact(first, null);
+      const tags = [newId(), newId()].sort();
+      for (const id of tags) await first.query('INSERT INTO crm.tags (id, account_id, name) VALUES ($1, $2, $1)', [id, acme.accountId]);
+      const secondPid = (await second.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      /** Runs `write` in both transactions, the second's while the first's is open, and commits both. */
+      async function both(write: (client: PoolClient, i: number) => Promise<unknown>): Promise<void> {
+        await first.query('BEGIN');
+        await second.query('BEGIN');
+        await write(first, 0);
+        const pending = write(second, 1);
+        // The second waits for the first's lock on the contact row before the first commits.
+        for (let i = 0; ; i += 1) {
+          const waiting = await pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [secondPid]);
+          if (waiting.rowCount === 1) break;
+          if (i > 200) throw new Error('the second transaction never waited for the first');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await first.query('COMMIT');
+        await pending;
+        await second.query('COMMIT');
+      }
+      await both((client, i) =>
+        client.query('INSERT INTO crm.contact_tags (contact_id, tag_id, account_id) VALUES ($1, $2, $3)', [
+          contact,
+          tags[i],
+          acme.accountId,
+        ]),
+      );
+      const users = [ASSIGNEES[0], ASSIGNEES[1]].sort();
+      await both((client, i) =>
+        client.query(
+          `INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, date) VALUES ($1, $2, $3, $4, 'next', 'asap', current_date)`,
+          [newId(), acme.accountId, contact, users[i]],
+        ),
+      );
+      const row = (await pool.query('SELECT tag_ids, stream_ids FROM crm.contacts WHERE id = $1', [contact])).rows[0];
+      expect(row).toEqual({ tag_ids: tags, stream_ids: users });
+      for (const [name, check] of Object.entries(STREAM_TAG_CHECKS))
+        expect([name, (await pool.query(check, [acme.accountId])).rows]).toEqual([name, []]);
+      const counted = await pool.query(
+        `SELECT sum(contacts_count)::int AS n FROM crm.tag_counters WHERE account_id = $1 AND tag_id = ANY($2::varchar[]) AND stream_of = ANY($3::varchar[])`,
+        [acme.accountId, tags, users],
+      );
+      expect(counted.rows[0].n).toBe(4);
+    } finally {
+      first.release();
+      second.release();
+    }
+  });
+
   it('migrate down and up again, backfilling the counters and deals.company_id from the data', async () => {
     const before = (await pool.query(COMPANY_RECOUNT, [acme.accountId])).rows;
     // Every migration from 1764200000000 (the counters) on, newest first: 1764200100000
@@ -399,6 +627,10 @@ describe('record counters under concurrent writers (real PostgreSQL)', () => {
     expect((await pool.query(DEAL_COMPANY_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     expect((await pool.query(GROUP_MISMATCHES, [acme.accountId])).rows).toEqual([]);
     expect((await pool.query(OWNER_MISMATCHES, [acme.accountId])).rows).toEqual([]);
+    for (const [name, check] of Object.entries(STREAM_TAG_CHECKS))
+      expect([name, (await pool.query(check, [acme.accountId])).rows]).toEqual([name, []]);
+    const backfilled = await pool.query('SELECT 1 FROM crm.tag_counters WHERE account_id = $1 AND contacts_count > 0', [acme.accountId]);
+    expect(backfilled.rowCount).toBeGreaterThan(0);
     const stored = await companyRows(dataSource.manager, acme.accountId, companies);
     expect(stored.map((r) => [r.id, r.contacts_count, r.total_won_amount]).sort()).toEqual(
       before.map((r) => [r.id, r.contacts_count, r.total_won_amount]).sort(),

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { NEXT_STATUSES_SQL } from '../actions/actions.repository';
 import { many, sql, type Db } from '../common/sql';
 import type { LeadSourceRow } from '../lead-sources/lead-sources.repository';
 import type { StatusRow } from '../statuses/statuses.repository';
@@ -35,38 +34,31 @@ export interface StreamGroupRow {
   n: number;
 }
 
-/** The contacts of `callerId`'s action stream, as a CTE named `stream`. */
-function streamCte(accountId: string, callerId: string) {
-  return sql`stream AS (SELECT DISTINCT contact_id FROM crm.actions WHERE account_id = ${accountId} AND assignee_id = ${callerId} AND status IN ${NEXT_STATUSES_SQL})`;
-}
-
 /**
- * The counts of the summary blocks (the contacts' from stored group counters, the tags' and the
- * action streams' by grouped scans), and the small configuration lists they are shown beside.
+ * The counts of the summary blocks, from stored counters kept by triggers (migrations
+ * 1764801000000 and 1764801100000): a few rows per group the account uses, however many contacts,
+ * next actions and tagged contacts it has. And the small configuration lists they are shown beside.
  */
 @Injectable()
 export class SummaryRepository {
   /**
    * Every count of the account's non-deleted contacts: per status, per lead source and overall,
    * each per owner and first letter, with the system tags (starred, pending deal) and the caller's
-   * action stream folded in. The counts come from crm.contact_group_counters (migration
-   * 1764801000000: at most four rows per group the account uses, kept by triggers), so they cost
-   * the same at 500 or 500,000 contacts; the action stream's counts join the caller's next
-   * actions to their contacts (the caller's stream, not the account).
+   * action stream folded in: crm.contact_group_counters for all contacts, and
+   * crm.contact_stream_counters (the same groups) for those in the caller's stream.
    */
   contactGroups(db: Db, accountId: string, callerId: string): Promise<ContactGroupRow[]> {
     return many(
       db,
-      sql`WITH ${streamCte(accountId, callerId)},
-               parts AS (
+      sql`WITH parts AS (
                  SELECT k.status_id, nullif(k.lead_source_id, '') AS lead_source_id, k.owner_id, k.letter, k.contacts_count AS n, 0 AS n_stream,
                         CASE WHEN k.starred THEN k.contacts_count ELSE 0 END AS n_starred, 0 AS n_starred_stream,
                         CASE WHEN k.pending THEN k.contacts_count ELSE 0 END AS n_pending, 0 AS n_pending_stream
                  FROM crm.contact_group_counters k WHERE k.account_id = ${accountId} AND k.contacts_count <> 0
                  UNION ALL
-                 SELECT c.status_id, c.lead_source_id, c.owner_id, c.letter, 0, 1, 0, c.starred::int, 0, (c.pending_deals_count > 0)::int
-                 FROM stream s JOIN crm.contacts c ON c.id = s.contact_id
-                 WHERE c.account_id = ${accountId} AND c.deleted_at IS NULL
+                 SELECT k.status_id, nullif(k.lead_source_id, ''), k.owner_id, k.letter, 0, k.contacts_count,
+                        0, CASE WHEN k.starred THEN k.contacts_count ELSE 0 END, 0, CASE WHEN k.pending THEN k.contacts_count ELSE 0 END
+                 FROM crm.contact_stream_counters k WHERE k.account_id = ${accountId} AND k.assignee_id = ${callerId} AND k.contacts_count <> 0
                )
           SELECT GROUPING(p.status_id) AS g_status, GROUPING(p.lead_source_id) AS g_source, p.status_id, p.lead_source_id, p.owner_id, p.letter,
                  sum(p.n)::int AS n, sum(p.n_stream)::int AS n_stream, sum(p.n_starred)::int AS n_starred,
@@ -78,30 +70,27 @@ export class SummaryRepository {
     );
   }
 
-  /** Counts per tag id and letter (non-deleted contacts), with the caller's action stream. */
+  /** Counts per tag id and letter (non-deleted contacts), with the caller's action stream: crm.tag_counters. */
   tagGroups(db: Db, accountId: string, callerId: string): Promise<TagGroupRow[]> {
     return many(
       db,
-      sql`WITH ${streamCte(accountId, callerId)}
-          SELECT ct.tag_id, c.letter, count(*)::int AS n, count(s.contact_id)::int AS n_stream
-          FROM crm.contact_tags ct
-          JOIN crm.contacts c ON c.id = ct.contact_id
-          LEFT JOIN stream s ON s.contact_id = c.id
-          WHERE ct.account_id = ${accountId} AND c.account_id = ${accountId} AND c.deleted_at IS NULL
-          GROUP BY ct.tag_id, c.letter`,
+      sql`SELECT k.tag_id, k.letter, (sum(k.contacts_count) FILTER (WHERE k.stream_of = ''))::int AS n,
+                 coalesce(sum(k.contacts_count) FILTER (WHERE k.stream_of = ${callerId}), 0)::int AS n_stream
+          FROM crm.tag_counters k
+          WHERE k.account_id = ${accountId} AND k.stream_of IN ('', ${callerId}) AND k.contacts_count <> 0
+          GROUP BY k.tag_id, k.letter
+          HAVING sum(k.contacts_count) FILTER (WHERE k.stream_of = '') <> 0`,
       { prepare: true },
     );
   }
 
-  /** The action streams: contacts with a next action of anyone and per assignee, per letter. */
+  /** The action streams: contacts with a next action of anyone (`g_user` 1) and per assignee, per letter: crm.stream_counters. */
   streamGroups(db: Db, accountId: string): Promise<StreamGroupRow[]> {
     return many(
       db,
-      sql`SELECT GROUPING(a.assignee_id) AS g_user, a.assignee_id, c.letter, count(DISTINCT c.id)::int AS n
-          FROM crm.actions a
-          JOIN crm.contacts c ON c.id = a.contact_id
-          WHERE a.account_id = ${accountId} AND a.status IN ${NEXT_STATUSES_SQL} AND c.account_id = ${accountId} AND c.deleted_at IS NULL
-          GROUP BY GROUPING SETS ((a.assignee_id, c.letter), (c.letter))`,
+      sql`SELECT (k.assignee_id = '*')::int AS g_user, nullif(k.assignee_id, '*') AS assignee_id, k.letter, sum(k.contacts_count)::int AS n
+          FROM crm.stream_counters k WHERE k.account_id = ${accountId}
+          GROUP BY k.assignee_id, k.letter HAVING sum(k.contacts_count) <> 0`,
       { prepare: true },
     );
   }
