@@ -422,9 +422,9 @@ const sqlId = (seed) => `lpad(to_hex(${seed}), 8, '0') || substr(md5(random()::t
  */
 async function seedSummary(db, accountId, userId, idBase) {
   await db.query(
-    `INSERT INTO crm.tags (id, account_id, name) SELECT ${sqlId(`$3::int + g`)}, $1, CASE WHEN g = 0 THEN 'Hot' ELSE 'Bench tag ' || g END
+    `INSERT INTO crm.tags (id, account_id, name) SELECT ${sqlId(`$2::int + g`)}, $1, CASE WHEN g = 0 THEN 'Hot' ELSE 'Bench tag ' || g END
      FROM generate_series(0, 5) g`,
-    [accountId, userId, idBase],
+    [accountId, idBase],
   );
   await db.query(
     `WITH c AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM crm.contacts WHERE account_id = $1),
@@ -457,7 +457,7 @@ async function summaryScenario({ api, operator, dbUrl, big }) {
     const { ids } = await seedContacts(dbUrl, big.accountId, big.userId, contactColumns(), CONTACTS);
     await db.query(
       `INSERT INTO crm.contacts (id, account_id, owner_id, status_id, first_name, last_name, company_name, sort_name, letter, search_text)
-       SELECT ${sqlId('(row_number() OVER (ORDER BY c.id))::int + 1879048192')}, $2, $3, (SELECT id FROM crm.statuses WHERE account_id = $2 AND is_lead),
+       SELECT ${sqlId('(row_number() OVER (ORDER BY c.id))::int + 1879048192')}, $2::varchar, $3::varchar, (SELECT id FROM crm.statuses WHERE account_id = $2::varchar AND is_lead),
               c.first_name, c.last_name, c.company_name, c.sort_name, c.letter, c.search_text
        FROM crm.contacts c WHERE c.account_id = $1 ORDER BY c.id LIMIT $4`,
       [big.accountId, small.accountId, small.userId, SMALL_CONTACTS],

@@ -34,6 +34,7 @@ import { ContactDocuments1764800800000 } from '../migrations/1764800800000-conta
 import { RecordListOrders1764800900000 } from '../migrations/1764800900000-record-list-orders';
 import { ContactGroupCounters1764801000000 } from '../migrations/1764801000000-contact-group-counters';
 import { StreamTagCounters1764801100000 } from '../migrations/1764801100000-stream-tag-counters';
+import { BulkContactUpdates1764801200000 } from '../migrations/1764801200000-bulk-contact-updates';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -100,6 +101,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       ContactGroupCounters1764801000000,
       // the summary blocks' action-stream and tag counts, kept per group
       StreamTagCounters1764801100000,
+      // bulk contact updates stay linear (a change test of migration 1764200100000 was quadratic)
+      BulkContactUpdates1764801200000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

@@ -141,7 +141,8 @@ const CONTACT_TRIGGERS = [
         { table: 'new_rows', sign: '' },
         { table: 'old_rows', sign: '-' },
       ],
-      'c.id = ANY(changed)',
+      // a hashed set, not `= ANY(changed)`: that would compare each row with every changed id
+      'c.id IN (SELECT unnest(changed))',
       UPDATE_GUARD,
     ),
   },
@@ -156,13 +157,15 @@ const CONTACT_TRIGGERS = [
 /**
  * The contacts of `ids` (a query of `contact_id`s) as `touched`, their rows locked in id order, then
  * `update` (a statement over them) in a statement of its own: it sees every write committed by a
- * transaction that held one of those locks before.
+ * transaction that held one of those locks before. The contacts are joined to `unnest(touched)`,
+ * never filtered by `= ANY(touched)`: with a large array (a bulk insert) the plan would scan the
+ * contacts comparing each with every id.
  */
 function lockThen(ids: string, update: string): string {
   return `
       touched := ARRAY(SELECT DISTINCT x.contact_id FROM (${ids}) x ORDER BY 1);
       IF cardinality(touched) = 0 THEN RETURN NULL; END IF;
-      PERFORM 1 FROM crm.contacts c WHERE c.id = ANY(touched) ORDER BY c.id FOR NO KEY UPDATE;
+      PERFORM 1 FROM crm.contacts c JOIN unnest(touched) t(id) ON c.id = t.id ORDER BY c.id FOR NO KEY UPDATE OF c;
       ${update};`;
 }
 
@@ -207,7 +210,7 @@ const CONTACT_TAGS_FUNCTION = `
         'SELECT contact_id FROM changed_rows',
         `WITH bumped AS (
           UPDATE crm.contacts c SET doc_version = c.doc_version + 1, tag_ids = ${TAG_IDS}
-          WHERE c.id = ANY(touched)
+          FROM unnest(touched) t(id) WHERE c.id = t.id
           RETURNING c.id, c.account_id
         )
         INSERT INTO crm.contact_document_queue (contact_id, account_id) SELECT id, account_id FROM bumped`,
@@ -264,7 +267,7 @@ export class StreamTagCounters1764801100000 implements MigrationInterface {
         CREATE FUNCTION crm.${t.name}() RETURNS trigger LANGUAGE plpgsql AS $fn$
         DECLARE touched varchar[];
         BEGIN
-          ${lockThen(t.touched, `UPDATE crm.contacts c SET stream_ids = ${STREAM_IDS} WHERE c.id = ANY(touched) AND c.stream_ids <> ${STREAM_IDS}`)}
+          ${lockThen(t.touched, `UPDATE crm.contacts c SET stream_ids = ${STREAM_IDS} FROM unnest(touched) t(id) WHERE c.id = t.id AND c.stream_ids <> ${STREAM_IDS}`)}
           RETURN NULL;
         END
         $fn$`);
