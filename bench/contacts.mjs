@@ -426,19 +426,27 @@ async function seedSummary(db, accountId, userId, idBase) {
      FROM generate_series(0, 5) g`,
     [accountId, idBase],
   );
-  await db.query(
-    `WITH c AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM crm.contacts WHERE account_id = $1),
-          t AS (SELECT array_agg(id ORDER BY name) AS ids FROM crm.tags WHERE account_id = $1 AND name LIKE 'Bench tag %')
-     INSERT INTO crm.contact_tags (contact_id, tag_id, account_id)
-     SELECT c.id, t.ids[1 + c.n % 5], $1 FROM c CROSS JOIN t WHERE c.n % 10 < 6`,
-    [accountId],
-  );
-  await db.query(
-    `WITH c AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM crm.contacts WHERE account_id = $1)
-     INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, position)
-     SELECT ${sqlId(`$3::int + c.n::int`)}, $1, c.id, $2, 'Bench next action ' || c.n, 'asap', 0 FROM c WHERE c.n % 10 < 9`,
-    [accountId, userId, idBase + 1000],
-  );
+  // In batches of 2,000 contacts: builds before migration 1764801200000 took time quadratic in a
+  // statement's rows for these bulk contact updates.
+  const [{ n: count }] = (await db.query('SELECT count(*)::int AS n FROM crm.contacts WHERE account_id = $1', [accountId])).rows;
+  for (let from = 1; from <= count; from += 2000) {
+    const range = [accountId, from, from + 1999];
+    await db.query(
+      `WITH c AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM crm.contacts WHERE account_id = $1),
+            t AS (SELECT array_agg(id ORDER BY name) AS ids FROM crm.tags WHERE account_id = $1 AND name LIKE 'Bench tag %')
+       INSERT INTO crm.contact_tags (contact_id, tag_id, account_id)
+       SELECT c.id, t.ids[1 + c.n % 5], $1 FROM c CROSS JOIN t WHERE c.n % 10 < 6 AND c.n BETWEEN $2 AND $3`,
+      range,
+    );
+    await db.query(
+      `WITH c AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM crm.contacts WHERE account_id = $1)
+       INSERT INTO crm.actions (id, account_id, contact_id, assignee_id, text, status, position)
+       SELECT ${sqlId(`$5::int + c.n::int`)}, $1, c.id, $4, 'Bench next action ' || c.n, 'asap', 0 FROM c
+       WHERE c.n % 10 < 9 AND c.n BETWEEN $2 AND $3`,
+      [...range, userId, idBase + 1000],
+    );
+    if (from % 10_000 === 1) log(`summary: tags and next actions of ${Math.min(count, from + 1999)} of ${count} contacts`);
+  }
   return (await db.query('SELECT id FROM crm.statuses WHERE account_id = $1 ORDER BY id', [accountId])).rows.map((r) => r.id);
 }
 

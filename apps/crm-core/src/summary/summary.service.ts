@@ -20,9 +20,10 @@ export interface CallerCounts {
  * Counts of the account's contacts and the summary blocks. Call with the executor of the
  * transaction that made the change (after the change), so the counts include it.
  *
- * A handful of grouped queries: the contacts' counts by status, lead source, owner and letter
- * (system tags folded in) from stored group counters, with the caller's action stream joined; one
- * over contact tags; one over next actions; and the small configuration tables.
+ * A handful of small queries over stored counters (docs/decisions.md "Summary counts from stored
+ * group counters", "Action-stream and tag counts from stored counters"): the contacts' counts by
+ * status, lead source, owner and letter (system tags and the caller's action stream folded in); the
+ * tags' counts; the action streams'; and the small configuration tables.
  */
 @Injectable()
 export class SummaryService {
