@@ -57,7 +57,8 @@ const COUNTERS = [
     },
     part: 'contactStream',
   },
-  { table: 'tag_counters', group: { account_id: ID, tag_id: ID, stream_of: ID, letter: 'char(1)' }, part: 'tag' },
+  // stream_of before tag_id: a summary reads two ranges ('' and the caller's), not every user's rows of every tag
+  { table: 'tag_counters', group: { account_id: ID, stream_of: ID, tag_id: ID, letter: 'char(1)' }, part: 'tag' },
 ] as const;
 
 const keyOf = (group: object) => Object.keys(group).join(', ');
