@@ -37,8 +37,9 @@ export class BootstrapRepository {
   }
 
   /**
-   * One grouped query: the distance between the day each of the caller's dated next actions was
-   * created (in the account's time zone) and its date, as a whole number of months when it is one,
+   * One grouped query: the distance between the day each of the caller's NEXT_ACTIONS_READ latest
+   * dated next actions (actions_dated_recent_idx, in that order) was created (in the account's time
+   * zone) and its date, as a whole number of months when it is one,
    * else of weeks, else days (1 day to a year), by use, then nearest first; at most `limit`.
    */
   nextActionDates(db: Db, accountId: string, userId: string, timeZone: string, limit: number): Promise<NextActionDateRow[]> {
@@ -66,16 +67,21 @@ export class BootstrapRepository {
     );
   }
 
-  /** The last distinct countries of the most recently changed contacts' addresses, newest first; at most `limit`. */
+  /**
+   * The last distinct countries of the most recently changed contacts' addresses, newest first; at
+   * most `limit`. The contacts are read in contacts_modified_idx's order and the read stops at
+   * CONTACTS_READ_FOR_COUNTRIES: no filter on the addresses there, which the planner cannot
+   * estimate (it took them for rare and sorted every contact of the account instead).
+   */
   async popularCountries(db: Db, accountId: string, limit: number): Promise<string[]> {
     const rows = await many<{ country: string }>(
       db,
       sql`SELECT country FROM (
             SELECT upper(e->>'country_code') AS country, max(c.modified_at) AS at
             FROM (SELECT address_list, modified_at FROM crm.contacts
-                  WHERE account_id = ${accountId} AND deleted_at IS NULL AND jsonb_typeof(address_list) = 'array'
+                  WHERE account_id = ${accountId} AND deleted_at IS NULL
                   ORDER BY modified_at DESC LIMIT ${CONTACTS_READ_FOR_COUNTRIES}::int) c,
-                 jsonb_array_elements(c.address_list) e
+                 jsonb_array_elements(CASE WHEN jsonb_typeof(c.address_list) = 'array' THEN c.address_list ELSE '[]' END) e
             WHERE coalesce(e->>'country_code', '') <> ''
             GROUP BY 1
           ) x

@@ -35,6 +35,7 @@ import { RecordListOrders1764800900000 } from '../migrations/1764800900000-recor
 import { ContactGroupCounters1764801000000 } from '../migrations/1764801000000-contact-group-counters';
 import { StreamTagCounters1764801100000 } from '../migrations/1764801100000-stream-tag-counters';
 import { BulkContactUpdates1764801200000 } from '../migrations/1764801200000-bulk-contact-updates';
+import { BootstrapReads1764801300000 } from '../migrations/1764801300000-bootstrap-reads';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -103,6 +104,8 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       StreamTagCounters1764801100000,
       // bulk contact updates stay linear (a change test of migration 1764200100000 was quadratic)
       BulkContactUpdates1764801200000,
+      // GET /bootstrap's next_action_dates reads the caller's latest dated next actions in order
+      BootstrapReads1764801300000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',

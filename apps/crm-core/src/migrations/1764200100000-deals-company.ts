@@ -48,6 +48,9 @@ const CONTACTS_FUNCTION = `
   END
   $fn$`;
 
+/** The contacts' trigger function as this migration created it (a later migration restores it in its down()). */
+export const DEALS_COMPANY_FUNCTION = CONTACTS_FUNCTION.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
+
 export class DealsCompany1764200100000 implements MigrationInterface {
   name = 'DealsCompany1764200100000';
 

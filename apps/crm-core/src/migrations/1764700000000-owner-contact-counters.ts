@@ -15,7 +15,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  */
 
 /** The contributions of the non-deleted rows of a transition table, with a sign. */
-function contribution(table: string, sign: '' | '-', where = 'TRUE'): string {
+export function contribution(table: string, sign: '' | '-', where = 'TRUE'): string {
   return `SELECT account_id, owner_id, (hashtext(id) & 15)::smallint AS slot, ${sign}1 AS n FROM ${table} WHERE deleted_at IS NULL AND ${where}`;
 }
 
@@ -23,7 +23,7 @@ function contribution(table: string, sign: '' | '-', where = 'TRUE'): string {
 const CHANGED = `id IN (SELECT o.id FROM old_rows o JOIN new_rows n ON n.id = o.id
                         WHERE o.owner_id IS DISTINCT FROM n.owner_id OR (o.deleted_at IS NULL) <> (n.deleted_at IS NULL))`;
 
-function counterFunction(name: string, parts: string[]): string {
+export function counterFunction(name: string, parts: string[]): string {
   return `
     CREATE OR REPLACE FUNCTION crm.${name}() RETURNS trigger LANGUAGE plpgsql AS $fn$
     BEGIN
@@ -49,6 +49,9 @@ const TRIGGERS = [
   },
   { name: 'contacts_owner_counters_delete', event: 'DELETE', referencing: 'OLD TABLE AS old_rows', parts: [contribution('old_rows', '-')] },
 ];
+
+/** The UPDATE trigger's function as this migration created it (a later migration restores it in its down()). */
+export const OWNER_UPDATE_FUNCTION = counterFunction(TRIGGERS[1].name, TRIGGERS[1].parts);
 
 export class OwnerContactCounters1764700000000 implements MigrationInterface {
   name = 'OwnerContactCounters1764700000000';

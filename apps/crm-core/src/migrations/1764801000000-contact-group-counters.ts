@@ -21,7 +21,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 const GROUP = 'account_id, owner_id, status_id, lead_source_id, letter, starred, pending';
 
 /** The contributions of the non-deleted rows of a transition table (or the contacts table), with a sign. */
-function contribution(table: string, sign: '' | '-', where = 'TRUE'): string {
+export function contribution(table: string, sign: '' | '-', where = 'TRUE'): string {
   return `SELECT account_id, owner_id, status_id, coalesce(lead_source_id, '') AS lead_source_id, letter, starred,
                  pending_deals_count > 0 AS pending, (hashtext(id) & 3)::smallint AS slot, ${sign}1 AS n
           FROM ${table} WHERE deleted_at IS NULL AND ${where}`;
@@ -34,7 +34,7 @@ const CHANGED = `id IN (SELECT o.id FROM old_rows o JOIN new_rows n ON n.id = o.
                            OR o.letter IS DISTINCT FROM n.letter OR o.starred IS DISTINCT FROM n.starred
                            OR (o.pending_deals_count > 0) <> (n.pending_deals_count > 0))`;
 
-function counterFunction(name: string, parts: string[]): string {
+export function counterFunction(name: string, parts: string[]): string {
   return `
     CREATE OR REPLACE FUNCTION crm.${name}() RETURNS trigger LANGUAGE plpgsql AS $fn$
     BEGIN
@@ -66,6 +66,9 @@ const TRIGGERS = [
   },
   { name: 'contacts_group_counters_delete', event: 'DELETE', referencing: 'OLD TABLE AS old_rows', parts: [contribution('old_rows', '-')] },
 ];
+
+/** The UPDATE trigger's function as this migration created it (a later migration restores it in its down()). */
+export const GROUP_UPDATE_FUNCTION = counterFunction(TRIGGERS[1].name, TRIGGERS[1].parts);
 
 export class ContactGroupCounters1764801000000 implements MigrationInterface {
   name = 'ContactGroupCounters1764801000000';
