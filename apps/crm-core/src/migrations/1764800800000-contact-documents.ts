@@ -21,6 +21,15 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * triggers (inserted, or their document bumped) and, after an epoch bump, a sweep of the account.
  * This migration queues a sweep of every existing account.
  */
+/** A statement trigger function of {@link STATEMENT_FUNCTIONS}. */
+function statementFunction(create: 'CREATE' | 'CREATE OR REPLACE', name: string, body: string): string {
+  return `${create} FUNCTION crm.${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body}; RETURN NULL; END $$`;
+}
+
+/** crm.contact_tags' statement function as this migration creates it (a later migration restores it in its down()). */
+export const CONTACT_TAGS_DOC_FUNCTION = (): string =>
+  statementFunction('CREATE OR REPLACE', 'contact_tags_doc_version', STATEMENT_FUNCTIONS.contact_tags_doc_version);
+
 export class ContactDocuments1764800800000 implements MigrationInterface {
   name = 'ContactDocuments1764800800000';
 
@@ -89,8 +98,7 @@ export class ContactDocuments1764800800000 implements MigrationInterface {
         SELECT account_id, epoch, NULL, '' FROM bumped
         ON CONFLICT (account_id) DO UPDATE SET epoch = excluded.epoch, after_created = NULL, after_id = ''
       $$`);
-    for (const [name, body] of Object.entries(STATEMENT_FUNCTIONS))
-      await q.query(`CREATE FUNCTION crm.${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body}; RETURN NULL; END $$`);
+    for (const [name, body] of Object.entries(STATEMENT_FUNCTIONS)) await q.query(statementFunction('CREATE', name, body));
     for (const t of STATEMENT_TRIGGERS)
       await q.query(
         `CREATE TRIGGER ${t.name} AFTER ${t.event} ON crm.${t.table} REFERENCING ${t.referencing} FOR EACH STATEMENT EXECUTE FUNCTION crm.${t.fn}()`,

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { CONTACT_TAGS_DOC_FUNCTION } from './1764800800000-contact-documents';
 
 /**
  * Stored counts of the action streams and of the tags (decisions.md "Action-stream and tag counts
@@ -221,15 +222,6 @@ const CONTACT_TAGS_FUNCTION = `
     END
     $fn$`;
 
-/** The function as migration 1764800800000 created it (restored by down()). */
-const PREVIOUS_CONTACT_TAGS_FUNCTION = `
-    CREATE OR REPLACE FUNCTION crm.contact_tags_doc_version() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN WITH bumped AS (
-      UPDATE crm.contacts c SET doc_version = c.doc_version + 1
-      WHERE c.id IN (SELECT DISTINCT contact_id FROM changed_rows)
-      RETURNING c.id, c.account_id
-    )
-    INSERT INTO crm.contact_document_queue (contact_id, account_id) SELECT id, account_id FROM bumped; RETURN NULL; END $$`;
-
 export class StreamTagCounters1764801100000 implements MigrationInterface {
   name = 'StreamTagCounters1764801100000';
 
@@ -295,7 +287,7 @@ export class StreamTagCounters1764801100000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TRIGGER tags_counters_delete ON crm.tags`);
     await q.query(`DROP FUNCTION crm.tags_counters_delete()`);
-    await q.query(PREVIOUS_CONTACT_TAGS_FUNCTION);
+    await q.query(CONTACT_TAGS_DOC_FUNCTION());
     for (const t of ACTION_TRIGGERS) {
       await q.query(`DROP TRIGGER ${t.name} ON crm.actions`);
       await q.query(`DROP FUNCTION crm.${t.name}()`);
