@@ -29,6 +29,8 @@ describe('replies whose data passes through unparsed', () => {
     expect(decoded).not.toHaveProperty('data_versions');
     expect(decoded.data).toBeInstanceOf(RawJsonData);
     expect(decoded.data.json).toBe(JSON.stringify((reply as { data: unknown }).data));
+    // The data's bytes as the reply carried them (the head before them holds multi-byte characters).
+    expect(Buffer.from(decoded.data.bytes).equals(Buffer.from(JSON.stringify((reply as { data: unknown }).data)))).toBe(true);
     expect(decoded.data.versionOf('contact')).toBe(Date.parse(contact.modified_at));
     expect(decoded.data.versionOf('next_action')).toBe(Date.parse('2026-02-01T00:00:00.000Z'));
     // No such record: the data itself, which has no id: 0 (as a list's).
@@ -39,7 +41,13 @@ describe('replies whose data passes through unparsed', () => {
 
   it('parses whole what does not carry the data where the offset says', () => {
     const { text, dataAt } = encodeReplyWithData(reply);
-    for (const at of [undefined, 0, 3, dataAt! + 1, dataAt! - 1, Number.NaN]) expect(decodeReplyRaw(bytes(text), at)).toEqual(reply);
+    for (const at of [undefined, 0, 3, dataAt! + 1, dataAt! - 1, Number.NaN, bytes(text).length])
+      expect(decodeReplyRaw(bytes(text), at)).toEqual(reply);
+    // The offset counts bytes, not UTF-16 units: the text's own offset (not the same, with the
+    // head's emoji) is refused, and the reply parsed whole.
+    const utf16At = text.indexOf(',"data":{"contact"') + ',"data":'.length;
+    expect(utf16At).not.toBe(dataAt);
+    expect(decodeReplyRaw(bytes(text), utf16At)).toEqual(reply);
   });
 
   it('writes no offset for errors and for replies without data', () => {

@@ -24,13 +24,15 @@ export function encodeReply(reply: RpcReply): string {
 }
 
 const DATA_KEY = ',"data":';
+const DATA_KEY_BYTES = encoder.encode(DATA_KEY);
+const CLOSING_BRACE = 0x7d;
 
 /**
- * A reply's JSON with `data` last, and the offset of `data`'s text (the RpcHeaders.replyDataAt header: a UTF-16 offset into the
- * decoded text; `data` runs to the last `}`). RpcClient.call with
- * `rawData` passes that text on without parsing it: the gateway's answer embeds it as it is).
- * The head also carries `data_versions` (see {@link RawJsonData}). Still one JSON document:
- * a reader that knows nothing of this parses it whole.
+ * A reply's JSON with `data` last, and the offset of `data`'s text in the reply's UTF-8 bytes (the
+ * RpcHeaders.replyDataAt header; `data` runs to the last `}`). RpcClient.call with `rawData`
+ * passes those bytes on without decoding or parsing them: the gateway's answer embeds them as
+ * they are. The head also carries `data_versions` (see {@link RawJsonData}). Still one JSON
+ * document: a reader that knows nothing of this parses it whole.
  */
 export function encodeReplyWithData(reply: RpcReply): { text: string; dataAt?: number } {
   if (!reply.ok || reply.data === undefined) return { text: JSON.stringify(reply) };
@@ -39,18 +41,28 @@ export function encodeReplyWithData(reply: RpcReply): { text: string; dataAt?: n
   const dataJson = stringifyWithFragments(data);
   const headJson = JSON.stringify({ ...head, data_versions: dataVersions(data) });
   const prefix = `${headJson.slice(0, -1)}${DATA_KEY}`;
-  return { text: `${prefix}${dataJson}}`, dataAt: prefix.length };
+  // The head is short: its UTF-8 length costs nothing next to the data's.
+  return { text: `${prefix}${dataJson}}`, dataAt: encoder.encode(prefix).length };
 }
 
 /**
- * A success reply's `data` as the JSON text crm-core wrote, unparsed. `toJSON` parses it, so
- * whatever serializes the reply (the idempotency store) gets the data itself.
+ * A success reply's `data` as the UTF-8 bytes of the JSON text crm-core wrote, neither decoded nor
+ * parsed: the gateway hashes them for the ETag and writes them into its answer as they are.
+ * `json` decodes them (once); `toJSON` parses them, so whatever serializes the reply (the
+ * idempotency store) gets the data itself.
  */
 export class RawJsonData {
+  #json: string | undefined;
+
   constructor(
-    readonly json: string,
+    readonly bytes: Uint8Array,
     private readonly versions: Record<string, number>,
   ) {}
+
+  /** The data's JSON text. */
+  get json(): string {
+    return (this.#json ??= decoder.decode(this.bytes));
+  }
 
   /**
    * The version of the record `data` holds under `key`, as etag.ts recordVersion(data, key)
@@ -102,23 +114,35 @@ function withoutVersions(reply: unknown): unknown {
 }
 
 /**
- * A reply whose `data` starts at `dataAt` ({@link encodeReplyWithData}): the head parsed, `data`
- * left as text ({@link RawJsonData}); anything else (no offset, or not the expected text there)
- * parsed whole.
+ * A reply whose `data` starts at byte `dataAt` ({@link encodeReplyWithData}): the head decoded and
+ * parsed, `data` left as bytes ({@link RawJsonData}); anything else (no offset, or not the
+ * expected bytes there) parsed whole.
  */
 export function decodeReplyRaw(bytes: Uint8Array, dataAt: number | undefined): unknown {
-  const text = decoder.decode(bytes);
   if (
     dataAt === undefined ||
     !Number.isInteger(dataAt) ||
-    dataAt < DATA_KEY.length ||
-    text.slice(dataAt - DATA_KEY.length, dataAt) !== DATA_KEY ||
-    !text.endsWith('}')
+    dataAt < DATA_KEY_BYTES.length ||
+    dataAt >= bytes.length ||
+    !carriesDataAt(bytes, dataAt)
   )
-    return withoutVersions(JSON.parse(text));
-  const head = JSON.parse(`${text.slice(0, dataAt - DATA_KEY.length)}}`) as Record<string, unknown>;
+    return decodeReply(bytes);
+  let head: Record<string, unknown>;
+  try {
+    head = JSON.parse(`${decoder.decode(bytes.subarray(0, dataAt - DATA_KEY_BYTES.length))}}`) as Record<string, unknown>;
+  } catch {
+    return decodeReply(bytes);
+  }
   const { data_versions: versions, ...reply } = head;
-  return { ...reply, data: new RawJsonData(text.slice(dataAt, -1), (versions ?? {}) as Record<string, number>) };
+  return { ...reply, data: new RawJsonData(bytes.subarray(dataAt, bytes.length - 1), (versions ?? {}) as Record<string, number>) };
+}
+
+/** `,"data":` ends at `dataAt`, and the reply ends with `}`. */
+function carriesDataAt(bytes: Uint8Array, dataAt: number): boolean {
+  if (bytes[bytes.length - 1] !== CLOSING_BRACE) return false;
+  const from = dataAt - DATA_KEY_BYTES.length;
+  for (let i = 0; i < DATA_KEY_BYTES.length; i += 1) if (bytes[from + i] !== DATA_KEY_BYTES[i]) return false;
+  return true;
 }
 
 /**

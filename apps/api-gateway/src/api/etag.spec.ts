@@ -1,5 +1,5 @@
 import type { ApiError } from '@crm/contracts';
-import { acceptIfMatch, envelopeJson, parseIfNoneMatch, recordKey, recordVersion, replyTag } from './etag';
+import { acceptIfMatch, envelopeHead, envelopeJson, parseIfNoneMatch, recordKey, recordVersion, replyTag, versionedTag } from './etag';
 
 const contact = (modifiedAt: string, name = 'Ann') => ({
   contact: { id: 'c1', first_name: name, modified_at: modifiedAt },
@@ -77,5 +77,16 @@ describe('conditional headers', () => {
     expect(JSON.parse(envelopeJson({ data: [] }, '[]'))).toEqual({ data: [] });
     // The tag hashes the same text whether or not the caller passes it.
     expect(replyTag('GET', 'ContactReply', data, JSON.stringify(data))).toBe(replyTag('GET', 'ContactReply', data));
+  });
+
+  it('tags the UTF-8 bytes of data (passed on from crm-core undecoded) as it tags their text', () => {
+    const json = JSON.stringify({ contact: { id: 'c1', modified_at: '2026-01-02T03:04:05.678Z', name: 'Zoë 🎉 \u2028' } });
+    const version = Date.parse('2026-01-02T03:04:05.678Z');
+    expect(versionedTag('GET', version, new TextEncoder().encode(json))).toBe(versionedTag('GET', version, json));
+    expect(versionedTag('GET', version, Buffer.from(json))).toMatch(new RegExp(`^"${version.toString(36)}\\.`));
+    const envelope = { status: 0, message: 'OK', data: JSON.parse(json) };
+    expect(JSON.parse(Buffer.concat([Buffer.from(envelopeHead(envelope)), Buffer.from(json), Buffer.from('}')]).toString())).toEqual(
+      envelope,
+    );
   });
 });

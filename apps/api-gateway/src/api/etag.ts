@@ -21,8 +21,11 @@ export function recordVersion(data: unknown, key: string): number {
   return recordVersionOf(record as Record<string, unknown>);
 }
 
-/** The strong ETag of a reply's `data`, serialized as `dataJson`, whose record (if any) has version `version`. */
-function entityTag(dataJson: string, version: number): string {
+/**
+ * The strong ETag of a reply's `data`, serialized as `dataJson` (its text, or that text's UTF-8
+ * bytes: the same hash), whose record (if any) has version `version`.
+ */
+function entityTag(dataJson: string | Uint8Array, version: number): string {
   const hash = createHash('sha1').update(dataJson).digest('base64url').slice(0, 16);
   return `"${version.toString(36)}.${hash}"`;
 }
@@ -33,9 +36,14 @@ function entityTag(dataJson: string, version: number): string {
  * body.
  */
 export function envelopeJson(body: Record<string, unknown>, dataJson: string): string {
+  return `${envelopeHead(body)}${dataJson}}`;
+}
+
+/** The text of a success envelope up to its `data`'s value (`data` is last; a `}` closes it). */
+export function envelopeHead(body: Record<string, unknown>): string {
   const { data: _data, ...envelope } = body;
   const head = JSON.stringify(envelope);
-  return head === '{}' ? `{"data":${dataJson}}` : `${head.slice(0, -1)},"data":${dataJson}}`;
+  return head === '{}' ? '{"data":' : `${head.slice(0, -1)},"data":`;
 }
 
 /**
@@ -72,8 +80,8 @@ export function replyTag(method: string, reply: string, data: unknown, dataJson 
   return versionedTag(method, recordVersion(data, recordKey(reply)), dataJson);
 }
 
-/** {@link replyTag} given the record's version (from the data, or as crm-core sent it beside the data's text). */
-export function versionedTag(method: string, version: number, dataJson: string): string | undefined {
+/** {@link replyTag} given the record's version (from the data, or as crm-core sent it beside the data's text or bytes). */
+export function versionedTag(method: string, version: number, dataJson: string | Uint8Array): string | undefined {
   if (method === 'GET' || method === 'HEAD' || version > 0) return entityTag(dataJson, version);
   return undefined;
 }

@@ -3,13 +3,13 @@ import type { ErrorReply } from '@crm/service-kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IdempotentOutcome } from '../limits/idempotency';
 import { RawJsonData } from '@crm/messaging';
-import { envelopeJson, parseIfNoneMatch, recordKey, recordVersion, versionedTag } from './etag';
+import { envelopeHead, envelopeJson, parseIfNoneMatch, recordKey, recordVersion, versionedTag } from './etag';
 
 // Writing the API's answers on node's response, as Express's res.send wrote them: the type with
 // charset=utf-8, Content-Length, no body for HEAD, and none of the three for 204 and 304.
 
-/** Sends `text` as `type` (e.g. `application/json`) with `status`. */
-export function sendText(req: IncomingMessage, res: ServerResponse, status: number, type: string, text: string): void {
+/** Sends `text` (or its UTF-8 bytes) as `type` (e.g. `application/json`) with `status`. */
+export function sendText(req: IncomingMessage, res: ServerResponse, status: number, type: string, text: string | Buffer): void {
   res.statusCode = status;
   if (status === 204 || status === 304) {
     res.removeHeader('Content-Type');
@@ -18,7 +18,7 @@ export function sendText(req: IncomingMessage, res: ServerResponse, status: numb
     return;
   }
   res.setHeader('Content-Type', `${type}; charset=utf-8`);
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 
@@ -43,10 +43,10 @@ export function sendOutcome(req: IncomingMessage, res: ServerResponse, route: Ro
     sendText(req, res, outcome.status, 'application/json', JSON.stringify(body) ?? '');
     return;
   }
-  // `data` is serialized once (or not at all: the JSON text crm-core wrote): the ETag hashes that
-  // text and the body is built around it.
+  // `data` is serialized once, or not at all: the UTF-8 bytes of the JSON crm-core wrote, neither
+  // decoded nor parsed. The ETag hashes that text (or those bytes) and the body is built around it.
   const raw = body.data instanceof RawJsonData ? body.data : undefined;
-  const dataJson = raw ? raw.json : JSON.stringify(body.data);
+  const dataJson = raw ? raw.bytes : JSON.stringify(body.data);
   const method = req.method ?? '';
   const key = recordKey(route.reply);
   const etag = versionedTag(method, raw ? raw.versionOf(key) : recordVersion(body.data, key), dataJson);
@@ -60,5 +60,8 @@ export function sendOutcome(req: IncomingMessage, res: ServerResponse, route: Ro
       return;
     }
   }
-  sendText(req, res, outcome.status, 'application/json', envelopeJson(body, dataJson));
+  if (typeof dataJson === 'string') sendText(req, res, outcome.status, 'application/json', envelopeJson(body, dataJson));
+  else sendText(req, res, outcome.status, 'application/json', Buffer.concat([Buffer.from(envelopeHead(body)), dataJson, CLOSING_BRACE]));
 }
+
+const CLOSING_BRACE = Buffer.from('}');

@@ -60,10 +60,12 @@ export const RpcHeaders = {
    */
   ifMatch: 'X-If-Match',
   /**
-   * On a success reply: where its `data` starts in the reply's text (data is last), so the gateway
-   * can pass that text on into its answer without parsing and re-serializing it.
+   * On a success reply: where its `data` starts in the reply's UTF-8 bytes (data is last), so the
+   * gateway can pass those bytes on into its answer without decoding, parsing and re-serializing
+   * them. (Named apart from the UTF-16 offset earlier builds sent as X-Reply-Data-At: a gateway
+   * and a crm-core of different builds parse the reply whole instead.)
    */
-  replyDataAt: 'X-Reply-Data-At',
+  replyDataAt: 'X-Reply-Data-Byte-At',
   /**
    * On the first message of a reply larger than one NATS message: how many messages the reply's
    * bytes come in (RPC_REPLY_LIMITS); the next ones carry {@link RpcHeaders.replyPart}.
