@@ -3,14 +3,18 @@ import { companyRowsSql, firstMembersSql, type CompanyRow } from './company.repo
 import { currentDocumentsSql, currentDocumentsTextSql, DOCUMENT_ROW_COLUMNS, DOCUMENT_ROW_NAMES } from './contact-documents.repository';
 import { contactRowsSql, type ContactRow } from './contact.repository';
 import { fieldDefinitionsSql, type FieldDefinitionRow } from './fields.repository';
-import type { OpenActionRow } from './records.repository';
-import { openActionRowsSql } from './records.repository';
+import type { DealFieldDefinition } from '../deals/deal.rules';
+import { dealFieldDefinitionsSql } from '../deals/deals.repository';
+import { COMPANY_PENDING_DEALS_CAP } from './caps';
+import type { OpenActionRow, PendingDealRow } from './records.repository';
+import { openActionRowsSql, pendingDealRowsSql } from './records.repository';
 
 /**
  * Everything contact wrappers show, as `viewerId` sees them, read in ONE statement: the contacts
  * (their current documents, and the rows of those without one), the first `mateLimit` contacts
  * of each of their companies, the open actions of both, the companies (all but
- * `knownCompanyIds`) and the account's company field definitions, and its contact field
+ * `knownCompanyIds`) with the pending deals of those that have some (and the account's deal field
+ * definitions when one of those deals has values), the account's company field definitions, and its contact field
  * definitions when a contact is read as a row (a few rows by index in the same statement, cheaper
  * than a second round trip when a value needs them). Each part is its own module's statement (contactRowsSql,
  * firstMembersSql, openActionRowsSql, companyRowsSql, fieldDefinitionsSql), aggregated to JSON, so
@@ -34,6 +38,10 @@ export interface ContactWrapperParts {
   mates: Array<{ id: string; company_id: string }>;
   actions: OpenActionRow[];
   companies: CompanyRow[];
+  /** The pending deals of the companies whose counter says they have some, at most COMPANY_PENDING_DEALS_CAP each. */
+  pending_deals: PendingDealRow[];
+  /** The account's deal field definitions, read only when a pending deal has field values (else empty). */
+  deal_fields: DealFieldDefinition[];
   contact_fields: FieldDefinitionRow[];
   company_fields: FieldDefinitionRow[];
 }
@@ -43,7 +51,7 @@ export interface ContactWrapperParts {
  * trip, not three: the total, the page's ids, the wrappers).
  */
 export interface ContactPageSql {
-  /** Common table expressions `rows` and `total` refer to (none named `base`, `mates`, `wrapped`, `docs` or `stale`). */
+  /** Common table expressions `rows` and `total` refer to (none named `base`, `mates`, `wrapped`, `docs`, `stale`, `wrapped_companies` or `pending_deals`). */
   ctes: readonly SqlFragment[];
   /**
    * `SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS}, <place> AS n FROM crm.contacts c ...`: the
@@ -93,21 +101,31 @@ export function contactWrapperPartsSql({
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
   const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
   // wrapped: every contact the wrappers show (theirs and their companies' first ones); docs: their
-  // current documents; stale: the others, read as rows and rendered.
+  // current documents; stale: the others, read as rows and rendered; wrapped_companies: theirs (but
+  // the known ones); pending_deals: those companies' pending deals, of those whose counters say so.
   return sql`WITH ${base}, mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit, true)}),
              wrapped AS MATERIALIZED (SELECT ${DOCUMENT_ROW_NAMES} FROM base UNION SELECT ${DOCUMENT_ROW_NAMES} FROM mates),
              docs AS MATERIALIZED (${currentDocumentsSql(accountId, sql`wrapped`)}),
-             stale AS MATERIALIZED (SELECT id FROM wrapped EXCEPT SELECT id FROM docs)
+             stale AS MATERIALIZED (SELECT id FROM wrapped EXCEPT SELECT id FROM docs),
+             wrapped_companies AS MATERIALIZED (${companyRowsSql(
+               accountId,
+               sql`ARRAY(SELECT DISTINCT b.company_id FROM base b WHERE b.company_id IS NOT NULL AND b.company_id <> ALL(${[...knownCompanyIds]}::varchar[]))`,
+             )}),
+             pending_deals AS MATERIALIZED (${pendingDealRowsSql(
+               accountId,
+               sql`ARRAY(SELECT c.id FROM wrapped_companies c WHERE c.pending_deals_count > 0)`,
+               COMPANY_PENDING_DEALS_CAP,
+             )})
         SELECT ${currentDocumentsTextSql(sql`docs`)} AS documents,
                ${list(contactRowsSql(accountId, sql`ARRAY(SELECT id FROM stale)`, false, false))} AS contacts,
                ${list(sql`SELECT id, company_id FROM mates`)} AS mates,
                ${list(openActionRowsSql(accountId, viewerId, sql`ARRAY(SELECT id FROM wrapped)`, actionLimit))} AS actions,
+               ${list(sql`SELECT * FROM wrapped_companies`)} AS companies,
+               ${list(sql`SELECT * FROM pending_deals`)} AS pending_deals,
                ${list(
-                 companyRowsSql(
-                   accountId,
-                   sql`ARRAY(SELECT DISTINCT b.company_id FROM base b WHERE b.company_id IS NOT NULL AND b.company_id <> ALL(${[...knownCompanyIds]}::varchar[]))`,
-                 ),
-               )} AS companies,
+                 sql`SELECT f.* FROM (${dealFieldDefinitionsSql(accountId)}) f
+                     WHERE EXISTS (SELECT 1 FROM pending_deals p WHERE p.deal_fields IS NOT NULL AND p.deal_fields <> '{}'::jsonb)`,
+               )} AS deal_fields,
                ${list(sql`SELECT f.* FROM (${fieldDefinitionsSql(accountId, 'custom_fields')}) f WHERE EXISTS (SELECT 1 FROM stale)`)} AS contact_fields,
                ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields${pageParts}`;
 }

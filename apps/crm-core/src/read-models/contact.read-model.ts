@@ -2,7 +2,7 @@ import type { CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, C
 import { sharedJson, stringifyWithFragments } from '@crm/messaging';
 import type { Db } from '../common/sql';
 import { QUEUED_ACTIONS_CAP, WRAPPER_COMPANY_CONTACTS_CAP, WRAPPER_COMPANY_CONTACTS_MAX_BYTES } from './caps';
-import { companySummariesFrom, loadCompanySummaries } from './company-summary.read-model';
+import { companySummariesOf, loadCompanySummaries } from './company-summary.read-model';
 import { currentDocumentRows } from './contact-documents.repository';
 import { contactDocument } from './contact.document';
 import { contactWrapperParts, type ContactPageSql } from './contact-wrapper.repository';
@@ -87,7 +87,7 @@ export async function contactWrappers(
 /**
  * One page of a contact list as `viewerId` sees it, with the list's total, in ONE statement
  * (contactWrapperParts with `page`): the page's ids, its wrappers (their companies without
- * `contacts`, as LIST_ENTRIES) and the total (plus the pending deals of companies that have some).
+ * `contacts`, with their pending deals, as LIST_ENTRIES) and the total.
  */
 export async function contactWrapperPage(
   db: Db,
@@ -142,7 +142,7 @@ interface WrapperParts {
   total?: number;
 }
 
-/** Every part as `viewerId` sees it, in one statement (plus the pending deals of companies that have some). */
+/** Every part as `viewerId` sees it, in one statement (the pending deals of the companies included). */
 async function viewerParts(
   db: Db,
   accountId: string,
@@ -163,7 +163,7 @@ async function viewerParts(
   const contacts = new Map<string, ContactDto>(row.contacts.map((r) => [r.id, toContactDto(r, row.contact_fields)]));
   for (const d of currentDocumentRows(row.documents)) contacts.set(d.id, contactDocument(d));
   const actions = contactActionsFrom(viewerId, [...contacts.keys()], row.actions);
-  const companies = await companySummariesFrom(db, accountId, row.companies, row.company_fields);
+  const companies = companySummariesOf(row.companies, row.company_fields, row.pending_deals, row.deal_fields);
   // A contact's company_size is its company's contacts_count (the same counter slots, summed once).
   for (const contact of contacts.values())
     if (contact.company_id)

@@ -158,6 +158,28 @@ describe('read models (real PostgreSQL)', () => {
               ($3, $4, $7, $6, 'wait', 'waiting', NULL, NULL, 0)`,
       [newId(), newId(), newId(), acme.accountId, first, acme.userId, loner],
     );
+    // The company's pending deals (read inside the statement), one with field values, an item
+    // and a linked contact; a won deal, not shown.
+    const [{ id: pipelineId }] = await q('SELECT id FROM crm.pipelines WHERE account_id = $1 LIMIT 1', [acme.accountId]);
+    const [rich, plain, won, dealField] = [newId(), newId(), newId(), newId()];
+    await q(
+      `INSERT INTO crm.fields (id, account_id, field_set, name, type, position) VALUES ($1, $2, 'deal_fields', 'Source', 'text', 1)`,
+      [dealField, acme.accountId],
+    );
+    await q(
+      `INSERT INTO crm.deals (id, account_id, contact_id, owner_id, author_id, pipeline_id, sales_pipeline_id, name, text, status, stage,
+                              expected_close_date, close_date, date, amount, months, cost, deal_fields, created_at, modified_at)
+       VALUES ($1, $4, $5, $7, $7, $8, $8, 'Rich', 'a *bold* deal', 'pending', 25, '2030-03-01', '2030-03-01', '2030-02-01', 1234.56, 3, 10.5,
+               $9, '2026-01-02 03:04:05.678912+00', '2026-01-03 03:04:05.999999+00'),
+              ($2, $4, $6, $7, $7, $8, $8, 'Plain', '', 'pending', 10, '2030-03-01', '2030-03-01', '2030-02-02', 100, 1, 0, '{}', now(), now()),
+              ($3, $4, $6, $7, $7, $8, $8, 'Won', '', 'won', NULL, '2030-03-01', '2030-03-01', '2030-02-03', 100, 1, 0, '{}', now(), now())`,
+      [rich, plain, won, acme.accountId, first, second, acme.userId, pipelineId, JSON.stringify({ [dealField]: 'web' })],
+    );
+    await q(
+      `INSERT INTO crm.deal_items (id, account_id, deal_id, name, cost, price, qty, created_at) VALUES ($1, $2, $3, 'Seat', 1.25, 9.99, 3, '2026-01-02 03:04:05.123456+00')`,
+      [newId(), acme.accountId, rich],
+    );
+    await q('INSERT INTO crm.deal_contacts (deal_id, contact_id, account_id) VALUES ($1, $2, $3)', [rich, loner, acme.accountId]);
     const ids = [first, loner, second, newId()];
     const seenByViewer = await loadContactWrappers(dataSource.manager, acme.accountId, ids, acme.userId);
     // Without a viewer each contact is seen by its owner (here the same user), read part by part.
@@ -173,11 +195,28 @@ describe('read models (real PostgreSQL)', () => {
     });
     expect(wrapper.next_action).toMatchObject({ text: 'call', exact_time: 1896000000, date: '2030-02-03' });
     expect(wrapper.company).toMatchObject({ id: companyId, address: { city: 'Cork' }, company_fields: [{ value: 'EMEA' }] });
+    // Newest date first; the won deal not among them.
+    expect(wrapper.company!.pending_deals.map((e) => e.deal.id)).toEqual([plain, rich]);
+    expect(wrapper.company!.pending_deals[1].deal).toMatchObject({
+      amount: 1234.56,
+      months: 3,
+      cost: 10.5,
+      stage: 25,
+      date: '2030-02-01',
+      created_at: '2026-01-02T03:04:05.678Z',
+      modified_at: '2026-01-03T03:04:05.999Z',
+      deal_fields: [{ deal_field: { id: dealField, name: 'Source' }, value: 'web' }],
+      deal_items: [{ name: 'Seat', price: 9.99, qty: 3, created_at: '2026-01-02T03:04:05.123Z' }],
+      linked_contacts: [{ id: loner }],
+    });
+    expect(seenByViewer[2].company!.pending_deals).toEqual(wrapper.company!.pending_deals);
     expect(wrapper.company!.contacts!.map((c) => c.contact.id)).toEqual(contactIds.slice(-3).reverse());
     expect(seenByViewer[1]).toMatchObject({ company: null, next_action: { text: 'wait', date: '', exact_time: 0 } });
     // List entries: no company contacts, the same either way.
     expect(await loadContactWrappers(dataSource.manager, acme.accountId, ids, acme.userId, { companyContacts: false })).toEqual(
       await contactWrappers(dataSource.manager, acme.accountId, ids, null, new Map(), false),
     );
+    await q('DELETE FROM crm.deals WHERE id = ANY($1)', [[rich, plain, won]]);
+    await q('DELETE FROM crm.fields WHERE id = $1', [dealField]);
   });
 });
