@@ -25,6 +25,19 @@ export async function loadCompanySummaries(db: Db, accountId: string, ids: reado
 }
 
 /**
+ * {@link loadCompanySummaries} from rows already read (with the account's company field
+ * definitions): only the pending deals are read, for the companies whose counter says they have some.
+ */
+export async function companySummariesFrom(
+  db: Db,
+  accountId: string,
+  rows: readonly CompanyRow[],
+  definitions: FieldDefinitionRow[],
+): Promise<Map<string, CompanyDto>> {
+  return companyDtos(rows, definitions, await pendingDealsOf(db, accountId, rows));
+}
+
+/**
  * {@link loadCompanySummaries} from everything already read in one statement
  * (contactWrapperParts): the rows, the account's company field definitions, the pending deals of
  * the companies whose counter says they have some and, when one of those has field values, the

@@ -13,7 +13,7 @@ import { openActionRowsSql, pendingDealRowsSql } from './records.repository';
  * Everything contact wrappers show, as `viewerId` sees them, read in ONE statement: the contacts
  * (their current documents, and the rows of those without one), the first `mateLimit` contacts
  * of each of their companies, the open actions of both, the companies (all but
- * `knownCompanyIds`) with the pending deals of those that have some (and the account's deal field
+ * `knownCompanyIds`) with, when asked, the pending deals of those that have some (and the account's deal field
  * definitions when one of those deals has values), the account's company field definitions, and its contact field
  * definitions when a contact is read as a row (a few rows by index in the same statement, cheaper
  * than a second round trip when a value needs them). Each part is its own module's statement (contactRowsSql,
@@ -38,10 +38,13 @@ export interface ContactWrapperParts {
   mates: Array<{ id: string; company_id: string }>;
   actions: OpenActionRow[];
   companies: CompanyRow[];
-  /** The pending deals of the companies whose counter says they have some, at most COMPANY_PENDING_DEALS_CAP each. */
-  pending_deals: PendingDealRow[];
-  /** The account's deal field definitions, read only when a pending deal has field values (else empty). */
-  deal_fields: DealFieldDefinition[];
+  /**
+   * Read with `pendingDeals` (else absent): the pending deals of the companies whose counter says
+   * they have some, at most COMPANY_PENDING_DEALS_CAP each.
+   */
+  pending_deals?: PendingDealRow[];
+  /** Read with `pendingDeals`: the account's deal field definitions, when a pending deal has field values (else empty). */
+  deal_fields?: DealFieldDefinition[];
   contact_fields: FieldDefinitionRow[];
   company_fields: FieldDefinitionRow[];
 }
@@ -71,6 +74,14 @@ export type ContactWrapperQuery = {
   mateLimit: number;
   actionLimit: number;
   knownCompanyIds: readonly string[];
+  /**
+   * Read the companies' pending deals in the statement too. PostgreSQL sets up every part of a
+   * plan before it runs it, used or not: these parts cost about 45 µs a statement even when no
+   * company has a pending deal. Worth it for a page, whose companies almost always include one
+   * with pending deals; a read of a few contacts reads them in a second statement, only when a
+   * company's counter says it has some.
+   */
+  pendingDeals: boolean;
 } & ({ ids: readonly string[]; page?: undefined } | { page: ContactPageSql; ids?: undefined });
 
 export async function contactWrapperParts(db: Db, query: ContactWrapperQuery): Promise<ContactWrapperParts> {
@@ -86,6 +97,7 @@ export function contactWrapperPartsSql({
   mateLimit,
   actionLimit,
   knownCompanyIds,
+  pendingDeals,
 }: ContactWrapperQuery): SqlFragment {
   const base = page
     ? sql`${sql.join([...page.ctes, sql`base AS MATERIALIZED (${page.rows})`], ', ')}`
@@ -100,6 +112,21 @@ export function contactWrapperPartsSql({
     : sql.empty;
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
   const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
+  const pendingCte = pendingDeals
+    ? sql`,
+             pending_deals AS MATERIALIZED (${pendingDealRowsSql(
+               accountId,
+               sql`ARRAY(SELECT c.id FROM wrapped_companies c WHERE c.pending_deals_count > 0)`,
+               COMPANY_PENDING_DEALS_CAP,
+             )})`
+    : sql.empty;
+  const pendingParts = pendingDeals
+    ? sql`${list(sql`SELECT * FROM pending_deals`)} AS pending_deals,
+          ${list(
+            sql`SELECT f.* FROM (${dealFieldDefinitionsSql(accountId)}) f
+                WHERE EXISTS (SELECT 1 FROM pending_deals p WHERE p.deal_fields IS NOT NULL AND p.deal_fields <> '{}'::jsonb)`,
+          )} AS deal_fields,`
+    : sql.empty;
   // wrapped: every contact the wrappers show (theirs and their companies' first ones); docs: their
   // current documents; stale: the others, read as rows and rendered; wrapped_companies: theirs (but
   // the known ones); pending_deals: those companies' pending deals, of those whose counters say so.
@@ -110,22 +137,13 @@ export function contactWrapperPartsSql({
              wrapped_companies AS MATERIALIZED (${companyRowsSql(
                accountId,
                sql`ARRAY(SELECT DISTINCT b.company_id FROM base b WHERE b.company_id IS NOT NULL AND b.company_id <> ALL(${[...knownCompanyIds]}::varchar[]))`,
-             )}),
-             pending_deals AS MATERIALIZED (${pendingDealRowsSql(
-               accountId,
-               sql`ARRAY(SELECT c.id FROM wrapped_companies c WHERE c.pending_deals_count > 0)`,
-               COMPANY_PENDING_DEALS_CAP,
-             )})
+             )})${pendingCte}
         SELECT ${currentDocumentsTextSql(sql`docs`)} AS documents,
                ${list(contactRowsSql(accountId, sql`ARRAY(SELECT id FROM stale)`, false, false))} AS contacts,
                ${list(sql`SELECT id, company_id FROM mates`)} AS mates,
                ${list(openActionRowsSql(accountId, viewerId, sql`ARRAY(SELECT id FROM wrapped)`, actionLimit))} AS actions,
                ${list(sql`SELECT * FROM wrapped_companies`)} AS companies,
-               ${list(sql`SELECT * FROM pending_deals`)} AS pending_deals,
-               ${list(
-                 sql`SELECT f.* FROM (${dealFieldDefinitionsSql(accountId)}) f
-                     WHERE EXISTS (SELECT 1 FROM pending_deals p WHERE p.deal_fields IS NOT NULL AND p.deal_fields <> '{}'::jsonb)`,
-               )} AS deal_fields,
+               ${pendingParts}
                ${list(sql`SELECT f.* FROM (${fieldDefinitionsSql(accountId, 'custom_fields')}) f WHERE EXISTS (SELECT 1 FROM stale)`)} AS contact_fields,
                ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields${pageParts}`;
 }

@@ -4,7 +4,8 @@ import type { DataSource } from 'typeorm';
 import { openMediumDatabase, type TestAccount } from '../contacts/contacts.medium-fixture';
 import { COMPANY_CONTACTS_CAP, COMPANY_LIST_CONTACTS_CAP, CONTACT_RECORDS_CAP, QUEUED_ACTIONS_CAP } from './caps';
 import { loadCompanyDtos } from './company.read-model';
-import { contactWrappers, loadContactWrappers } from './contact.read-model';
+import { ContactsRepository } from '../contacts/contacts.repository';
+import { contactWrapperPage, contactWrappers, LIST_ENTRIES, loadContactWrappers } from './contact.read-model';
 import { contactActionsOf, notesOfContacts } from './records.read-model';
 
 /** The read models' bounds against the real PostgreSQL: each embedded array stops at its cap, in its order. */
@@ -210,6 +211,16 @@ describe('read models (real PostgreSQL)', () => {
       linked_contacts: [{ id: loner }],
     });
     expect(seenByViewer[2].company!.pending_deals).toEqual(wrapper.company!.pending_deals);
+    // A list page reads the pending deals inside its one statement (a read by ids, in a second):
+    // the same wrappers either way.
+    const contacts = new ContactsRepository();
+    const page = contacts.page(contacts.filter(acme.accountId, acme.userId, {}, null), { key: 'name', direction: 'asc' }, 1, 100);
+    const listed = await contactWrapperPage(dataSource.manager, acme.accountId, page, acme.userId);
+    expect(listed.ids).toEqual(expect.arrayContaining([first, loner, second]));
+    expect(listed.wrappers).toEqual(
+      await contactWrappers(dataSource.manager, acme.accountId, listed.ids, null, new Map(), LIST_ENTRIES.companyContacts),
+    );
+    expect(listed.wrappers.find((w) => w.contact.id === first)!.company!.pending_deals).toEqual(wrapper.company!.pending_deals);
     expect(wrapper.company!.contacts!.map((c) => c.contact.id)).toEqual(contactIds.slice(-3).reverse());
     expect(seenByViewer[1]).toMatchObject({ company: null, next_action: { text: 'wait', date: '', exact_time: 0 } });
     // List entries: no company contacts, the same either way.
