@@ -1,7 +1,8 @@
 import { ErrorName } from '@crm/contracts';
 import { Writable } from 'node:stream';
 import { createLogger, runWithRequestId } from '@crm/observability';
-import { many, type Db } from './db';
+import { createHash } from 'node:crypto';
+import { many, statementName, type Db } from './db';
 import { sql } from './sql';
 
 /** A Db whose connection records the statements it is given. */
@@ -22,6 +23,17 @@ describe('statement executors', () => {
     expect(seen[0]).toEqual({ text: 'SELECT $1::int AS ok', values: [1] });
     expect(seen[1].name).toMatch(/^crm_[0-9a-f]{24}$/);
     expect(seen[2].name).toBe(seen[1].name);
+  });
+
+  it('name a prepared statement by its text alone: texts of one length apart, the same text (built anew) alike', () => {
+    const [a, b] = ['SELECT 1 AS aa', 'SELECT 2 AS bb'];
+    const built = (digit: number) => ['SELECT ', String(digit), ' AS ', 'aa'].reduce((text, part) => text + part, '');
+    expect(statementName(a)).toBe(`crm_${createHash('sha1').update(a).digest('hex').slice(0, 24)}`);
+    expect(statementName(b)).toBe(`crm_${createHash('sha1').update(b).digest('hex').slice(0, 24)}`);
+    expect(statementName(b)).not.toBe(statementName(a));
+    expect(statementName(built(1))).toBe(statementName(a));
+    expect(statementName(built(3))).not.toBe(statementName(a));
+    expect(statementName(a)).toBe(`crm_${createHash('sha1').update(a).digest('hex').slice(0, 24)}`);
   });
 
   it('run nothing once the caller has stopped waiting', async () => {
