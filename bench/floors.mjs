@@ -148,9 +148,6 @@ async function chainCore() {
         mateLimit: WRAPPER_COMPANY_CONTACTS_CAP,
         actionLimit: QUEUED_ACTIONS_CAP,
         knownCompanyIds: [],
-        // As crm-core reads a single contact: a company's pending deals are a second statement
-        // when its counter says it has some (not part of this floor).
-        pendingDeals: false,
       }).compile();
       wrapperPool
         .query({ name: 'floor-contact-wrapper', text, values, types: asText })

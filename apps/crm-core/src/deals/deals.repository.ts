@@ -132,16 +132,10 @@ const SORT_COLUMN = /^[a-z_]+$/;
 
 /** The account's deal fields by id (in display order). */
 export async function dealFieldDefinitions(db: Db, accountId: string): Promise<Map<string, DealFieldDefinition>> {
-  return dealFieldDefinitionMap(await many<DealFieldDefinition>(db, dealFieldDefinitionsSql(accountId)));
-}
-
-/** {@link dealFieldDefinitions}' statement, to run inside another (its rows to {@link dealFieldDefinitionMap}). */
-export function dealFieldDefinitionsSql(accountId: string): SqlFragment {
-  return sql`SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = ${accountId} AND field_set = 'deal_fields' ORDER BY position, created_at, id`;
-}
-
-/** The deal field definitions by id, in their order. */
-export function dealFieldDefinitionMap(rows: readonly DealFieldDefinition[]): Map<string, DealFieldDefinition> {
+  const rows = await many<DealFieldDefinition>(
+    db,
+    sql`SELECT id, name, type, position, choices FROM crm.fields WHERE account_id = ${accountId} AND field_set = 'deal_fields' ORDER BY position, created_at, id`,
+  );
   return new Map(rows.map((row) => [row.id, row]));
 }
 

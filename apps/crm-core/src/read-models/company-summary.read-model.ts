@@ -3,10 +3,7 @@ import type { Db } from '../common/sql';
 import { companyRows, type CompanyRow } from './company.repository';
 import { toCompanyDto } from './company.view';
 import { fieldDefinitions, type FieldDefinitionRow } from './fields.repository';
-import type { DealFieldDefinition } from '../deals/deal.rules';
-import { dealFieldDefinitionMap } from '../deals/deals.repository';
-import { pendingDealEntriesOf, pendingDealsOfCompanies } from './records.read-model';
-import type { PendingDealRow } from './records.repository';
+import { pendingDealsOfCompanies } from './records.read-model';
 
 /**
  * Companies of the account by id without their `contacts` (as a contact wrapper shows its
@@ -35,22 +32,6 @@ export async function companySummariesFrom(
   definitions: FieldDefinitionRow[],
 ): Promise<Map<string, CompanyDto>> {
   return companyDtos(rows, definitions, await pendingDealsOf(db, accountId, rows));
-}
-
-/**
- * {@link loadCompanySummaries} from everything already read in one statement
- * (contactWrapperParts): the rows, the account's company field definitions, the pending deals of
- * the companies whose counter says they have some and, when one of those has field values, the
- * account's deal field definitions.
- */
-export function companySummariesOf(
-  rows: readonly CompanyRow[],
-  definitions: FieldDefinitionRow[],
-  pendingRows: readonly PendingDealRow[],
-  dealFields: readonly DealFieldDefinition[],
-): Map<string, CompanyDto> {
-  const withPending = rows.filter((r) => r.pending_deals_count > 0).map((r) => r.id);
-  return companyDtos(rows, definitions, pendingDealEntriesOf(withPending, pendingRows, dealFieldDefinitionMap(dealFields)));
 }
 
 /** The pending deals of the companies among `rows` whose counter says they have some (no query when none has). */

@@ -3,18 +3,14 @@ import { companyRowsSql, firstMembersSql, type CompanyRow } from './company.repo
 import { currentDocumentsSql, currentDocumentsTextSql, DOCUMENT_ROW_COLUMNS, DOCUMENT_ROW_NAMES } from './contact-documents.repository';
 import { contactRowsSql, type ContactRow } from './contact.repository';
 import { fieldDefinitionsSql, type FieldDefinitionRow } from './fields.repository';
-import type { DealFieldDefinition } from '../deals/deal.rules';
-import { dealFieldDefinitionsSql } from '../deals/deals.repository';
-import { COMPANY_PENDING_DEALS_CAP } from './caps';
-import type { OpenActionRow, PendingDealRow } from './records.repository';
-import { openActionRowsSql, pendingDealRowsSql } from './records.repository';
+import type { OpenActionRow } from './records.repository';
+import { openActionRowsSql } from './records.repository';
 
 /**
  * Everything contact wrappers show, as `viewerId` sees them, read in ONE statement: the contacts
  * (their current documents, and the rows of those without one), the first `mateLimit` contacts
  * of each of their companies, the open actions of both, the companies (all but
- * `knownCompanyIds`) with, when asked, the pending deals of those that have some (and the account's deal field
- * definitions when one of those deals has values), the account's company field definitions, and its contact field
+ * `knownCompanyIds`) and the account's company field definitions, and its contact field
  * definitions when a contact is read as a row (a few rows by index in the same statement, cheaper
  * than a second round trip when a value needs them). Each part is its own module's statement (contactRowsSql,
  * firstMembersSql, openActionRowsSql, companyRowsSql, fieldDefinitionsSql), aggregated to JSON, so
@@ -38,13 +34,6 @@ export interface ContactWrapperParts {
   mates: Array<{ id: string; company_id: string }>;
   actions: OpenActionRow[];
   companies: CompanyRow[];
-  /**
-   * Read with `pendingDeals` (else absent): the pending deals of the companies whose counter says
-   * they have some, at most COMPANY_PENDING_DEALS_CAP each.
-   */
-  pending_deals?: PendingDealRow[];
-  /** Read with `pendingDeals`: the account's deal field definitions, when a pending deal has field values (else empty). */
-  deal_fields?: DealFieldDefinition[];
   contact_fields: FieldDefinitionRow[];
   company_fields: FieldDefinitionRow[];
 }
@@ -54,7 +43,7 @@ export interface ContactWrapperParts {
  * trip, not three: the total, the page's ids, the wrappers).
  */
 export interface ContactPageSql {
-  /** Common table expressions `rows` and `total` refer to (none named `base`, `mates`, `wrapped`, `docs`, `stale`, `wrapped_companies` or `pending_deals`). */
+  /** Common table expressions `rows` and `total` refer to (none named `base`, `mates`, `wrapped`, `docs` or `stale`). */
   ctes: readonly SqlFragment[];
   /**
    * `SELECT c.id, c.company_id, ${DOCUMENT_ROW_COLUMNS}, <place> AS n FROM crm.contacts c ...`: the
@@ -74,14 +63,6 @@ export type ContactWrapperQuery = {
   mateLimit: number;
   actionLimit: number;
   knownCompanyIds: readonly string[];
-  /**
-   * Read the companies' pending deals in the statement too. PostgreSQL sets up every part of a
-   * plan before it runs it, used or not: these parts cost about 45 µs a statement even when no
-   * company has a pending deal. Worth it for a page, whose companies almost always include one
-   * with pending deals; a read of a few contacts reads them in a second statement, only when a
-   * company's counter says it has some.
-   */
-  pendingDeals: boolean;
 } & ({ ids: readonly string[]; page?: undefined } | { page: ContactPageSql; ids?: undefined });
 
 export async function contactWrapperParts(db: Db, query: ContactWrapperQuery): Promise<ContactWrapperParts> {
@@ -97,7 +78,6 @@ export function contactWrapperPartsSql({
   mateLimit,
   actionLimit,
   knownCompanyIds,
-  pendingDeals,
 }: ContactWrapperQuery): SqlFragment {
   const base = page
     ? sql`${sql.join([...page.ctes, sql`base AS MATERIALIZED (${page.rows})`], ', ')}`
@@ -112,38 +92,22 @@ export function contactWrapperPartsSql({
     : sql.empty;
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
   const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
-  const pendingCte = pendingDeals
-    ? sql`,
-             pending_deals AS MATERIALIZED (${pendingDealRowsSql(
-               accountId,
-               sql`ARRAY(SELECT c.id FROM wrapped_companies c WHERE c.pending_deals_count > 0)`,
-               COMPANY_PENDING_DEALS_CAP,
-             )})`
-    : sql.empty;
-  const pendingParts = pendingDeals
-    ? sql`${list(sql`SELECT * FROM pending_deals`)} AS pending_deals,
-          ${list(
-            sql`SELECT f.* FROM (${dealFieldDefinitionsSql(accountId)}) f
-                WHERE EXISTS (SELECT 1 FROM pending_deals p WHERE p.deal_fields IS NOT NULL AND p.deal_fields <> '{}'::jsonb)`,
-          )} AS deal_fields,`
-    : sql.empty;
   // wrapped: every contact the wrappers show (theirs and their companies' first ones); docs: their
-  // current documents; stale: the others, read as rows and rendered; wrapped_companies: theirs (but
-  // the known ones); pending_deals: those companies' pending deals, of those whose counters say so.
+  // current documents; stale: the others, read as rows and rendered.
   return sql`WITH ${base}, mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit, true)}),
              wrapped AS MATERIALIZED (SELECT ${DOCUMENT_ROW_NAMES} FROM base UNION SELECT ${DOCUMENT_ROW_NAMES} FROM mates),
              docs AS MATERIALIZED (${currentDocumentsSql(accountId, sql`wrapped`)}),
-             stale AS MATERIALIZED (SELECT id FROM wrapped EXCEPT SELECT id FROM docs),
-             wrapped_companies AS MATERIALIZED (${companyRowsSql(
-               accountId,
-               sql`ARRAY(SELECT DISTINCT b.company_id FROM base b WHERE b.company_id IS NOT NULL AND b.company_id <> ALL(${[...knownCompanyIds]}::varchar[]))`,
-             )})${pendingCte}
+             stale AS MATERIALIZED (SELECT id FROM wrapped EXCEPT SELECT id FROM docs)
         SELECT ${currentDocumentsTextSql(sql`docs`)} AS documents,
                ${list(contactRowsSql(accountId, sql`ARRAY(SELECT id FROM stale)`, false, false))} AS contacts,
                ${list(sql`SELECT id, company_id FROM mates`)} AS mates,
                ${list(openActionRowsSql(accountId, viewerId, sql`ARRAY(SELECT id FROM wrapped)`, actionLimit))} AS actions,
-               ${list(sql`SELECT * FROM wrapped_companies`)} AS companies,
-               ${pendingParts}
+               ${list(
+                 companyRowsSql(
+                   accountId,
+                   sql`ARRAY(SELECT DISTINCT b.company_id FROM base b WHERE b.company_id IS NOT NULL AND b.company_id <> ALL(${[...knownCompanyIds]}::varchar[]))`,
+                 ),
+               )} AS companies,
                ${list(sql`SELECT f.* FROM (${fieldDefinitionsSql(accountId, 'custom_fields')}) f WHERE EXISTS (SELECT 1 FROM stale)`)} AS contact_fields,
                ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields${pageParts}`;
 }

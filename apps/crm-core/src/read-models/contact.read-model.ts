@@ -2,7 +2,7 @@ import type { CompanyDto, ContactActionsDto, ContactDto, ContactEventSiblings, C
 import { sharedJson, stringifyWithFragments } from '@crm/messaging';
 import type { Db } from '../common/sql';
 import { QUEUED_ACTIONS_CAP, WRAPPER_COMPANY_CONTACTS_CAP, WRAPPER_COMPANY_CONTACTS_MAX_BYTES } from './caps';
-import { companySummariesFrom, companySummariesOf, loadCompanySummaries } from './company-summary.read-model';
+import { companySummariesFrom, loadCompanySummaries } from './company-summary.read-model';
 import { currentDocumentRows } from './contact-documents.repository';
 import { contactDocument } from './contact.document';
 import { contactWrapperParts, type ContactPageSql } from './contact-wrapper.repository';
@@ -87,7 +87,7 @@ export async function contactWrappers(
 /**
  * One page of a contact list as `viewerId` sees it, with the list's total, in ONE statement
  * (contactWrapperParts with `page`): the page's ids, its wrappers (their companies without
- * `contacts`, with their pending deals, as LIST_ENTRIES) and the total.
+ * `contacts`, as LIST_ENTRIES) and the total (plus the pending deals of companies that have some).
  */
 export async function contactWrapperPage(
   db: Db,
@@ -142,7 +142,7 @@ interface WrapperParts {
   total?: number;
 }
 
-/** Every part as `viewerId` sees it, in one statement (a page's with its companies' pending deals; else those are a second one, when there are some). */
+/** Every part as `viewerId` sees it, in one statement (plus the pending deals of companies that have some). */
 async function viewerParts(
   db: Db,
   accountId: string,
@@ -158,15 +158,12 @@ async function viewerParts(
     mateLimit: companyContacts ? WRAPPER_COMPANY_CONTACTS_CAP : 0,
     actionLimit: QUEUED_ACTIONS_CAP,
     knownCompanyIds: [...known.keys()],
-    pendingDeals: 'page' in which,
   });
   // Contacts with a current document splice it into the reply; the others are rendered from their rows.
   const contacts = new Map<string, ContactDto>(row.contacts.map((r) => [r.id, toContactDto(r, row.contact_fields)]));
   for (const d of currentDocumentRows(row.documents)) contacts.set(d.id, contactDocument(d));
   const actions = contactActionsFrom(viewerId, [...contacts.keys()], row.actions);
-  const companies = row.pending_deals
-    ? companySummariesOf(row.companies, row.company_fields, row.pending_deals, row.deal_fields ?? [])
-    : await companySummariesFrom(db, accountId, row.companies, row.company_fields);
+  const companies = await companySummariesFrom(db, accountId, row.companies, row.company_fields);
   // A contact's company_size is its company's contacts_count (the same counter slots, summed once).
   for (const contact of contacts.values())
     if (contact.company_id)

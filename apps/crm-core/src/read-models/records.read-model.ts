@@ -26,7 +26,6 @@ import {
   pinnedAttachmentRows,
   recordRowsOfContacts,
   type OpenActionRow,
-  type PendingDealRow,
 } from './records.repository';
 
 /**
@@ -76,30 +75,7 @@ export async function pendingDealsOfCompanies(
 ): Promise<Map<string, Array<{ deal: DealDto }>>> {
   if (companyIds.length === 0) return new Map();
   const rows = await pendingDealRowsOfCompanies(db, accountId, companyIds, COMPANY_PENDING_DEALS_CAP);
-  return pendingDealEntries(companyIds, rows, await dealDtos(db, accountId, rows));
-}
-
-/**
- * The pending deals of `companyIds` as `{ deal }` entries per company, from their rows (read
- * inside another statement, with the account's deal field definitions when a row has values).
- */
-export function pendingDealEntriesOf(
-  companyIds: readonly string[],
-  rows: readonly PendingDealRow[],
-  definitions: Map<string, DealFieldDefinition>,
-): Map<string, Array<{ deal: DealDto }>> {
-  return pendingDealEntries(
-    companyIds,
-    rows,
-    rows.map((row) => toDealDto(row, definitions)),
-  );
-}
-
-function pendingDealEntries(
-  companyIds: readonly string[],
-  rows: readonly PendingDealRow[],
-  deals: DealDto[],
-): Map<string, Array<{ deal: DealDto }>> {
+  const deals = await dealDtos(db, accountId, rows);
   return group(
     companyIds,
     deals.map((deal, i) => ({ key: rows[i].k_company_id, value: { deal } })),

@@ -58,20 +58,16 @@ export function pendingDealRowsOfCompanies(
   accountId: string,
   companyIds: readonly string[],
   limit: number,
-): Promise<PendingDealRow[]> {
-  return many<PendingDealRow>(db, pendingDealRowsSql(accountId, sql`${[...companyIds]}::varchar[]`, limit), { prepare: true });
-}
-
-/** A pending deal of a company ({@link pendingDealRowsOfCompanies}), with the company it was read for. */
-export type PendingDealRow = DealRow & { k_company_id: string };
-
-/** {@link pendingDealRowsOfCompanies}' statement, for the companies of `companyIds` (a varchar[] expression), alone or inside another. */
-export function pendingDealRowsSql(accountId: string, companyIds: SqlFragment, limit: number): SqlFragment {
-  return sql`SELECT x.*, k.company_id AS k_company_id FROM unnest(${companyIds}) WITH ORDINALITY AS k(company_id, n)
+): Promise<Array<DealRow & { k_company_id: string }>> {
+  return many<DealRow & { k_company_id: string }>(
+    db,
+    sql`SELECT x.*, k.company_id AS k_company_id FROM unnest(${[...companyIds]}::varchar[]) WITH ORDINALITY AS k(company_id, n)
         CROSS JOIN LATERAL (${deals}
           WHERE d.account_id = ${accountId} AND d.company_id = k.company_id AND d.status = 'pending'
           ORDER BY d.date DESC, d.created_at DESC, d.id DESC LIMIT ${limit}) x
-        ORDER BY k.n`;
+        ORDER BY k.n`,
+    { prepare: true },
+  );
 }
 
 /** The attachments (JSON) of each record of the contacts that has a pinned one. */
