@@ -18,7 +18,11 @@
 // floor, every write as a ratio of the write floor, with the issue's targets. Writes
 // bench/results/<date>-hotpath.md.
 //
-//   npm run bench:hotpath [-- --seconds 8 --rounds 2 --slices 4 --warmup 2 --contacts 50000 --only contact,notes]
+//   npm run bench:hotpath [-- --seconds 8 --rounds 2 --slices 4 --warmup 2 --contacts 50000 --deals 0 --only contact,notes]
+//
+// `--deals N` seeds N pending deals on random contacts too (SQL, through the deals' triggers): the
+// contact reads and list pages then show companies with pending deals from the first round on, as
+// they do in round 2 of a run with writes (whose deals land on random contacts).
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,7 +32,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuSnapshot, cpuUsedPerKey, machineDescription, node, parseArgs, root, startSystem } from './lib.mjs';
-import { contactColumns, rng, seedContacts } from './seed.mjs';
+import { contactColumns, rng, seedContacts, seedPendingDeals } from './seed.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const SECONDS = Number(args.seconds ?? 8);
@@ -37,6 +41,7 @@ const WARMUP = Number(args.warmup ?? 2);
 /** Each scenario's `SECONDS` of a round, in this many interleaved slices. */
 const SLICES = Math.max(1, Math.floor(Number(args.slices ?? 4)));
 const CONTACTS = Number(args.contacts ?? 50_000);
+const DEALS = Number(args.deals ?? 0);
 /** `--only contact,list`: those scenarios and the floors they are compared with; no report is written. */
 const ONLY = args.only ? new Set(String(args.only).split(',')) : null;
 const READ_CLIENTS = 32;
@@ -227,6 +232,14 @@ async function main() {
     const db = new pg.Client({ connectionString: dbUrl });
     await db.connect();
     const pipelines = (await db.query('SELECT id, kind FROM crm.pipelines WHERE account_id = $1 AND is_default', [accountId])).rows;
+    if (DEALS > 0) {
+      const defaults = {
+        pipelineId: pipelines.find((p) => p.kind === 'pipeline').id,
+        salesPipelineId: pipelines.find((p) => p.kind === 'sales').id,
+      };
+      await seedPendingDeals(dbUrl, accountId, userId, defaults, ids, DEALS, rng(11));
+      log(`seeded ${DEALS} pending deals`);
+    }
     await waitForDocuments(db, accountId);
     await db.end();
 
@@ -459,7 +472,7 @@ function writeReport(scenarios, results) {
   const report = [
     `# Hot path against its floors ${new Date().toISOString()}`,
     '',
-    `Machine: ${machineDescription()}. ${CONTACTS.toLocaleString('en')} contacts in one account, seeded with SQL through crm-core's column rules. The four services from a fresh build (NODE_ENV=production, LOG_LEVEL=warn, one replica each) with the full production chain — HTTP Basic API key, per-user limits in Redis (only their ceilings raised: one user drives all the load), validation, NATS, crm-core, PostgreSQL, the outbox relay — and the floors of bench/floors.mjs against the same database, all on this machine with PostgreSQL, Redis, NATS and the load generator (autocannon in one process, keep-alive, closed loop, a random contact per request). ${ROUNDS} round(s), each giving every scenario ${SECONDS} s in ${SLICES} interleaved slice(s) (the reads' slices in turn, then the writes'), after a ${WARMUP} s warm-up of each.`,
+    `Machine: ${machineDescription()}. ${CONTACTS.toLocaleString('en')} contacts in one account, seeded with SQL through crm-core's column rules${DEALS > 0 ? `, and ${DEALS.toLocaleString('en')} pending deals on random ones (SQL, through the deals' triggers)` : ''}. The four services from a fresh build (NODE_ENV=production, LOG_LEVEL=warn, one replica each) with the full production chain — HTTP Basic API key, per-user limits in Redis (only their ceilings raised: one user drives all the load), validation, NATS, crm-core, PostgreSQL, the outbox relay — and the floors of bench/floors.mjs against the same database, all on this machine with PostgreSQL, Redis, NATS and the load generator (autocannon in one process, keep-alive, closed loop, a random contact per request). ${ROUNDS} round(s), each giving every scenario ${SECONDS} s in ${SLICES} interleaved slice(s) (the reads' slices in turn, then the writes'), after a ${WARMUP} s warm-up of each.`,
     '',
     '- raw floor: node:http + one pg query by primary key + JSON.stringify of the envelope;',
     '- chain floor: an HTTP edge (node:http: Basic credential, its keyed hash from Redis in one GET compared with timingSafeEqual, a NATS request, the reply wrapped in the envelope) and a process in a NATS queue group answering from PostgreSQL by primary key with a named prepared statement; no framework, no validation, no limits;',

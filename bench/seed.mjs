@@ -179,3 +179,29 @@ export async function seedContacts(dbUrl, accountId, ownerId, columns, count) {
     await db.end();
   }
 }
+
+/**
+ * `count` pending deals (1,200 × 12 months) on contacts picked by `random` among `contactIds`, in one
+ * INSERT through the deals' triggers (contact and company counters), as the API would leave them;
+ * `pipelineId` and `salesPipelineId` are the account's defaults. Analyzed afterwards.
+ */
+export async function seedPendingDeals(dbUrl, accountId, ownerId, { pipelineId, salesPipelineId }, contactIds, count, random) {
+  if (count <= 0) return;
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const now = Math.floor(Date.now() / 1000);
+    const ids = Array.from({ length: count }, () => objectId(random, now));
+    const contacts = Array.from({ length: count }, () => contactIds[Math.floor(random() * contactIds.length)]);
+    await db.query(
+      `INSERT INTO crm.deals (id, account_id, contact_id, owner_id, author_id, pipeline_id, sales_pipeline_id, name, status, stage,
+                              expected_close_date, close_date, date, amount, months)
+       SELECT v.id, $1, v.contact_id, $2, $2, $3, $4, 'Seeded deal ' || v.n, 'pending', 10, current_date, current_date, current_date, 1200, 12
+       FROM unnest($5::varchar[], $6::varchar[]) WITH ORDINALITY AS v(id, contact_id, n)`,
+      [accountId, ownerId, pipelineId, salesPipelineId, ids, contacts],
+    );
+    await db.query('ANALYZE crm.deals');
+  } finally {
+    await db.end();
+  }
+}
