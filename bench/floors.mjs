@@ -13,7 +13,7 @@
 //               PostgreSQL by primary key with a named prepared statement: {contact: row}.
 //               It also answers the WRAPPER FLOOR (the edge's /wrappers/{id}): the same chain,
 //               but the data is crm-core's own one-statement contact wrapper read
-//               (contactWrapperPartsSql from dist/, as the caller FLOOR_USER_ID sees it), its six
+//               (contactWrapperPartsSql from dist/, as the caller FLOOR_USER_ID sees it), its
 //               JSON parts spliced into the reply as PostgreSQL wrote them, and the contact
 //               documents' text as a JSON string: what a wrapper's data
 //               costs through the chain without our framework, DTOs or limits.
@@ -153,9 +153,9 @@ async function chainCore() {
         .query({ name: 'floor-contact-wrapper', text, values, types: asText })
         .then(({ rows: [parts] }) =>
           msg.respond(
-            parts.contacts === '[]' && parts.documents === null
+            parts.stale === '[]' && parts.documents === null
               ? ''
-              : `{"documents":${JSON.stringify(parts.documents)},"contacts":${parts.contacts},"mates":${parts.mates},"actions":${parts.actions},"companies":${parts.companies},"contact_fields":${parts.contact_fields},"company_fields":${parts.company_fields}}`,
+              : `{"documents":${JSON.stringify(parts.documents)},"stale":${parts.stale},"mates":${parts.mates},"actions":${parts.actions},"companies":${parts.companies},"company_fields":${parts.company_fields}}`,
           ),
         )
         .catch(() => msg.respond(''));

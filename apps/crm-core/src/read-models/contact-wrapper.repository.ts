@@ -1,22 +1,23 @@
 import { maybeOne, sql, type Db, type QueryOptions, type SqlFragment } from '../common/sql';
 import { companyRowsSql, firstMembersSql, type CompanyRow } from './company.repository';
 import { currentDocumentsSql, currentDocumentsTextSql, DOCUMENT_ROW_COLUMNS, DOCUMENT_ROW_NAMES } from './contact-documents.repository';
-import { contactRowsSql, type ContactRow } from './contact.repository';
 import { fieldDefinitionsSql, type FieldDefinitionRow } from './fields.repository';
 import type { OpenActionRow } from './records.repository';
 import { openActionRowsSql } from './records.repository';
 
 /**
- * Everything contact wrappers show, as `viewerId` sees them, read in ONE statement: the contacts
- * (their current documents, and the rows of those without one), the first `mateLimit` contacts
+ * Everything contact wrappers show, as `viewerId` sees them, read in ONE statement: the contacts'
+ * current documents (and the ids of those without one: `stale`), the first `mateLimit` contacts
  * of each of their companies, the open actions of both, the companies (all but
- * `knownCompanyIds`) and the account's company field definitions, and its contact field
- * definitions when a contact is read as a row (a few rows by index in the same statement, cheaper
- * than a second round trip when a value needs them). Each part is its own module's statement (contactRowsSql,
- * firstMembersSql, openActionRowsSql, companyRowsSql, fieldDefinitionsSql), aggregated to JSON, so
- * the rows are the same as the parts read alone;
- * timestamps arrive as ISO 8601 strings, which the views read as they read Dates. The contacts'
- * `company_size` is left 0: it is their company's `contacts_count` (the reader fills it in).
+ * `knownCompanyIds`) and the account's company field definitions. Each part is its own module's
+ * statement (firstMembersSql, openActionRowsSql, companyRowsSql, fieldDefinitionsSql), aggregated
+ * to JSON, so the rows are the same as the parts read alone; timestamps arrive as ISO 8601
+ * strings, which the views read as they read Dates.
+ *
+ * A contact without a current document (written in the last moments, or during a sweep) is read
+ * as a row by a second statement (contact.read-model loadContactDtos), only then. Inside this one,
+ * that part cost 40-75 µs of PostgreSQL's 160-200 µs on every read, needed or not: PostgreSQL sets
+ * up every node of a plan before it runs it.
  *
  * Why one: on this kind of machine a statement's round trip (a socket write and a wake-up of the
  * PostgreSQL backend and of crm-core) costs more than the statement's work; a single-contact
@@ -29,12 +30,11 @@ export interface ContactWrapperParts {
   total?: number;
   /** The current documents (contact-documents.repository currentDocumentsTextSql) of the contacts that have one; null: none. */
   documents: string | null;
-  /** The contacts without a current document, as rows. */
-  contacts: ContactRow[];
+  /** The contacts (wanted, or their companies' first ones) without a current document: to read as rows. */
+  stale: string[];
   mates: Array<{ id: string; company_id: string }>;
   actions: OpenActionRow[];
   companies: CompanyRow[];
-  contact_fields: FieldDefinitionRow[];
   company_fields: FieldDefinitionRow[];
 }
 
@@ -93,13 +93,13 @@ export function contactWrapperPartsSql({
   const companies = sql`(SELECT DISTINCT b.company_id, b.company_id AS n FROM base b WHERE b.company_id IS NOT NULL) k`;
   const list = (part: SqlFragment) => sql`coalesce((SELECT json_agg(x) FROM (${part}) x), '[]')`;
   // wrapped: every contact the wrappers show (theirs and their companies' first ones); docs: their
-  // current documents; stale: the others, read as rows and rendered.
+  // current documents; stale: the others, read as rows by the reader.
   return sql`WITH ${base}, mates AS MATERIALIZED (${firstMembersSql(accountId, companies, mateLimit, true)}),
              wrapped AS MATERIALIZED (SELECT ${DOCUMENT_ROW_NAMES} FROM base UNION SELECT ${DOCUMENT_ROW_NAMES} FROM mates),
              docs AS MATERIALIZED (${currentDocumentsSql(accountId, sql`wrapped`)}),
              stale AS MATERIALIZED (SELECT id FROM wrapped EXCEPT SELECT id FROM docs)
         SELECT ${currentDocumentsTextSql(sql`docs`)} AS documents,
-               ${list(contactRowsSql(accountId, sql`ARRAY(SELECT id FROM stale)`, false, false))} AS contacts,
+               coalesce((SELECT json_agg(s.id) FROM stale s), '[]') AS stale,
                ${list(sql`SELECT id, company_id FROM mates`)} AS mates,
                ${list(openActionRowsSql(accountId, viewerId, sql`ARRAY(SELECT id FROM wrapped)`, actionLimit))} AS actions,
                ${list(
@@ -108,6 +108,5 @@ export function contactWrapperPartsSql({
                    sql`ARRAY(SELECT DISTINCT b.company_id FROM base b WHERE b.company_id IS NOT NULL AND b.company_id <> ALL(${[...knownCompanyIds]}::varchar[]))`,
                  ),
                )} AS companies,
-               ${list(sql`SELECT f.* FROM (${fieldDefinitionsSql(accountId, 'custom_fields')}) f WHERE EXISTS (SELECT 1 FROM stale)`)} AS contact_fields,
                ${list(fieldDefinitionsSql(accountId, 'company_fields'))} AS company_fields${pageParts}`;
 }

@@ -159,8 +159,10 @@ async function viewerParts(
     actionLimit: QUEUED_ACTIONS_CAP,
     knownCompanyIds: [...known.keys()],
   });
-  // Contacts with a current document splice it into the reply; the others are rendered from their rows.
-  const contacts = new Map<string, ContactDto>(row.contacts.map((r) => [r.id, toContactDto(r, row.contact_fields)]));
+  // Contacts with a current document splice it into the reply; the others (rare: just written, or
+  // in a sweep) are read as rows by a second statement and rendered. One deleted in between is
+  // left out, as if it had been deleted before.
+  const contacts = row.stale.length > 0 ? await loadContactDtos(db, accountId, row.stale) : new Map<string, ContactDto>();
   for (const d of currentDocumentRows(row.documents)) contacts.set(d.id, contactDocument(d));
   const actions = contactActionsFrom(viewerId, [...contacts.keys()], row.actions);
   const companies = await companySummariesFrom(db, accountId, row.companies, row.company_fields);
