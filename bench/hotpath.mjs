@@ -232,11 +232,12 @@ async function main() {
     const db = new pg.Client({ connectionString: dbUrl });
     await db.connect();
     const pipelines = (await db.query('SELECT id, kind FROM crm.pipelines WHERE account_id = $1 AND is_default', [accountId])).rows;
+    // The account's default pipelines: the seeded deals' and the write floor's.
+    const defaults = {
+      pipelineId: pipelines.find((p) => p.kind === 'pipeline').id,
+      salesPipelineId: pipelines.find((p) => p.kind === 'sales').id,
+    };
     if (DEALS > 0) {
-      const defaults = {
-        pipelineId: pipelines.find((p) => p.kind === 'pipeline').id,
-        salesPipelineId: pipelines.find((p) => p.kind === 'sales').id,
-      };
       await seedPendingDeals(dbUrl, accountId, userId, defaults, ids, DEALS, rng(11));
       log(`seeded ${DEALS} pending deals`);
     }
@@ -254,8 +255,8 @@ async function main() {
       FLOOR_PEPPER: pepper,
       FLOOR_ACCOUNT_ID: accountId,
       FLOOR_USER_ID: userId,
-      FLOOR_PIPELINE_ID: pipelines.find((p) => p.kind === 'pipeline').id,
-      FLOOR_SALES_PIPELINE_ID: pipelines.find((p) => p.kind === 'sales').id,
+      FLOOR_PIPELINE_ID: defaults.pipelineId,
+      FLOOR_SALES_PIPELINE_ID: defaults.salesPipelineId,
     };
     floors.push(startFloor('raw', { ...floorEnv, PORT: String(FLOOR_PORTS.raw) }));
     floors.push(startFloor('chain-edge', { ...floorEnv, PORT: String(FLOOR_PORTS.edge) }));

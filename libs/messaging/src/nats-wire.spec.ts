@@ -50,6 +50,17 @@ describe('replies whose data passes through unparsed', () => {
     expect(decodeReplyRaw(bytes(text), utf16At)).toEqual(reply);
   });
 
+  it('parses whole a reply whose offset points at a `,"data":` of the head (not where data starts)', () => {
+    const nested: RpcReply = { ok: true, summary: { a: 1, data: 2 }, data: { contact } } as RpcReply;
+    const { text, dataAt } = encodeReplyWithData(nested);
+    const inHead = Buffer.from(text).indexOf(',"data":2') + ',"data":'.length;
+    expect(inHead).toBeGreaterThan(0);
+    expect(inHead).toBeLessThan(dataAt!);
+    // The bytes before it are no JSON head: the reply is parsed whole, not answered with a 503.
+    expect(decodeReplyRaw(bytes(text), inHead)).toEqual(nested);
+    expect((decodeReplyRaw(bytes(text), dataAt) as { data: RawJsonData }).data.json).toBe(JSON.stringify({ contact }));
+  });
+
   it('writes no offset for errors and for replies without data', () => {
     expect(encodeReplyWithData({ ok: false, error: { error_name: 'x', message: 'y', errors: {} } } as never).dataAt).toBeUndefined();
     expect(encodeReplyWithData({ ok: true } as RpcReply).dataAt).toBeUndefined();

@@ -60,8 +60,9 @@ export function sendOutcome(req: IncomingMessage, res: ServerResponse, route: Ro
       return;
     }
   }
-  if (typeof dataJson === 'string') sendText(req, res, outcome.status, 'application/json', envelopeJson(body, dataJson));
-  else sendText(req, res, outcome.status, 'application/json', Buffer.concat([Buffer.from(envelopeHead(body)), dataJson, CLOSING_BRACE]));
+  const answer =
+    typeof dataJson === 'string' ? envelopeJson(body, dataJson) : Buffer.concat([Buffer.from(envelopeHead(body)), dataJson, CLOSING_BRACE]);
+  sendText(req, res, outcome.status, 'application/json', answer);
 }
 
 const CLOSING_BRACE = Buffer.from('}');
