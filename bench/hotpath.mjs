@@ -15,7 +15,8 @@
 // the same floor 30 % apart in two runs a minute apart) falls on a floor and the scenario compared
 // with it alike. Per scenario: req/s, p50, p99, statuses, CPU ms per request per
 // process (from /proc) and the load average before and after; every read as a ratio of the chain
-// floor, every write as a ratio of the write floor, with the issue's targets. Writes
+// floor, every write as a ratio of the write floor inserting its own row (a note, or a deal; POST
+// /contacts against the note's), with the issue's targets. Writes
 // bench/results/<date>-hotpath.md.
 //
 //   npm run bench:hotpath [-- --seconds 8 --rounds 2 --slices 4 --warmup 2 --contacts 50000 --deals 0 --only contact,notes]
@@ -57,7 +58,8 @@ const TARGETS = [
   ['contact', 'chain', 0.6, null],
   ['user', 'chain', 0.7, null],
   ['notes', 'write-notes', 0.5, 50],
-  ['deals', 'write-notes', 0.5, 50],
+  // Each write against the write floor that inserts its own row (decisions.md "Which write floor").
+  ['deals', 'write-deals', 0.5, 50],
   ['list', null, null, 100],
 ];
 
@@ -415,7 +417,8 @@ function writeReport(scenarios, results) {
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const s of scenarios) {
       const r = results.get(s.key)[round];
-      const base = s.key === 'chain' ? 'raw' : s.write ? 'write-notes' : s.key === 'raw' ? null : 'chain';
+      const base =
+        s.key === 'chain' ? 'raw' : s.key === 'deals' ? 'write-deals' : s.write ? 'write-notes' : s.key === 'raw' ? null : 'chain';
       const ratio = base ? `${(r.rps / results.get(base)[round].rps).toFixed(2)}× ${byKey[base].name.split(':')[0]}` : '1';
       mainRows.push(
         `| ${round + 1} | ${s.name} | ${s.connections} | ${r.requests} | ${Math.round(r.rps)} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${ratio} | ${JSON.stringify(r.statuses)} | ${load(r.loadBefore)} → ${load(r.loadAfter)} |`,
@@ -453,9 +456,11 @@ function writeReport(scenarios, results) {
       .join(', ')}× by round; the wrapper floor against the chain floor: ${ratios('wrapper', 'chain')
       .map((x) => x.toFixed(2))
       .join(', ')}× (what the wrapper's data costs by itself).`,
-    `- POST /contacts/{id}/deals against the write floor's own deal insert: ${ratios('deals', 'write-deals')
+    `- POST /contacts/{id}/deals against the note write floor: ${ratios('deals', 'write-notes')
       .map((x) => x.toFixed(2))
-      .join(', ')}× by round; POST /contacts against the write floor: ${ratios('contacts', 'write-notes')
+      .join(', ')}× by round (the deal floor itself: ${ratios('write-deals', 'write-notes')
+      .map((x) => x.toFixed(2))
+      .join(', ')}× of it); POST /contacts against the write floor: ${ratios('contacts', 'write-notes')
       .map((x) => x.toFixed(2))
       .join(', ')}× (no target).`,
   ];
