@@ -63,6 +63,13 @@ const TARGETS = [
   ['list', null, null, 100],
 ];
 
+/** The floor a scenario's req/s is shown against: its target's (TARGETS), else the chain floor for reads and the note floor for writes. */
+function comparedWith(scenario) {
+  if (scenario.key === 'raw') return null;
+  if (scenario.key === 'chain') return 'raw';
+  return TARGETS.find(([key]) => key === scenario.key)?.[1] ?? (scenario.write ? 'write-notes' : 'chain');
+}
+
 /** CPU columns, in this order; keys of lib.mjs cpuSnapshot and of the floors' pids. */
 const CPU_KEYS = [
   ['api-gateway', 'gateway'],
@@ -417,8 +424,7 @@ function writeReport(scenarios, results) {
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const s of scenarios) {
       const r = results.get(s.key)[round];
-      const base =
-        s.key === 'chain' ? 'raw' : s.key === 'deals' ? 'write-deals' : s.write ? 'write-notes' : s.key === 'raw' ? null : 'chain';
+      const base = comparedWith(s);
       const ratio = base ? `${(r.rps / results.get(base)[round].rps).toFixed(2)}× ${byKey[base].name.split(':')[0]}` : '1';
       mainRows.push(
         `| ${round + 1} | ${s.name} | ${s.connections} | ${r.requests} | ${Math.round(r.rps)} | ${fixed(r.p50)} | ${fixed(r.p99)} | ${ratio} | ${JSON.stringify(r.statuses)} | ${load(r.loadBefore)} → ${load(r.loadAfter)} |`,

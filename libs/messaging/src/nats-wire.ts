@@ -41,8 +41,7 @@ export function encodeReplyWithData(reply: RpcReply): { text: string; dataAt?: n
   const dataJson = stringifyWithFragments(data);
   const headJson = JSON.stringify({ ...head, data_versions: dataVersions(data) });
   const prefix = `${headJson.slice(0, -1)}${DATA_KEY}`;
-  // The head is short: its UTF-8 length costs nothing next to the data's.
-  return { text: `${prefix}${dataJson}}`, dataAt: encoder.encode(prefix).length };
+  return { text: `${prefix}${dataJson}}`, dataAt: Buffer.byteLength(prefix) };
 }
 
 /**

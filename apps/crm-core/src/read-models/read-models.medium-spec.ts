@@ -159,7 +159,7 @@ describe('read models (real PostgreSQL)', () => {
               ($3, $4, $7, $6, 'wait', 'waiting', NULL, NULL, 0)`,
       [newId(), newId(), newId(), acme.accountId, first, acme.userId, loner],
     );
-    // The company's pending deals (read inside the statement), one with field values, an item
+    // The company's pending deals (read by a second statement, for companies whose counter has some), one with field values, an item
     // and a linked contact; a won deal, not shown.
     const [{ id: pipelineId }] = await q('SELECT id FROM crm.pipelines WHERE account_id = $1 LIMIT 1', [acme.accountId]);
     const [rich, plain, won, dealField] = [newId(), newId(), newId(), newId()];
@@ -211,8 +211,8 @@ describe('read models (real PostgreSQL)', () => {
       linked_contacts: [{ id: loner }],
     });
     expect(seenByViewer[2].company!.pending_deals).toEqual(wrapper.company!.pending_deals);
-    // A list page reads the pending deals inside its one statement (a read by ids, in a second):
-    // the same wrappers either way.
+    // A list page (its ids, total and wrappers in one statement) gives the same wrappers as its
+    // contacts read part by part.
     const contacts = new ContactsRepository();
     const page = contacts.page(contacts.filter(acme.accountId, acme.userId, {}, null), { key: 'name', direction: 'asc' }, 1, 100);
     const listed = await contactWrapperPage(dataSource.manager, acme.accountId, page, acme.userId);

@@ -33,6 +33,7 @@ describe('statement executors', () => {
     expect(statementName(b)).not.toBe(statementName(a));
     expect(statementName(built(1))).toBe(statementName(a));
     expect(statementName(built(3))).not.toBe(statementName(a));
+    // Found again among the known texts of its length.
     expect(statementName(a)).toBe(`crm_${createHash('sha1').update(a).digest('hex').slice(0, 24)}`);
   });
 
