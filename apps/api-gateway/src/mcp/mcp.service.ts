@@ -32,6 +32,7 @@ import { ApiPipeline } from '../api/api-pipeline';
 import { pathParams } from '../openapi/openapi.builder';
 import { IDEMPOTENCY_KEY_ARGUMENT, toolInputSchema, type JsonSchema } from './mcp-schemas';
 import { boundedResult } from './mcp-result';
+import { boundedUnknownArguments, checkPromptArguments, echoed } from './mcp-bounds';
 
 const ROUTES = new Map(API_ROUTES.map((route) => [route.operationId, route]));
 
@@ -130,8 +131,10 @@ export class McpService {
     }));
     server.setRequestHandler(GetPromptRequestSchema, (request) => {
       const prompt = MCP_PROMPTS.find((p) => p.name === request.params.name);
-      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${request.params.name}`);
+      if (!prompt)
+        throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${echoed(request.params.name)}; prompts/list names the prompts`);
       const args = request.params.arguments ?? {};
+      checkPromptArguments(prompt.arguments, args);
       const missing = prompt.arguments.filter((a) => a.required && !args[a.name]).map((a) => a.name);
       if (missing.length > 0) throw new McpError(ErrorCode.InvalidParams, `Missing prompt arguments: ${missing.join(', ')}`);
       const text = prompt.template.replace(/\{([a-z_]+)\}/g, (_, name: string) => args[name] || '(not given)');
@@ -142,12 +145,12 @@ export class McpService {
 
   async callTool(caller: Caller, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const entry = this.catalog.get(name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}; tools/list names the tools`);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${echoed(name)}; tools/list names the tools`);
     try {
       const { declaration, route, schema } = entry;
       const unknown = Object.keys(args).filter((key) => !(key in (schema.properties ?? {})));
       if (unknown.length > 0) {
-        throw ApiError.invalid(Object.fromEntries(unknown.map((key) => [key, 'is not an argument of this tool'])));
+        throw ApiError.invalid(boundedUnknownArguments(unknown));
       }
       const { [IDEMPOTENCY_KEY_ARGUMENT]: key, ...rest } = args;
       if (key !== undefined && typeof key !== 'string') throw ApiError.invalid({ [IDEMPOTENCY_KEY_ARGUMENT]: 'must be a string' });
@@ -170,7 +173,7 @@ export class McpService {
 
   private async readResource(caller: Caller, uri: string) {
     const resource = MCP_RESOURCES.find((r) => r.uri === uri);
-    if (!resource) throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${uri}; resources/list names the resources`);
+    if (!resource) throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${echoed(uri)}; resources/list names the resources`);
     try {
       const data = await this.call(caller, routeOf(resource.operationId), { ...resource.fixed });
       return { contents: [{ uri, mimeType: 'application/json', text: boundedResult(data).text }] };
