@@ -51,8 +51,15 @@ describe('deploy/environment.ts', () => {
       const signing = secrets['crm-caller-signing-key']!.CALLER_SIGNING_KEY!;
       expect(parseSigningKey(signing)).toHaveLength(32);
       expect(secrets['crm-caller-verify-keys']!.CALLER_VERIFY_KEYS_CRM_CORE).toBe(deriveConsumerKey(signing, 'crm-core'));
+      // An optional URL (the replica's) is left out unless given; an optional secret (OPERATOR_TOKEN) is made.
       for (const { secret, key, optional } of secretKeysOf(overlay))
-        expect({ secret, key, set: secrets[secret]?.[key] !== undefined }).toEqual({ secret, key, set: !optional });
+        expect({ secret, key, set: secrets[secret]?.[key] !== undefined }).toEqual({
+          secret,
+          key,
+          set: !(optional && key.endsWith('_URL')),
+        });
+      expect(secretKeysOf(overlay).find((k) => k.key === 'OPERATOR_TOKEN')?.optional).toBe(true);
+      expect(secretKeysOf(overlay).find((k) => k.key === 'CRM_DATABASE_REPLICA_URL')?.optional).toBe(overlay === 'production');
       // Another draw is another secret.
       expect(generateSecretValues(overlay)['crm-caller-signing-key']!.CALLER_SIGNING_KEY).not.toBe(signing);
     });

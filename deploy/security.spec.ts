@@ -154,6 +154,39 @@ describe('deploy/: who holds which secret', () => {
     }
   });
 
+  it('gives each key of crm-secrets, key by key, only to the services that read it, and the whole Secret to no pod', () => {
+    const holders = (key: string) =>
+      pods
+        .flatMap((pod) =>
+          [...(pod.template.spec!.initContainers ?? []), ...pod.template.spec!.containers].flatMap((c) =>
+            (c.env ?? [])
+              .filter((e) => e.valueFrom?.secretKeyRef?.name === 'crm-secrets' && e.valueFrom.secretKeyRef.key === key)
+              .map((e) => `${pod.name}/${c.name} as ${e.name}${e.valueFrom!.secretKeyRef!.optional ? ' (optional)' : ''}`),
+          ),
+        )
+        .sort();
+    expect(Object.keys(named(secrets, 'crm-secrets').stringData!).sort()).toEqual(['API_KEY_PEPPER', 'OPERATOR_TOKEN', 'STORAGE_SECRET']);
+    expect(holders('API_KEY_PEPPER')).toEqual(['api-gateway/api-gateway as API_KEY_PEPPER', 'auth-server/auth-server as API_KEY_PEPPER']);
+    // Optional: deleting the key turns the operator API off.
+    expect(holders('OPERATOR_TOKEN')).toEqual(['auth-server/auth-server as OPERATOR_TOKEN (optional)']);
+    // The two that sign and check the attachments' links (libs/storage).
+    expect(holders('STORAGE_SECRET')).toEqual(['api-gateway/api-gateway as STORAGE_SECRET', 'crm-core/crm-core as STORAGE_SECRET']);
+    for (const pod of pods)
+      for (const c of [...(pod.template.spec!.initContainers ?? []), ...pod.template.spec!.containers])
+        expect({ pod: pod.name, c: c.name, whole: (c.envFrom ?? []).map((f) => f.secretRef?.name).filter(Boolean) }).toEqual({
+          pod: pod.name,
+          c: c.name,
+          whole: pod.name === 'nats' && c.name === 'nats' ? ['crm-nats-users'] : pod.name === 'crm-migrate' ? ['crm-migrator'] : [],
+        });
+  });
+
+  it("gives crm-core its replica's URL as an optional key (unset: every read on the primary), and marks Redis as a cluster", () => {
+    const replica = main('crm-core').env!.find((e) => e.name === 'DATABASE_REPLICA_URL');
+    expect(replica?.valueFrom?.secretKeyRef).toEqual({ name: 'crm-database-users', key: 'CRM_DATABASE_REPLICA_URL', optional: true });
+    expect(named(secrets, 'crm-database-users').stringData).toHaveProperty('CRM_DATABASE_REPLICA_URL');
+    expect(config.REDIS_CLUSTER).toBe('true');
+  });
+
   it('gives a Redis URL with its own ACL user to the two services that use Redis, and none to the others', () => {
     expect(named(secrets, 'crm-secrets').stringData).not.toHaveProperty('REDIS_URL');
     const acl = readFileSync(path.join(__dirname, 'redis', 'users.acl'), 'utf8')

@@ -109,7 +109,8 @@ export function WithStorageSettings<TBase extends ConfigClass>(Base: TBase) {
 
     storageProblems(): string[] {
       const problems: string[] = [];
-      if (this.isProduction && this.STORAGE_SECRET === DEV_STORAGE_SECRET)
+      // Not for `main.js migrate` (the migration Job holds no storage secret: it signs nothing).
+      if (this.isProduction && this.STORAGE_SECRET === DEV_STORAGE_SECRET && process.argv[2] !== 'migrate')
         problems.push('STORAGE_SECRET: must be set to a secret value in production');
       if (this.STORAGE_DRIVER === 's3' && !this.S3_BUCKET) problems.push('S3_BUCKET: required with STORAGE_DRIVER=s3');
       if (Boolean(this.S3_ACCESS_KEY_ID) !== Boolean(this.S3_SECRET_ACCESS_KEY))
