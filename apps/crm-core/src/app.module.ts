@@ -17,6 +17,7 @@ import { crmDataSource } from './database/crm-data-source';
 import { DealsModule } from './deals/deals.module';
 import { FieldsModule } from './fields/fields.module';
 import { FiltersModule } from './filters/filters.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { LeadSourcesModule } from './lead-sources/lead-sources.module';
 import { MeetingsModule } from './meetings/meetings.module';
 import { NotesModule } from './notes/notes.module';
@@ -50,6 +51,7 @@ export class AppModule {
         PredefinedItemsModule,
         CountriesModule,
         OutboxModule,
+        IdempotencyModule,
         ContactDocumentsModule,
         SummaryModule,
         StatusesModule,

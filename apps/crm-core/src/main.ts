@@ -9,6 +9,7 @@ import { listenOn, runService, startupConfig } from '@crm/service-kit';
 import { AppModule } from './app.module';
 import { CrmCoreConfig } from './config/crm-core.config';
 import { crmDataSource } from './database/crm-data-source';
+import { IdempotencyService } from './idempotency/idempotency.service';
 
 const SERVICE = 'crm-core';
 const config = startupConfig(SERVICE, () => loadConfig(CrmCoreConfig));
@@ -33,6 +34,8 @@ void runService({
       logger,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
       verifyKeys: config.CALLER_VERIFY_KEYS,
+      // Every write in one transaction, committed only with a reply that can be sent, with its Idempotency-Key.
+      around: app.get(IdempotencyService).around,
     });
     return app;
   },

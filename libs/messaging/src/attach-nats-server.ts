@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { METRICS_REGISTRY, ReadinessRegistry } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { NatsRpcServer } from './nats-rpc.server';
+import { NatsRpcServer, type RpcAround } from './nats-rpc.server';
 import { discoverRpcHandlers } from './rpc-handlers';
 import { RpcVerifier } from './rpc-signature';
 
@@ -15,6 +15,8 @@ export interface AttachNatsServerOptions {
   shutdownTimeoutMs: number;
   /** CALLER_VERIFY_KEYS: the public keys whose signatures this service accepts on requests. */
   verifyKeys: string;
+  /** NatsRpcServerOptions.around: crm-core's write boundary. */
+  around?: RpcAround;
 }
 
 const REFUSED_METRIC = 'nats_requests_refused_total';

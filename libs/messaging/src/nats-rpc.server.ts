@@ -43,7 +43,16 @@ export interface NatsRpcServerOptions {
    * RPC_REPLY_LIMITS.maxBytes (the clean 400). The registered subject and the reply's bytes. For metrics.
    */
   onLargeReply?: (subject: string, kind: 'parts' | 'too_large', bytes: number) => void;
+  /**
+   * Runs around every handler call with the decoded request; `invoke` resolves with the handler's
+   * reply or rejects with its error. crm-core's writes run in one transaction here, committed only
+   * with a reply that can be sent (docs/decisions.md "Idempotency recorded with the write").
+   */
+  around?: RpcAround;
 }
+
+/** See {@link NatsRpcServerOptions.around}. */
+export type RpcAround = (subject: string, request: unknown, invoke: () => Promise<RpcReply>) => Promise<RpcReply>;
 
 /**
  * The platform's NATS request server (decisions.md "Lean RPC and validation once"): Nest builds
@@ -164,8 +173,9 @@ export class NatsRpcServer {
   /** The handler's reply: its arguments are computed inside, so a refused parameter is an error reply too. */
   private async invoke(handler: RpcHandler, msg: Msg): Promise<RpcReply> {
     try {
-      const context = new RpcArgumentContext(handler, decodeRequest(msg.data));
-      return replyOf(await handler.method.apply(handler.instance, context.arguments()));
+      const request = decodeRequest(msg.data);
+      const call = async () => replyOf(await handler.method.apply(handler.instance, new RpcArgumentContext(handler, request).arguments()));
+      return await (this.settings.around ? this.settings.around(handler.subject, request, call) : call());
     } catch (error) {
       return replyOfError(error, handler.subject, this.settings.logger);
     }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { assertInputBounds, type Caller } from '@crm/contracts';
+import { assertInputBounds, executedByCrmCore, type Caller } from '@crm/contracts';
 import { IdempotencyStore, idempotencyScope, requestFingerprint, type IdempotentOutcome } from '../limits/idempotency';
 import type { ResolvedRoute } from '../routing/route-table';
 import { ApiService, authorizeRoute, type ApiInput } from './api.service';
@@ -19,12 +19,18 @@ export class ApiPipeline {
 
   async run(caller: Caller, resolved: ResolvedRoute, input: ApiInput, idempotencyKey?: string): Promise<IdempotentOutcome> {
     authorizeRoute(caller, resolved.route);
-    if (idempotencyKey === undefined) return { ...(await this.api.handle(caller, resolved, input)), replayed: false };
+    if (idempotencyKey === undefined) return { replayed: false, ...(await this.api.handle(caller, resolved, input)) };
     // The fingerprint walks the body: refuse what validation would refuse (depth, keys, array sizes) first.
     if (input.body !== null && typeof input.body === 'object') assertInputBounds(input.body);
     const fingerprint = requestFingerprint(resolved.route.operationId, resolved.params, input.query, input.body);
-    return this.idempotency.run(idempotencyScope(caller), idempotencyKey, fingerprint, () => this.api.handle(caller, resolved, input), {
-      replyCarriesSecret: resolved.route.replyCarriesSecret === true,
-    });
+    // crm-core records the key with the write (decisions.md "Idempotency recorded with the write"): it gets the scoped key.
+    const recordedByService = executedByCrmCore(resolved.route.subject);
+    return this.idempotency.run(
+      idempotencyScope(caller),
+      idempotencyKey,
+      fingerprint,
+      (idempotency) => this.api.handle(caller, resolved, recordedByService ? { ...input, idempotency } : input),
+      { replyCarriesSecret: resolved.route.replyCarriesSecret === true, recordedByService },
+    );
   }
 }

@@ -5,6 +5,7 @@ import {
   assertAdmin,
   assertKnownParameters,
   ErrorName,
+  executedByCrmCore,
   listFormatChoice,
   parseContract,
   successEnvelope,
@@ -12,6 +13,7 @@ import {
   type HttpOrigin,
   type RouteDeclaration,
   type SuccessEnvelope,
+  type WriteIdempotency,
 } from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
 import { GatewayConfig } from '../config/gateway.config';
@@ -35,6 +37,8 @@ export interface ApiInput {
    * with `listFormat`; MCP reads pin `paged`.
    */
   listFormat?: string;
+  /** A POST's Idempotency-Key, scoped, with the request's fingerprint, for crm-core to record with the write (RpcRequest.idempotency). */
+  idempotency?: WriteIdempotency;
 }
 
 /** One API request: scope check, validation against the route's contract, NATS call, envelope. */
@@ -45,7 +49,11 @@ export class ApiService {
     private readonly config: GatewayConfig,
   ) {}
 
-  async handle(caller: Caller, { route, params }: ResolvedRoute, input: ApiInput): Promise<{ status: number; body: SuccessEnvelope }> {
+  async handle(
+    caller: Caller,
+    { route, params }: ResolvedRoute,
+    input: ApiInput,
+  ): Promise<{ status: number; body: SuccessEnvelope; replayed?: boolean }> {
     authorizeRoute(caller, route);
     if (route.adminUnlessOwn && params[route.adminUnlessOwn]?.toLowerCase() !== caller.user_id)
       assertAdmin(caller, 'Only account administrators can change another user');
@@ -58,12 +66,15 @@ export class ApiService {
     const merged = { ...input.query, ...((input.body as object | undefined) ?? {}), ...params };
     const payload = parseContract(route.request, merged);
     const origin: HttpOrigin = { base_url: `${this.config.PUBLIC_URL}${API_PREFIX}`, query: input.rawQuery ?? '' };
-    const reply = await this.rpc.call(route.subject, { caller, payload, origin, ...listFormat }, undefined, {
-      ifMatch,
-      rawData: input.rawData,
-    });
+    const idempotency = input.idempotency ? { idempotency: input.idempotency } : {};
+    const reply = await this.rpc
+      .call(route.subject, { caller, payload, origin, ...listFormat, ...idempotency }, undefined, { ifMatch, rawData: input.rawData })
+      .catch((error: unknown) => {
+        throw route.access === 'write' ? writeOutcomeUnknown(error, route, input.idempotency !== undefined) : error;
+      });
     if (!reply.ok) throw ApiError.fromData(reply.error);
-    return { status: reply.http_status ?? route.successStatus, body: successEnvelope(reply.data, reply.summary) };
+    const status = reply.http_status ?? route.successStatus;
+    return { status, body: successEnvelope(reply.data, reply.summary), ...(reply.replayed ? { replayed: true } : {}) };
   }
 }
 
@@ -84,4 +95,22 @@ export function assertScope(caller: Caller, access: 'read' | 'write', mcpWrite: 
   if (access === 'read' && (scopes.includes('crm.readonly') || scopes.includes('mcp'))) return;
   if (access === 'write' && mcpWrite && scopes.includes('mcp')) return;
   throw new ApiError(ErrorName.NoPermission, 'This action requires the OAuth scope crm');
+}
+
+/**
+ * A write that got no answer (503: no reply in time, or the connection lost): it may have been
+ * applied, and the message says how to retry safely (docs/decisions.md "Idempotency recorded with
+ * the write").
+ */
+export function writeOutcomeUnknown(error: unknown, route: RouteDeclaration, keyed: boolean): unknown {
+  if (!(error instanceof ApiError) || error.errorName !== ErrorName.ServiceUnavailable) return error;
+  const retry =
+    route.method !== 'POST'
+      ? 'Read the record to see whether it was, then retry if needed.'
+      : keyed && executedByCrmCore(route.subject)
+        ? 'Retry with the same Idempotency-Key: the retry answers with the first outcome if it was applied, and applies it once if not.'
+        : keyed
+          ? 'Read the record to see whether it was before retrying.'
+          : 'Retrying may apply it twice: send an Idempotency-Key header (the same on every retry of this write) to make retries safe.';
+  return new ApiError(ErrorName.ServiceUnavailable, `The service did not answer in time; the write may have been applied. ${retry}`);
 }

@@ -1,12 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { ApiError, ErrorName, type Caller } from '@crm/contracts';
+import { ApiError, ErrorName, IDEMPOTENCY_RETENTION_HOURS, type Caller, type WriteIdempotency } from '@crm/contracts';
 import { REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { GatewayConfig } from '../config/gateway.config';
 
 /** decisions.md "Beyond the spec": a repeat within 24 hours returns the first response. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+export const IDEMPOTENCY_TTL_MS = IDEMPOTENCY_RETENTION_HOURS * 3600 * 1000;
+/**
+ * How long a pending record holds its key: longer than any request runs (the RPC deadline), so a
+ * gateway that stopped mid-request frees its keys within a minute, not a day. For crm-core's
+ * routes that is safe whatever happened: crm-core decides a repeat from its own record.
+ */
+export const IDEMPOTENCY_PENDING_TTL_MS = 60_000;
 /** How long a repeat waits for the first request with its key to finish. */
 const WAIT_FOR_FIRST_MS = 15_000;
 const POLL_MS = 50;
@@ -44,7 +50,7 @@ local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
 local ok, record = pcall(cjson.decode, current)
 if not ok or record.owner ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
 return 1
 `;
 
@@ -76,19 +82,32 @@ export function idempotencyScope(caller: Caller): string {
   return `${caller.user_id}:${caller.auth_method}:${caller.client_id ?? ''}`;
 }
 
+/** The key within its scope, hashed: what Redis and crm-core key their records by (WriteIdempotency.key). */
+export function scopedIdempotencyKey(scope: string, key: string): string {
+  return createHash('sha256').update(`${scope}\n${key}`).digest('base64url');
+}
+
+/** What `execute` gets: the scoped key and fingerprint, to forward to crm-core with the write. */
+export type IdempotentExecute = (forward: WriteIdempotency) => Promise<{ status: number; body: unknown; replayed?: boolean }>;
+
 /**
- * `Idempotency-Key` on POST, per user and credential, in Redis (shared by every gateway replica). The first
- * request with a key runs; a repeat with the same request waits for it and gets its response; a
- * repeat with another request is 409 `conflict`. Two identical requests at the same moment: one
- * runs, the other gets the same response. A first request that fails (4xx/5xx) leaves nothing
- * behind, so the client may retry with the same key. A reply that carries a secret (a new API key, a
- * signing secret) is never stored: its repeat is 409, for the secret went out once. Without Redis the request is refused with
- * 503 rather than risking a duplicate: the client asked for exactly-once.
+ * `Idempotency-Key` on POST, per user and credential (docs/decisions.md "Idempotency recorded with
+ * the write"). For a route crm-core executes, crm-core is the authority: it records the key's
+ * outcome in the write's own transaction, so a repeat after a lost or late reply gets the first
+ * outcome and writes nothing. This Redis record (shared by every gateway replica) is its fast path:
+ * a repeat while the first request runs waits for it and gets its response; a repeat after it
+ * gets the stored response without a call. A request that gets no answer (503, timeout) lets go
+ * of its Redis record, so its repeat goes to crm-core, which decides; and when Redis is down the
+ * request goes to crm-core alone. For the other services' routes (auth-server, webhook-dispatcher)
+ * this record is all there is: a request that fails leaves nothing behind, so the client may
+ * retry, and without Redis the request is refused with 503 rather than risking a duplicate. A
+ * repeat with another request is 409 `conflict`. A reply that carries a secret (a new API key, a
+ * signing secret) is never stored: its repeat is 409, for the secret went out once.
  */
 @Injectable()
 export class IdempotencyStore {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: Redis | Cluster,
     private readonly config: GatewayConfig,
   ) {
     this.redis.defineCommand('crmIdempotencyFinish', { numberOfKeys: 1, lua: FINISH });
@@ -98,19 +117,58 @@ export class IdempotencyStore {
     scope: string,
     key: string,
     fingerprint: string,
-    execute: () => Promise<{ status: number; body: unknown }>,
-    options: { replyCarriesSecret?: boolean } = {},
+    execute: IdempotentExecute,
+    options: { replyCarriesSecret?: boolean; recordedByService?: boolean } = {},
   ): Promise<IdempotentOutcome> {
     if (!validIdempotencyKey(key)) throw ApiError.invalid({ 'Idempotency-Key': 'must be 1 to 255 visible ASCII characters' });
-    const redisKey = `${this.config.CRM_NAMESPACE}:gw:idem:${createHash('sha256').update(`${scope}\n${key}`).digest('base64url')}`;
+    const scoped = scopedIdempotencyKey(scope, key);
+    const forward: WriteIdempotency = { key: scoped, fingerprint };
+    const redisKey = `${this.config.CRM_NAMESPACE}:gw:idem:${scoped}`;
     const owner = randomBytes(12).toString('hex');
+    let claimed: boolean;
+    try {
+      const stored = await this.claim(redisKey, owner, fingerprint);
+      if (stored !== undefined) return stored;
+      claimed = true;
+    } catch (error) {
+      // Redis cannot answer: crm-core's record alone keeps the write single.
+      if (!(options.recordedByService && error instanceof RedisUnavailable)) throw error;
+      claimed = false;
+    }
+
+    let outcome: { status: number; body: unknown; replayed?: boolean };
+    try {
+      outcome = await execute(forward);
+    } catch (error) {
+      // No record in Redis: a repeat runs again, and for crm-core's routes crm-core answers it from its own.
+      if (claimed) await this.finish(redisKey, owner, '').catch(() => undefined);
+      throw error;
+    }
+    if (claimed) {
+      const done: DoneRecord = options.replyCarriesSecret
+        ? { state: 'done', fingerprint, status: outcome.status, secret: true }
+        : { state: 'done', fingerprint, status: outcome.status, body: outcome.body };
+      let stored = JSON.stringify(done);
+      if (Buffer.byteLength(stored) > IDEMPOTENCY_MAX_STORED_BYTES)
+        stored = JSON.stringify({ state: 'done', fingerprint, status: outcome.status, tooLarge: true } satisfies DoneRecord);
+      await this.finish(redisKey, owner, stored).catch(() => undefined);
+    }
+    return { status: outcome.status, body: outcome.body, replayed: outcome.replayed === true };
+  }
+
+  /**
+   * Takes the key for this request (undefined), or answers from the first request's record: its
+   * stored response, or 409 for another request, a secret, a response too large to keep, or a
+   * first request still running after WAIT_FOR_FIRST_MS.
+   */
+  private async claim(redisKey: string, owner: string, fingerprint: string): Promise<IdempotentOutcome | undefined> {
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
       const pending: PendingRecord = { state: 'pending', fingerprint, owner };
-      const claimed = await this.guard(() => this.redis.set(redisKey, JSON.stringify(pending), 'PX', IDEMPOTENCY_TTL_MS, 'NX'));
-      if (claimed === 'OK') break;
+      const claimed = await this.guard(() => this.redis.set(redisKey, JSON.stringify(pending), 'PX', IDEMPOTENCY_PENDING_TTL_MS, 'NX'));
+      if (claimed === 'OK') return undefined;
       const raw = await this.guard(() => this.redis.get(redisKey));
-      if (raw === null) continue; // the first request failed and let go of the key: take it
+      if (raw === null) continue; // the first request ended without an answer and let go of the key: take it
       const record = JSON.parse(raw) as StoredRecord;
       if (record.fingerprint !== fingerprint)
         throw new ApiError(ErrorName.Conflict, 'This Idempotency-Key was used with a different request');
@@ -131,29 +189,15 @@ export class IdempotencyStore {
         throw new ApiError(ErrorName.Conflict, 'A request with this Idempotency-Key is still in progress; retry later');
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
-
-    let outcome: { status: number; body: unknown };
-    try {
-      outcome = await execute();
-    } catch (error) {
-      await this.finish(redisKey, owner, '').catch(() => undefined);
-      throw error;
-    }
-    const done: DoneRecord = options.replyCarriesSecret
-      ? { state: 'done', fingerprint, status: outcome.status, secret: true }
-      : { state: 'done', fingerprint, status: outcome.status, body: outcome.body };
-    let stored = JSON.stringify(done);
-    if (Buffer.byteLength(stored) > IDEMPOTENCY_MAX_STORED_BYTES)
-      stored = JSON.stringify({ state: 'done', fingerprint, status: outcome.status, tooLarge: true } satisfies DoneRecord);
-    await this.finish(redisKey, owner, stored).catch(() => undefined);
-    return { ...outcome, replayed: false };
   }
 
+  /** Ends this request's pending record: deleted (`value` empty), or replaced by the done record for 24 hours. */
   private finish(redisKey: string, owner: string, value: string): Promise<unknown> {
     return (this.redis as Redis & { crmIdempotencyFinish(...args: string[]): Promise<number> }).crmIdempotencyFinish(
       redisKey,
       owner,
       value,
+      String(IDEMPOTENCY_TTL_MS),
     );
   }
 
@@ -161,7 +205,13 @@ export class IdempotencyStore {
     try {
       return await fn();
     } catch {
-      throw new ApiError(ErrorName.ServiceUnavailable, 'Idempotency keys cannot be checked right now; retry shortly');
+      throw new RedisUnavailable();
     }
+  }
+}
+
+class RedisUnavailable extends ApiError {
+  constructor() {
+    super(ErrorName.ServiceUnavailable, 'Idempotency keys cannot be checked right now; retry shortly');
   }
 }

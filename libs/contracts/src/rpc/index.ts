@@ -1,3 +1,4 @@
 export * from './caller';
 export * from './rpc-message';
 export * from './subjects';
+export * from './write-idempotency';

@@ -1,6 +1,7 @@
 import type { ErrorData } from '../errors/api-error';
 import type { ListFormatChoice } from '../paging/list-format';
 import type { Caller } from './caller';
+import type { WriteIdempotency } from './write-idempotency';
 
 /** Request body of every caller-scoped NATS request. */
 export interface RpcRequest<P = unknown> {
@@ -11,6 +12,12 @@ export interface RpcRequest<P = unknown> {
    * X-List-Format header, validated by the gateway) and whether its query pages.
    */
   list_format?: ListFormatChoice;
+  /**
+   * A write's Idempotency-Key, scoped, with the request's fingerprint: crm-core records the key's
+   * outcome in the write's transaction and answers a repeat with it (docs/decisions.md
+   * "Idempotency recorded with the write").
+   */
+  idempotency?: WriteIdempotency;
 }
 
 export interface RpcSuccess<D = unknown> {
@@ -25,6 +32,8 @@ export interface RpcSuccess<D = unknown> {
    * (key '') and of each of its top-level records, for the gateway's ETag without parsing `data`.
    */
   data_versions?: Record<string, number>;
+  /** The recorded outcome of an earlier request with the same Idempotency-Key, not a new write. */
+  replayed?: true;
 }
 
 export interface RpcFailure {
