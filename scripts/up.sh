@@ -8,6 +8,8 @@
 # Options: --crm-core-replicas N   start N crm-core processes (HTTP ports 3002, 3012, ...)
 #          --watch                 recompile changed files and restart the services they affect
 # Env: see tools/up.mjs (PORT, AUTH_PORT, ..., DATABASE_URL, REDIS_URL, NATS_URL, READY_TIMEOUT, LOG_FORMAT).
+# NODE_ENV=production: generates no secret; stops at once, naming every variable of
+# tools/production-env.cjs (README "Production") that is missing or invalid.
 set -Eeuo pipefail
 
 LOG_PREFIX=up
@@ -17,6 +19,11 @@ cd "$ROOT_DIR"
 trap on_error_trap ERR
 
 case "${1:-}" in -h | --help) sed -n '2,10p' "$0"; exit 0 ;; esac
+
+# Production: check the variables before anything is installed (on whatever node runs npm).
+if [[ "${NODE_ENV:-}" == production ]]; then
+  node tools/production-env.cjs || exit 1
+fi
 
 steps_total 8
 step "Installing dependencies (if needed)" "fix the npm error above, then run npm start again"

@@ -12,7 +12,7 @@
 // - NATS request keys (decisions.md "NATS trust boundary"): CALLER_SIGNING_KEY goes to api-gateway
 //   and auth-server only; each consumer (auth-server, crm-core, webhook-dispatcher) gets its own
 //   CALLER_VERIFY_KEYS, derived from it (libs/messaging rpc-signature.ts). A CALLER_VERIFY_KEYS in
-//   our own env is never passed on.
+//   our own env is never passed on. STORAGE_SECRET goes to api-gateway and crm-core only.
 // - Every output line is prefixed with a padded, colored service name. The services' JSON log
 //   lines are shown as readable lines (pino-pretty; tools/log-format.cjs), or kept intact after
 //   the prefix with LOG_FORMAT=json or NODE_ENV=production (`cut -d'|' -f2-` gives the JSON).
@@ -102,6 +102,8 @@ delete base.AUTH_PORT;
 // Given per service below: the signing key to the senders, each consumer its own verify key.
 delete base.CALLER_SIGNING_KEY;
 delete base.CALLER_VERIFY_KEYS;
+// Given to the two services that sign and check the attachments' links only (as deploy/k8s does).
+delete base.STORAGE_SECRET;
 base.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/crm';
 base.REDIS_URL ??= 'redis://127.0.0.1:6379';
 base.NATS_URL ??= 'nats://127.0.0.1:4222';
@@ -111,7 +113,7 @@ base.PUBLIC_URL ??= `http://localhost:${gatewayPort}`;
 base.PUBLIC_AUTH_URL ??= `http://localhost:${authPort}`;
 base.AUTH_ISSUER ??= `http://localhost:${authPort}`;
 
-const missingSecrets = ['OPERATOR_TOKEN', 'API_KEY_PEPPER', 'CALLER_SIGNING_KEY'].filter((k) => !env[k]);
+const missingSecrets = ['OPERATOR_TOKEN', 'API_KEY_PEPPER', 'STORAGE_SECRET', 'CALLER_SIGNING_KEY'].filter((k) => !env[k]);
 if (missingSecrets.length > 0) {
   console.error(
     `[dev-run] ${missingSecrets.join(', ')} not set: start everything with \`npm start\` (scripts/up.sh), which creates them in .local/`,
@@ -167,6 +169,7 @@ function callerKeysOf(app) {
   return keys;
 }
 for (const spec of specs) Object.assign(spec.env, callerKeysOf(spec.app));
+for (const spec of specs) if (spec.app === 'api-gateway' || spec.app === 'crm-core') spec.env.STORAGE_SECRET = env.STORAGE_SECRET;
 
 // ---- output -------------------------------------------------------------------------------
 const useColor = (process.stdout.isTTY && !env.NO_COLOR) || Boolean(env.FORCE_COLOR && env.FORCE_COLOR !== '0');

@@ -233,7 +233,12 @@ function manualHelp(missing) {
  * Makes sure PostgreSQL, Redis and NATS (JetStream) answer at the URLs in `env` (defaults: local),
  * starting the missing local ones. Throws UpError with what to do next.
  */
-export async function ensureInfra(log, env = process.env) {
+/**
+ * Checks that PostgreSQL, Redis and NATS answer at DATABASE_URL, REDIS_URL, NATS_URL (the local
+ * defaults when unset) and starts the missing local ones, unless `startMissing` is false (a
+ * production start: nothing is installed or started, an unreachable server is an error).
+ */
+export async function ensureInfra(log, env = process.env, { startMissing = true } = {}) {
   const urls = Object.fromEntries(Object.entries(DEFAULT_URLS).map(([k, v]) => [k, env[k] || v]));
   const servers = [
     { key: 'postgres', name: 'PostgreSQL', url: urls.DATABASE_URL, ...hostPort(urls.DATABASE_URL, 5432) },
@@ -243,7 +248,12 @@ export async function ensureInfra(log, env = process.env) {
   const missing = [];
   for (const s of servers) {
     if (await tcpOpen(s.host, s.port)) log.info(`  ${s.name}: ${s.host}:${s.port} answers`);
-    else if (isLocal(s.host)) {
+    else if (!startMissing) {
+      throw new UpError(
+        `${s.name} at ${s.host}:${s.port} is not reachable (from ${s.url})`,
+        'NODE_ENV=production: npm start installs and starts nothing; start the server or fix DATABASE_URL / REDIS_URL / NATS_URL',
+      );
+    } else if (isLocal(s.host)) {
       log.info(`  ${s.name}: nothing listens on ${s.host}:${s.port}`);
       missing.push(s);
     } else {

@@ -9,8 +9,12 @@
 //
 // --watch: dev-run recompiles a changed file and restarts the services it affects.
 // Env: PORT (3000), AUTH_PORT (3001), CRM_CORE_PORT (3002), WEBHOOK_DISPATCHER_PORT (3003),
-//      DATABASE_URL, REDIS_URL, NATS_URL, OPERATOR_TOKEN, API_KEY_PEPPER, CALLER_SIGNING_KEY (dev-run
-//      derives each consumer's CALLER_VERIFY_KEYS from it), READY_TIMEOUT (120 s), LOG_FORMAT (pretty | json).
+//      DATABASE_URL, REDIS_URL, NATS_URL, OPERATOR_TOKEN, API_KEY_PEPPER, STORAGE_SECRET,
+//      CALLER_SIGNING_KEY (dev-run derives each consumer's CALLER_VERIFY_KEYS from it), READY_TIMEOUT
+//      (120 s), LOG_FORMAT (pretty | json).
+// NODE_ENV=production: nothing is generated and no server is installed or started: every variable
+// of tools/production-env.cjs (README "Production") must be set, else npm start names all that are
+// missing or invalid and stops (docs/decisions.md "Production start").
 // Runs on the project's Node 22 (node_modules/.bin/node).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,11 +26,13 @@ import { fileURLToPath } from 'node:url';
 import { createLog, UpError } from './cli-log.mjs';
 import { ensureInfra, tcpOpen } from './infra.mjs';
 import { createLineFormatter, logFormat } from './log-format.cjs';
+import { describeProblems, PRODUCTION_VARIABLES, productionProblems } from './production-env.cjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const log = createLog('up');
 const env = process.env;
+const production = env.NODE_ENV === 'production';
 const LOCAL_DIR = path.join(root, '.local');
 const SECRETS_FILE = path.join(LOCAL_DIR, 'secrets.env');
 const DEMO_FILE = path.join(LOCAL_DIR, 'demo.env');
@@ -96,7 +102,9 @@ async function checkPortsFree(ports) {
 }
 
 // ---- secrets --------------------------------------------------------------------------------
-const SECRET_KEYS = ['OPERATOR_TOKEN', 'API_KEY_PEPPER', 'CALLER_SIGNING_KEY'];
+const SECRET_KEYS = ['OPERATOR_TOKEN', 'API_KEY_PEPPER', 'STORAGE_SECRET', 'CALLER_SIGNING_KEY'];
+/** The random development secrets, with their shortest accepted length (the services' config classes). */
+const GENERATED_SECRETS = { OPERATOR_TOKEN: 32, API_KEY_PEPPER: 16, STORAGE_SECRET: 16 };
 
 function readEnvFile(file) {
   if (!existsSync(file)) return {};
@@ -109,15 +117,30 @@ function readEnvFile(file) {
 }
 
 /**
- * OPERATOR_TOKEN, API_KEY_PEPPER and the secret that signs NATS requests (CALLER_SIGNING_KEY):
- * from the environment, else .local/secrets.env, else generated once and saved there. Each
- * consumer's CALLER_VERIFY_KEYS is derived from it when dev-run starts the services.
+ * Production: every variable of tools/production-env.cjs, from the environment only, all checked
+ * at once (main() checked them before the first step; this is the step's record of them).
+ */
+function productionSecrets() {
+  const problems = productionProblems(env);
+  if (problems.length > 0) {
+    const { message, hints } = describeProblems(problems);
+    throw new UpError(message, ...hints);
+  }
+  for (const { name } of PRODUCTION_VARIABLES) log.info(`  ${name}: environment`);
+}
+
+/**
+ * OPERATOR_TOKEN, API_KEY_PEPPER, STORAGE_SECRET and the secret that signs NATS requests
+ * (CALLER_SIGNING_KEY): from the environment, else .local/secrets.env, else generated once and
+ * saved there. Each consumer's CALLER_VERIFY_KEYS is derived from it when dev-run starts the
+ * services; STORAGE_SECRET goes to the gateway and crm-core only.
  */
 function ensureSecrets() {
+  if (production) return productionSecrets();
   const saved = readEnvFile(SECRETS_FILE);
   const generated = [];
   const origin = {};
-  for (const key of ['OPERATOR_TOKEN', 'API_KEY_PEPPER']) {
+  for (const key of Object.keys(GENERATED_SECRETS)) {
     origin[key] = env[key] ? 'environment' : saved[key] ? '.local/secrets.env' : 'generated, saved in .local/secrets.env';
     env[key] ||= saved[key] || randomBytes(36).toString('base64url');
     if (!saved[key] && origin[key].startsWith('generated')) generated.push(key);
@@ -141,15 +164,14 @@ function ensureSecrets() {
       'unset it (or remove it from .local/secrets.env) to use a generated one',
     );
   }
-  for (const key of ['OPERATOR_TOKEN', 'API_KEY_PEPPER']) log.info(`  ${key}: ${origin[key]}`);
+  for (const key of Object.keys(GENERATED_SECRETS)) log.info(`  ${key}: ${origin[key]}`);
   log.info(`  CALLER_SIGNING_KEY: ${keyOrigin}`);
-  if (env.OPERATOR_TOKEN.length < 32)
-    throw new UpError(
-      `OPERATOR_TOKEN must be at least 32 characters (it has ${env.OPERATOR_TOKEN.length})`,
-      'unset it to use a generated one, or set a longer value',
-    );
-  if (env.API_KEY_PEPPER.length < 16)
-    throw new UpError('API_KEY_PEPPER must be at least 16 characters', 'unset it to use a generated one, or set a longer value');
+  for (const [key, min] of Object.entries(GENERATED_SECRETS))
+    if (env[key].length < min)
+      throw new UpError(
+        `${key} must be at least ${min} characters (it has ${env[key].length})`,
+        'unset it to use a generated one, or set a longer value',
+      );
   if (generated.length === 0) return;
   // Keep what the file had for keys that came from the environment; add the generated ones.
   const lines = ['# Development secrets, written by npm start (tools/up.mjs). Never use them in production.'];
@@ -253,7 +275,7 @@ function banner(ports, watching) {
     `   Operator API:       http://localhost:${ports.OPERATOR_PORT}/operator (internal port)`,
     `   Demo user id:       ${demo.CRM_USER_ID ?? ''}`,
     `   Demo API key:       ${demo.CRM_API_KEY ?? ''}`,
-    `   Operator token:     ${env.OPERATOR_TOKEN}`,
+    `   Operator token:     ${production ? '$OPERATOR_TOKEN (not shown in production)' : env.OPERATOR_TOKEN}`,
     '   (saved in .local/demo.env)',
     '',
     ' Try it:',
@@ -298,14 +320,24 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const readyTimeout = env.READY_TIMEOUT || '120';
   if (!/^[1-9]\d*$/.test(readyTimeout)) throw new UpError(`READY_TIMEOUT must be a number of seconds (got '${readyTimeout}')`);
-  env.WEBHOOK_ALLOW_PRIVATE ||= 'true';
+  // Webhook receivers on this machine are for development only (never private addresses in production).
+  env.WEBHOOK_ALLOW_PRIVATE ||= production ? 'false' : 'true';
   const ports = portsFrom(opts.replicas);
+  if (production) {
+    // Before any step: every missing or invalid variable at once (scripts/up.sh names the missing ones before the install).
+    const problems = productionProblems(env);
+    if (problems.length > 0) {
+      const { message, hints } = describeProblems(problems);
+      throw new UpError(message, ...hints);
+    }
+  }
   log.total(8); // step 1, the install, was scripts/up.sh's
 
   const steps = [
-    ['Checking PostgreSQL, Redis and NATS', () => ensureInfra(log, env)],
+    // In production nothing is installed or started: the servers must answer at the URLs given.
+    ['Checking PostgreSQL, Redis and NATS', () => ensureInfra(log, env, { startMissing: !production })],
     ['Building (npm run build)', build],
-    ['Development secrets (.local/secrets.env)', ensureSecrets],
+    [production ? 'Production secrets (from the environment)' : 'Development secrets (.local/secrets.env)', ensureSecrets],
     [`Running database migrations (${MIGRATE_APPS.join(', ')})`, () => migrate(ports)],
     [
       `Starting the services (tools/dev-run.mjs${opts.watch ? ' --watch' : ''})`,

@@ -182,6 +182,8 @@ export async function startServices(options: StartServicesOptions = {}): Promise
     CRM_NAMESPACE: namespace,
     API_KEY_PEPPER: apiKeyPepper,
     OPERATOR_TOKEN: operatorToken,
+    // A random key of the attachments' links, not the public development default (a test may set its own).
+    STORAGE_SECRET: randomBytes(24).toString('hex'),
     WEBHOOK_ALLOW_PRIVATE: 'true',
     AUTH_ISSUER: authUrl,
     AUTH_URL: authUrl,
