@@ -1,6 +1,8 @@
-// Four tiers (STYLE.md): unit beside the code, medium (a repository against the real PostgreSQL),
+// Five tiers (STYLE.md): unit beside the code, medium (a repository against the real PostgreSQL),
 // integration against real PostgreSQL/Redis/NATS,
-// end-to-end against the four services started as processes. `npm test` runs all four.
+// end-to-end against the four services started as processes, and topology: the production shape
+// (two replicas of each service, a NATS cluster, Redis Cluster, a PostgreSQL primary and replica,
+// all private, from deploy/) with a journey and fault drills. `npm test` runs all five.
 const buildOptions = require('./tools/swc-options.cjs')();
 // jest's module registry cannot run native import() without --experimental-vm-modules: in tests,
 // dynamic imports (e.g. Nest's lazy package loader) become require(), everything else is as built.
@@ -67,6 +69,15 @@ module.exports = {
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/e2e/jest-setup.ts'],
+    },
+    {
+      // The production shape from deploy/ on private loopback servers, a journey and fault drills (test/topology).
+      ...common,
+      displayName: 'topology',
+      testMatch: ['<rootDir>/test/topology/**/*.topology-spec.ts'],
+      testPathIgnorePatterns: ignore,
+      globalSetup: '<rootDir>/test/topology/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/topology/jest-setup.ts'],
     },
   ],
 };

@@ -2,8 +2,9 @@
 # README command 2: `npm test` (or `bash scripts/test.sh`). Extra arguments go to jest:
 #   npm test -- --selectProjects unit        npm test -- apps/crm-core
 # Installs dependencies if needed, makes sure PostgreSQL/Redis/NATS run and Chromium is there
-# (tools/infra.mjs), then runs all jest projects (unit, medium, integration, e2e; the e2e global
-# setup builds dist/ itself). With CI=true jest runs with --ci. Exits with jest's exit code.
+# (tools/infra.mjs), then runs all jest projects (unit, medium, integration, e2e, topology; the e2e
+# and topology global setups build dist/ themselves; topology starts its own private servers on
+# spare ports). With CI=true jest runs with --ci. Exits with jest's exit code.
 set -Eeuo pipefail
 
 LOG_PREFIX=test
@@ -27,7 +28,7 @@ JEST_ARGS=()
 if [[ "${CI:-}" == "true" || "${CI:-}" == "1" ]]; then JEST_ARGS+=(--ci); fi
 JEST_ARGS+=("$@")
 
-step "Running jest (unit, medium, integration, e2e)${JEST_ARGS[*]:+: jest ${JEST_ARGS[*]}}"
+step "Running jest (unit, medium, integration, e2e, topology)${JEST_ARGS[*]:+: jest ${JEST_ARGS[*]}}"
 trap - ERR
 rc=0
 npx --no -- jest "${JEST_ARGS[@]}" || rc=$?

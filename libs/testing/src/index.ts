@@ -6,3 +6,4 @@ export * from './services';
 export * from './s3-server';
 export * from './streams';
 export { ensureTestInfra, stopTestContainers } from './infra-setup';
+export * from './nats-cluster';
