@@ -13,7 +13,7 @@ import { startReceiver, until } from './webhook-helpers';
 function redisAcl(namespace: string, passwords: Record<string, string>): string {
   return readFileSync(path.join(REPO_ROOT, 'deploy', 'redis', 'users.acl'), 'utf8')
     .split('\n')
-    .map((line) => line.replace('>REPLACE_ME', `>${passwords[line.split(' ')[1]!]}`).replace(/~crm:/g, `~${namespace}:`))
+    .map((line) => line.replace('>REPLACE_ME', `>${passwords[line.split(' ')[1]!]}`).replace(/([~&])crm:/g, `$1${namespace}:`))
     .join('\n');
 }
 

@@ -21,7 +21,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         StorageModule.forRoot(config),
         // The gateway degrades without Redis (authentication asks the auth-server instead).
-        RedisModule.forRoot({ url: config.REDIS_URL, requiredForReadiness: false, autoPipelining: true }),
+        RedisModule.forRoot({ url: config.REDIS_URL, cluster: config.REDIS_CLUSTER, requiredForReadiness: false, autoPipelining: true }),
         NatsClientModule.forRoot({
           url: config.NATS_URL,
           name: `api-gateway-${process.pid}`,

@@ -22,7 +22,7 @@ export class AppModule {
         ServiceKitModule.forRoot(kit),
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(() => authDataSource(config)),
-        RedisModule.forRoot({ url: config.REDIS_URL, requiredForReadiness: true }),
+        RedisModule.forRoot({ url: config.REDIS_URL, cluster: config.REDIS_CLUSTER, requiredForReadiness: true }),
         NatsClientModule.forRoot({
           url: config.NATS_URL,
           name: `auth-server-client-${process.pid}`,

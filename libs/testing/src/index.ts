@@ -1,6 +1,7 @@
 export * from './database';
 export * from './infra';
 export * from './private-servers';
+export * from './redis-cluster';
 export * from './pg-replica';
 export * from './services';
 export * from './s3-server';

@@ -1,5 +1,6 @@
 import { CacheKeys, type CredentialRecord } from '@crm/contracts';
-import type { Redis } from 'ioredis';
+import { isCluster, primariesOf, type RedisClient } from '@crm/service-kit';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/gateway.config';
 import { BoundedCache } from './bounded-cache';
@@ -37,27 +38,35 @@ const GRANT_PREFIX = 'grant:';
  *   change writes Redis before its transaction commits, so a database read in that window still
  *   sees the old key, and its announcement may have come and gone.
  * - Nothing that failed is kept; anyone who can publish on the channel can only drop entries.
+ * - On a Redis Cluster (REDIS_CLUSTER) a script's PUBLISH reaches its own node's subscribers at
+ *   once and the other nodes' over the cluster bus, later and with no order against our PINGs.
+ *   So the cache holds one subscriber connection per primary, to that primary (an announcement
+ *   always comes from the primary that ran the write), and is live only while every primary the
+ *   client knows has a subscribed, confirmed connection. A new primary (a failover) is not
+ *   subscribed yet: the cache is bypassed until it is; a connection dropped, or a primary leaving
+ *   the topology, is a loss like any other. What is left: between a primary being replaced while
+ *   it still answers us (a partition between it and the cluster) and our client learning the new
+ *   topology (at most REDIS slots refresh, 2 s), an announcement from the new primary comes only
+ *   over the cluster bus (decisions.md "Redis Cluster").
  * The TTL (CREDENTIAL_CACHE_TTL_MS) is a safety net against a bug in this argument, not a part of it.
  */
 export class CredentialCache {
   private readonly records: BoundedCache<string, CredentialRecord>;
   private readonly grants: BoundedCache<string, boolean>;
   private readonly channel: string;
-  private subscriber: Redis | undefined;
+  /** One subscriber connection per primary ("host:port"); one in all on a single server. */
+  private readonly links = new Map<string, Link>();
+  private started = false;
+  /** Whether {@link links} holds a connection for every primary the client knows. */
+  private covered = false;
   private heartbeat: NodeJS.Timeout | undefined;
-  /** Bumps whenever the subscriber connection may have missed a message. */
-  private connection = 0;
-  /** The connection whose SUBSCRIBE was confirmed; -1: none. */
-  private subscribedOn = -1;
-  private subscribing = false;
-  /** Entries may be served until then (epoch ms): the last answered PING's send time + MAX_LAG. */
-  private confirmedUntil = 0;
   /** Bumps on every message and every loss: fills whose read started before are not kept. */
   private epoch = 0;
   private lost = false;
+  private readonly onTopology = () => this.tick();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly config: GatewayConfig,
     private readonly logger: Logger,
   ) {
@@ -66,22 +75,11 @@ export class CredentialCache {
     this.channel = CacheKeys.invalidations(config.CRM_NAMESPACE);
   }
 
-  /** Opens the subscriber connection (none if the cache is turned off). */
+  /** Opens the subscriber connection(s) (none if the cache is turned off). */
   start(): void {
-    if (this.config.CREDENTIAL_CACHE_MAX_ENTRIES === 0 || this.subscriber) return;
-    // Its own connection: a subscribed connection can run nothing else. Re-subscribing and
-    // resending are ours to do, so a reconnect is always seen (see the class comment).
-    const subscriber = this.redis.duplicate({
-      connectionName: `${this.config.CRM_NAMESPACE}:auth-invalidations`,
-      autoResubscribe: false,
-      autoResendUnfulfilledCommands: false,
-      enableAutoPipelining: false,
-      enableOfflineQueue: false,
-    });
-    this.subscriber = subscriber;
-    subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
-    subscriber.on('ready', () => this.tick());
-    for (const event of ['error', 'close', 'reconnecting', 'end']) subscriber.on(event, (error?: unknown) => this.lose(event, error));
+    if (this.config.CREDENTIAL_CACHE_MAX_ENTRIES === 0 || this.started) return;
+    this.started = true;
+    if (isCluster(this.redis)) for (const event of ['+node', '-node', 'refresh', 'ready']) this.redis.on(event, this.onTopology);
     this.heartbeat = setInterval(() => this.tick(), Math.max(1, Math.floor(this.config.CREDENTIAL_CACHE_MAX_LAG_MS / 3)));
     this.heartbeat.unref();
     this.tick();
@@ -89,15 +87,25 @@ export class CredentialCache {
 
   async stop(): Promise<void> {
     clearInterval(this.heartbeat);
-    const subscriber = this.subscriber;
-    this.subscriber = undefined;
+    this.started = false;
+    if (isCluster(this.redis)) for (const event of ['+node', '-node', 'refresh', 'ready']) this.redis.off(event, this.onTopology);
+    const links = [...this.links.values()];
+    this.links.clear();
+    this.covered = false;
     this.lose('stop');
-    await subscriber?.quit().catch(() => subscriber.disconnect());
+    await Promise.all(links.map((link) => link.client.quit().catch(() => link.client.disconnect())));
+  }
+
+  /** The subscriber connections (for tests). */
+  subscribers(): Redis[] {
+    return [...this.links.values()].map((link) => link.client);
   }
 
   /** Whether entries may be served now (and fills kept). */
   isLive(now = Date.now()): boolean {
-    return this.subscribedOn === this.connection && now < this.confirmedUntil;
+    if (!this.covered || this.links.size === 0) return false;
+    for (const link of this.links.values()) if (link.subscribedOn !== link.connection || now >= link.confirmedUntil) return false;
+    return true;
   }
 
   record(userId: string): CredentialRecord | undefined {
@@ -138,54 +146,116 @@ export class CredentialCache {
     else this.clear();
   }
 
-  /** Subscribes if the current connection is not subscribed yet, else confirms it with a PING. */
+  /** Keeps one connection per primary, then subscribes or confirms each. */
   private tick(): void {
-    const subscriber = this.subscriber;
-    if (!subscriber || subscriber.status !== 'ready') return;
-    const connection = this.connection;
+    if (!this.started) return;
+    this.syncLinks();
+    for (const link of this.links.values()) this.tickLink(link);
+  }
+
+  /**
+   * Opens a connection to each primary the client knows and closes those to nodes that are no
+   * longer primaries. A closed connection may have missed a message: a loss.
+   */
+  private syncLinks(): void {
+    const redis = this.redis;
+    if (!isCluster(redis)) {
+      if (this.links.size === 0) this.open('server', () => redis.duplicate(SUBSCRIBER_OPTIONS(this.config.CRM_NAMESPACE)));
+      this.covered = true;
+      return;
+    }
+    const cluster = redis;
+    const primaries = cluster.status === 'ready' ? primariesOf(cluster) : [];
+    const wanted = new Map<string, RedisOptions>(primaries.map((node) => [`${node.options.host}:${node.options.port}`, node.options]));
+    for (const [address, link] of this.links) {
+      if (wanted.has(address)) continue;
+      this.links.delete(address);
+      link.client.removeAllListeners();
+      link.client.on('error', () => undefined);
+      link.client.disconnect();
+      this.lose('topology');
+    }
+    for (const [address, options] of wanted) {
+      if (this.links.has(address)) continue;
+      this.open(
+        address,
+        () =>
+          new Redis({
+            ...cluster.options.redisOptions,
+            host: options.host,
+            port: options.port,
+            retryStrategy: (times: number) => Math.min(times * 200, 2000),
+            ...SUBSCRIBER_OPTIONS(this.config.CRM_NAMESPACE),
+          }),
+      );
+    }
+    this.covered = wanted.size > 0;
+  }
+
+  private open(address: string, connect: () => Redis): void {
+    // Its own connection: a subscribed connection can run nothing else. Re-subscribing and
+    // resending are ours to do, so a reconnect is always seen (see the class comment).
+    const client = connect();
+    const link: Link = { client, connection: 0, subscribedOn: -1, subscribing: false, confirmedUntil: 0 };
+    this.links.set(address, link);
+    client.on('message', (channel: string, message: string) => this.onMessage(channel, message));
+    client.on('ready', () => this.tickLink(link));
+    for (const event of ['error', 'close', 'reconnecting', 'end'])
+      client.on(event, (error?: unknown) => {
+        link.connection += 1;
+        link.subscribedOn = -1;
+        link.confirmedUntil = 0;
+        this.lose(event, error);
+        // After an 'error' on a connection that stays up, subscribe again at once.
+        if (event === 'error') this.tickLink(link);
+      });
+  }
+
+  /** Subscribes if the link's current connection is not subscribed yet, else confirms it with a PING. */
+  private tickLink(link: Link): void {
+    const subscriber = link.client;
+    if (subscriber.status !== 'ready') return;
+    const connection = link.connection;
     const sentAt = Date.now();
-    if (this.subscribedOn === connection) {
+    if (link.subscribedOn === connection) {
       subscriber.ping().then(
-        () => this.confirm(connection, sentAt),
+        () => this.confirm(link, connection, sentAt),
         () => undefined, // an unanswered PING only lets the cache lapse
       );
       return;
     }
-    if (this.subscribing) return;
-    this.subscribing = true;
+    if (link.subscribing) return;
+    link.subscribing = true;
     subscriber
       .subscribe(this.channel)
       .then(
         () => {
-          if (connection !== this.connection) return;
-          this.subscribedOn = connection;
-          this.confirm(connection, sentAt);
-          if (this.lost) this.logger.info('credential cache: invalidations subscribed again; cache in use');
-          this.lost = false;
+          if (connection !== link.connection) return;
+          link.subscribedOn = connection;
+          this.confirm(link, connection, sentAt);
+          if (this.lost && this.isLive()) {
+            this.logger.info('credential cache: invalidations subscribed again; cache in use');
+            this.lost = false;
+          }
         },
         () => undefined, // the next tick tries again
       )
-      .finally(() => (this.subscribing = false));
+      .finally(() => (link.subscribing = false));
   }
 
-  private confirm(connection: number, sentAt: number): void {
-    if (connection !== this.connection || this.subscribedOn !== connection) return;
-    this.confirmedUntil = Math.max(this.confirmedUntil, sentAt + this.config.CREDENTIAL_CACHE_MAX_LAG_MS);
+  private confirm(link: Link, connection: number, sentAt: number): void {
+    if (connection !== link.connection || link.subscribedOn !== connection) return;
+    link.confirmedUntil = Math.max(link.confirmedUntil, sentAt + this.config.CREDENTIAL_CACHE_MAX_LAG_MS);
   }
 
-  /** The subscriber may have missed messages: empty the cache and bypass it until subscribed again. */
+  /** A subscriber may have missed messages: empty the cache; it is bypassed until every link is subscribed again. */
   private lose(event: string, error?: unknown): void {
-    this.connection += 1;
-    this.subscribedOn = -1;
-    this.confirmedUntil = 0;
     this.clear();
     if (!this.lost && event !== 'stop') {
       const detail = error instanceof Error ? error.message : undefined;
       this.logger.warn({ event, detail }, 'credential cache: invalidation channel lost; reading Redis until subscribed again');
     }
     this.lost = true;
-    // After an 'error' on a connection that stays up, subscribe again at once.
-    if (event === 'error') this.tick();
   }
 
   private clear(): void {
@@ -194,3 +264,24 @@ export class CredentialCache {
     this.grants.clear();
   }
 }
+
+/** A subscriber connection and what is known of its subscription. */
+interface Link {
+  client: Redis;
+  /** Bumps whenever the connection may have missed a message. */
+  connection: number;
+  /** The connection whose SUBSCRIBE was confirmed; -1: none. */
+  subscribedOn: number;
+  subscribing: boolean;
+  /** Entries may be served until then (epoch ms): the last answered PING's send time + MAX_LAG. */
+  confirmedUntil: number;
+}
+
+const SUBSCRIBER_OPTIONS = (namespace: string): Partial<RedisOptions> => ({
+  connectionName: `${namespace}:auth-invalidations`,
+  autoResubscribe: false,
+  autoResendUnfulfilledCommands: false,
+  enableAutoPipelining: false,
+  enableOfflineQueue: false,
+  lazyConnect: false,
+});

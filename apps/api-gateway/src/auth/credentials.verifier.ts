@@ -11,8 +11,7 @@ import {
   type TokenStatusReply,
 } from '@crm/contracts';
 import { RpcClient } from '@crm/messaging';
-import { LOGGER, METRICS_REGISTRY, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { LOGGER, METRICS_REGISTRY, REDIS, type RedisClient } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { GatewayConfig } from '../config/gateway.config';
@@ -33,7 +32,7 @@ export class CredentialsVerifier implements OnModuleInit, OnApplicationShutdown 
   private readonly lookups: Counter<'source'>;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly rpc: RpcClient,
     private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -67,7 +66,7 @@ export class CredentialsVerifier implements OnModuleInit, OnApplicationShutdown 
     return { account_id: record.account_id, user_id: record.user_id, role: record.role, auth_method: 'api_key', scopes: ['crm'] };
   }
 
-  /** A bearer token's user record and whether its grant (family) was revoked: memory, then Redis in one round trip, then NATS. */
+  /** A bearer token's user record and whether its grant (family) was revoked: memory, then Redis (one round trip), then NATS. */
   async tokenStatus(userId: string, grantId: string): Promise<TokenStatusReply> {
     const remembered = this.cache.record(userId);
     const revokedHere = this.cache.grantRevoked(grantId);
@@ -78,7 +77,12 @@ export class CredentialsVerifier implements OnModuleInit, OnApplicationShutdown 
     const ticket = this.cache.ticket();
     try {
       const ns = this.config.CRM_NAMESPACE;
-      const [cached, revoked] = await this.redis.mget(CacheKeys.credentials(ns, userId), CacheKeys.revokedGrant(ns, grantId));
+      // Two keys of two owners (a user, a grant): two GETs, not an MGET, which a Redis Cluster
+      // refuses across slots. Sent together, they share one write (auto-pipelining).
+      const [cached, revoked] = await Promise.all([
+        this.redis.get(CacheKeys.credentials(ns, userId)),
+        this.redis.get(CacheKeys.revokedGrant(ns, grantId)),
+      ]);
       this.cache.keepGrant(ticket, grantId, revoked !== null);
       const record = this.open(ticket, userId, cached);
       if (record) return { record, revoked: revoked !== null };

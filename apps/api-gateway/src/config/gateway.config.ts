@@ -1,5 +1,5 @@
-import { BaseConfig, IntEnv, parseRegionBaseUrls } from '@crm/config';
-import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { BaseConfig, BoolEnv, IntEnv, parseRegionBaseUrls } from '@crm/config';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { IsCallerSigningKey } from '@crm/messaging';
 import { WithStorageSettings } from '@crm/storage';
 
@@ -12,6 +12,14 @@ export class GatewayConfig extends WithStorageSettings(BaseConfig) {
   @Min(0)
   @Max(65535)
   PORT = 3000;
+
+  /**
+   * REDIS_URL names seed nodes of a Redis Cluster (comma-separated URLs; the first URL's user and
+   * password apply to every node) instead of one server (decisions.md "Redis Cluster").
+   */
+  @BoolEnv()
+  @IsBoolean()
+  REDIS_CLUSTER = false;
 
   /** Prometheus /metrics only, apart from the service's own port (never published); 0 picks a free port. */
   @IntEnv()

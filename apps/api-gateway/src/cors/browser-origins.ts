@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CacheKeys } from '@crm/contracts';
-import { LOGGER, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { LOGGER, REDIS, type RedisClient } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { GatewayConfig } from '../config/gateway.config';
 
@@ -22,7 +21,7 @@ export class BrowserOriginPolicy {
   private readonly cache = new Map<string, { allowed: boolean; until: number }>();
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { newId } from '@crm/common';
-import { LOGGER, METRICS_REGISTRY, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { LOGGER, METRICS_REGISTRY, REDIS, type RedisClient } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { GatewayConfig } from '../config/gateway.config';
@@ -11,7 +10,7 @@ import { GatewayConfig } from '../config/gateway.config';
  * has `concurrent` requests running (429, not counted against the rate), count the request in the
  * current minute and refuse past `limit` (403), else take a lease that ends with the request (or
  * after `leaseMs`, should a gateway die mid-request).
- * KEYS: rate counter, concurrency set. ARGV: now ms, window ms, limit, concurrent, lease ms, lease id.
+ * KEYS: rate counter, concurrency set (one slot: both tagged with the user id). ARGV: now ms, window ms, limit, concurrent, lease ms, lease id.
  * Returns [verdict (0 ok, 1 rate, 2 concurrency), count in window, ms until the window resets].
  */
 const ACQUIRE = `
@@ -54,7 +53,7 @@ export class RateLimiter {
   private lastWarning = 0;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS_REGISTRY) registry: Registry,
@@ -74,12 +73,13 @@ export class RateLimiter {
     // Unique across gateways and requests (a per-process part and a counter), no random draw per request.
     const lease = newId();
     const ns = this.config.CRM_NAMESPACE;
-    const rateKey = `${ns}:gw:rate:${userId}:${Math.floor(now / WINDOW_MS)}`;
-    const leaseKey = `${ns}:gw:inflight:${userId}`;
+    // One hash tag, the user: both keys of the script are in one Redis Cluster slot.
+    const rateKey = `${ns}:gw:rate:{${userId}}:${Math.floor(now / WINDOW_MS)}`;
+    const leaseKey = `${ns}:gw:inflight:{${userId}}`;
     let result: [number, number, number];
     try {
       result = await (
-        this.redis as Redis & { crmRateAcquire(...args: Array<string | number>): Promise<[number, number, number]> }
+        this.redis as RedisClient & { crmRateAcquire(...args: Array<string | number>): Promise<[number, number, number]> }
       ).crmRateAcquire(rateKey, leaseKey, now, WINDOW_MS, limit, this.config.RATE_LIMIT_CONCURRENT, LEASE_MS, lease);
     } catch (error) {
       this.decisions.inc({ result: 'fail_open' });

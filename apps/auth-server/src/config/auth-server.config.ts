@@ -12,6 +12,14 @@ export class AuthServerConfig extends DatabaseBackedConfig {
   @Max(65535)
   AUTH_PORT = 3001;
 
+  /**
+   * REDIS_URL names seed nodes of a Redis Cluster (comma-separated URLs; the first URL's user and
+   * password apply to every node) instead of one server (decisions.md "Redis Cluster").
+   */
+  @BoolEnv()
+  @IsBoolean()
+  REDIS_CLUSTER = false;
+
   /** Prometheus /metrics only, apart from the service's own port (never published); 0 picks a free port. */
   @IntEnv()
   @IsInt()

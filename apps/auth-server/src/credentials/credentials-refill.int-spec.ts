@@ -3,9 +3,8 @@ import { generateApiKey, hashApiKey, newId } from '@crm/common';
 import { CacheInvalidation, CacheKeys, ErrorName, openCredentialRecord, type CredentialRecord } from '@crm/contracts';
 import { runMigrations } from '@crm/database';
 import { createLogger } from '@crm/observability';
-import { createRedis } from '@crm/service-kit';
-import { createTestDatabase, uniqueNamespace, type TestDatabase } from '@crm/testing';
-import type { Redis } from 'ioredis';
+import { createRedis, primariesOf, type RedisClient } from '@crm/service-kit';
+import { createTestDatabase, redisTargets, uniqueNamespace, type TestDatabase } from '@crm/testing';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { AuthServerConfig } from '../config/auth-server.config';
@@ -34,11 +33,11 @@ function gate(): { promise: Promise<void>; open: () => void } {
 function recordOf(userId: string, version: number, hash: string): CredentialRecord {
   return { found: true, user_id: userId, account_id: 'a', role: 'user', api_key_hash: hash, billing_status: 'active', version };
 }
-describe('credential cache refill against API-key rotation (real PostgreSQL, Redis)', () => {
+describe.each(redisTargets())('credential cache refill against API-key rotation (real PostgreSQL, Redis: $name)', (target) => {
   const namespace = uniqueNamespace('cred');
   let db: TestDatabase;
   let dataSource: DataSource;
-  let redis: Redis;
+  let redis: RedisClient;
   let config: AuthServerConfig;
   let identity: PausingIdentity;
   let cache: CredentialsCache;
@@ -80,27 +79,30 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
   let apiKeys: ApiKeysService;
 
   beforeAll(async () => {
+    await target.start();
     db = await createTestDatabase('auth_cred');
     config = Object.assign(new AuthServerConfig(), {
       DATABASE_URL: db.url,
       CRM_NAMESPACE: namespace,
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_URL: target.url(),
+      REDIS_CLUSTER: target.cluster,
     });
     dataSource = authDataSource(config);
     await runMigrations(dataSource);
-    redis = createRedis(config.REDIS_URL, logger);
+    redis = createRedis(config.REDIS_URL, logger, { cluster: target.cluster });
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     identity = new PausingIdentity(dataSource, new PasswordHashing(config, logger));
     cache = new CredentialsCache(redis, config, logger);
     credentials = new PausingCredentials(identity, cache);
     const revocations = new GrantRevocationService(dataSource, redis, config, logger);
     apiKeys = new ApiKeysService(dataSource, identity, credentials, revocations, config, logger);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     redis?.disconnect();
     if (dataSource?.isInitialized) await dataSource.destroy();
     await db?.drop();
+    await target.stop();
   });
 
   /** An active account with one admin whose key is `key`, published to the cache. */
@@ -184,6 +186,27 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
     expect(await cachedHash(userId)).toBe('seven');
   });
 
+  it('keeps the record and its version in one slot, and the version key of the previous release in step on a single server', async () => {
+    const userId = newId();
+    await cache.store(recordOf(userId, 3, 'three'));
+    expect(await cachedHash(userId)).toBe('three');
+    expect(await redis.get(CacheKeys.credentialsVersion(namespace, userId))).toBe('3');
+    const legacy = CacheKeys.legacyCredentialsVersion(namespace, userId);
+    if (target.cluster) {
+      // Another slot: never written by the script (which would fail with CROSSSLOT).
+      expect(await redis.get(legacy)).toBeNull();
+      expect(Number(await redis.cluster('KEYSLOT', CacheKeys.credentialsVersion(namespace, userId)))).toBe(
+        Number(await redis.cluster('KEYSLOT', CacheKeys.credentials(namespace, userId))),
+      );
+    } else {
+      expect(await redis.get(legacy)).toBe('3');
+      // An auth-server of the previous release wrote a newer version under the old name: an older refill is refused.
+      await redis.set(legacy, '9', 'EX', 60);
+      await cache.refill(recordOf(userId, 4, 'four'));
+      expect(await cachedHash(userId)).toBe('three');
+    }
+  });
+
   it('gives every change of a user, and of its account status or billing, a higher version', async () => {
     const { userId, accountId } = await user();
     const version = async () => (await identity.credentialRecord(userId)).version ?? 0;
@@ -197,27 +220,37 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
   });
 
   describe('announcements on the invalidation channel (the gateways drop their in-memory copies)', () => {
-    let listener: Redis;
+    let listener: RedisClient;
     const heard: string[] = [];
 
     beforeAll(async () => {
-      listener = redis.duplicate({ enableOfflineQueue: true });
+      // One connection to one node: on a cluster, a PUBLISH on any node reaches it (the cluster bus).
+      listener = createRedis(target.url().split(',')[0]!, logger);
+      if (listener.status !== 'ready') await new Promise((resolve) => listener.once('ready', resolve));
       listener.on('message', (_channel: string, message: string) => heard.push(message));
       await listener.subscribe(CacheKeys.invalidations(namespace));
     });
 
     afterAll(() => listener.disconnect());
 
-    /** Everything announced so far: a marker published now arrives after it (pub/sub keeps order). */
+    /**
+     * Everything announced so far: a marker published now on every primary arrives after it
+     * (pub/sub keeps order per node, and per cluster-bus link from a node to the listener's).
+     */
     async function announced(): Promise<string[]> {
-      const marker = `marker:${newId()}`;
-      await redis.publish(CacheKeys.invalidations(namespace), marker);
+      const markers = await Promise.all(
+        primariesOf(redis).map(async (node) => {
+          const marker = `marker:${newId()}`;
+          await node.publish(CacheKeys.invalidations(namespace), marker);
+          return marker;
+        }),
+      );
       const deadline = Date.now() + 2000;
-      while (!heard.includes(marker)) {
+      while (!markers.every((marker) => heard.includes(marker))) {
         if (Date.now() > deadline) throw new Error('the marker did not arrive');
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      return heard.splice(0).filter((message) => message !== marker);
+      return heard.splice(0).filter((message) => !message.startsWith('marker:'));
     }
 
     it('announces a newer record after writing it, and a withdrawal; not a write of the same or an older version', async () => {
@@ -249,7 +282,7 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
       ]);
       await announced();
       await apiKeys.rotate(caller(userId, accountId));
-      expect(await announced()).toEqual([CacheInvalidation.grant(grantId), CacheInvalidation.user(userId)]);
+      expect((await announced()).sort()).toEqual([CacheInvalidation.grant(grantId), CacheInvalidation.user(userId)].sort());
       expect(await redis.get(CacheKeys.revokedGrant(namespace, grantId))).toBe('1');
     });
 
@@ -258,7 +291,8 @@ describe('credential cache refill against API-key rotation (real PostgreSQL, Red
       const grants = [`grant-${newId()}`, `grant-${newId()}`];
       await announced();
       await revocations.mirror(grants);
-      expect(await announced()).toEqual(grants.map(CacheInvalidation.grant));
+      // On a cluster the flags lie in several slots, one script each: their order is not kept.
+      expect((await announced()).sort()).toEqual(grants.map(CacheInvalidation.grant).sort());
       await revocations.mirror([...grants, 'grant-third']);
       expect(await announced()).toEqual([CacheInvalidation.grant('grant-third')]);
     });

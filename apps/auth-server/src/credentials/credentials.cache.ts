@@ -7,8 +7,7 @@ import {
   UNKNOWN_CREDENTIALS_TTL_SECONDS,
   type CredentialRecord,
 } from '@crm/contracts';
-import { LOGGER, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { isCluster, LOGGER, REDIS, type RedisClient } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { AuthServerConfig } from '../config/auth-server.config';
 
@@ -18,22 +17,29 @@ import { AuthServerConfig } from '../config/auth-server.config';
  */
 const VERSION_TTL_SECONDS = CREDENTIALS_TTL_SECONDS * 2;
 
-// KEYS: record, version. ARGV: record JSON, record TTL, version, version TTL, invalidation channel, message.
-// 1: written, 0: older than the cached version. A newer version than the cached one is announced
-// on the channel in the same script, so the announcement goes out exactly when the write happened.
+// KEYS: record, version[, legacy version]. ARGV: record JSON, record TTL, version, version TTL,
+// invalidation channel, message. 1: written, 0: older than the cached version. A newer version
+// than the cached one is announced on the channel in the same script, so the announcement goes out
+// exactly when the write happened. The legacy version key (single server only) is read and kept
+// in step, so a refill by an auth-server of the previous release is refused as before.
 const WRITE = `
 local cached = tonumber(redis.call('GET', KEYS[2]) or '-1')
+if KEYS[3] then cached = math.max(cached, tonumber(redis.call('GET', KEYS[3]) or '-1')) end
 local version = tonumber(ARGV[3])
 if version < cached then return 0 end
 redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
+if KEYS[3] then redis.call('SET', KEYS[3], ARGV[3], 'EX', ARGV[4]) end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 if version > cached then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
 return 1`;
 
-// KEYS: record, version. ARGV: the version to withdraw, invalidation channel, message. Only if nothing newer was written since.
+// KEYS: record, version[, legacy version]. ARGV: the version to withdraw, invalidation channel,
+// message. Only if nothing newer was written since.
 const WITHDRAW = `
-if redis.call('GET', KEYS[2]) == ARGV[1] then
-  redis.call('DEL', KEYS[1], KEYS[2])
+local current = redis.call('GET', KEYS[2])
+if KEYS[3] and not current then current = redis.call('GET', KEYS[3]) end
+if current == ARGV[1] then
+  redis.call('DEL', unpack(KEYS))
   redis.call('PUBLISH', ARGV[2], ARGV[3])
   return 1
 end
@@ -54,14 +60,20 @@ return 0`;
 @Injectable()
 export class CredentialsCache {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly config: AuthServerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  private keys(userId: string): [string, string] {
+  /**
+   * The record and its version key, one slot on a cluster; on a single server also the version
+   * key's previous name, kept in step for one release (decisions.md "Redis Cluster").
+   */
+  private keys(userId: string): string[] {
     const ns = this.config.CRM_NAMESPACE;
-    return [CacheKeys.credentials(ns, userId), CacheKeys.credentialsVersion(ns, userId)];
+    const keys = [CacheKeys.credentials(ns, userId), CacheKeys.credentialsVersion(ns, userId)];
+    if (!isCluster(this.redis)) keys.push(CacheKeys.legacyCredentialsVersion(ns, userId));
+    return keys;
   }
 
   private channel(): string {
@@ -75,10 +87,11 @@ export class CredentialsCache {
   private write(record: CredentialRecord): Promise<unknown> {
     const version = record.version ?? 0;
     const sealed = sealCredentialRecord(this.config.API_KEY_PEPPER, record);
+    const keys = this.keys(record.user_id);
     return this.redis.eval(
       WRITE,
-      2,
-      ...this.keys(record.user_id),
+      keys.length,
+      ...keys,
       sealed,
       this.ttl(record),
       version,
@@ -107,6 +120,7 @@ export class CredentialsCache {
    * version has been written since; the next lookup reads the database again.
    */
   async withdraw(userId: string, version: number): Promise<void> {
-    await this.redis.eval(WITHDRAW, 2, ...this.keys(userId), version, this.channel(), CacheInvalidation.user(userId));
+    const keys = this.keys(userId);
+    await this.redis.eval(WITHDRAW, keys.length, ...keys, version, this.channel(), CacheInvalidation.user(userId));
   }
 }

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { CacheKeys } from '@crm/contracts';
-import { LOGGER, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { LOGGER, REDIS, type RedisClient } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { AuthServerConfig } from '../config/auth-server.config';
 import { OAuthClientsRepository } from './oauth-clients.repository';
@@ -29,7 +28,7 @@ export function redirectOrigins(uris: readonly string[]): string[] {
 export class BrowserOrigins implements OnApplicationBootstrap {
   constructor(
     private readonly clients: OAuthClientsRepository,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly config: AuthServerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CacheInvalidation, CacheKeys } from '@crm/contracts';
-import { LOGGER, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { groupBySlot, LOGGER, REDIS, type RedisClient } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AuthServerConfig } from '../config/auth-server.config';
@@ -33,7 +32,7 @@ export class GrantRevocationService implements OnApplicationBootstrap, OnApplica
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly config: AuthServerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -76,13 +75,19 @@ export class GrantRevocationService implements OnApplicationBootstrap, OnApplica
     const ns = this.config.CRM_NAMESPACE;
     for (let start = 0; start < grantIds.length; start += MIRROR_BATCH) {
       const batch = grantIds.slice(start, start + MIRROR_BATCH);
-      await this.redis.eval(
-        MIRROR,
-        batch.length,
-        ...batch.map((id) => CacheKeys.revokedGrant(ns, id)),
-        REVOKED_GRANT_TTL_SECONDS,
-        CacheKeys.invalidations(ns),
-        ...batch.map((id) => CacheInvalidation.grant(id)),
+      // Each grant's flag is its own key: on a Redis Cluster one script per slot (a script's keys
+      // must share one), all of a batch sent at once; on a single server one script per batch.
+      await Promise.all(
+        groupBySlot(this.redis, batch, (id) => CacheKeys.revokedGrant(ns, id)).map((group) =>
+          this.redis.eval(
+            MIRROR,
+            group.length,
+            ...group.map((id) => CacheKeys.revokedGrant(ns, id)),
+            REVOKED_GRANT_TTL_SECONDS,
+            CacheKeys.invalidations(ns),
+            ...group.map((id) => CacheInvalidation.grant(id)),
+          ),
+        ),
       );
     }
   }

@@ -1,26 +1,30 @@
 import { createLogger } from '@crm/observability';
-import { createRedis } from '@crm/service-kit';
-import { uniqueNamespace } from '@crm/testing';
-import type { Redis } from 'ioredis';
+import { createRedis, type RedisClient } from '@crm/service-kit';
+import { redisTargets, uniqueNamespace } from '@crm/testing';
 import { AuthServerConfig } from '../config/auth-server.config';
 import { LoginThrottleService, THROTTLE_LIMITS, type ThrottleDecision } from './login-throttle.service';
 
-describe('login and client-secret throttle (real Redis)', () => {
-  let redis: Redis;
+describe.each(redisTargets())('login and client-secret throttle (real Redis, $name)', (target) => {
+  let redis: RedisClient;
   let throttle: LoginThrottleService;
 
   beforeAll(async () => {
+    await target.start();
     const config = Object.assign(new AuthServerConfig(), {
       CRM_NAMESPACE: uniqueNamespace('throttle'),
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_URL: target.url(),
+      REDIS_CLUSTER: target.cluster,
     });
-    redis = createRedis(config.REDIS_URL, createLogger('test', 'silent'));
+    redis = createRedis(config.REDIS_URL, createLogger('test', 'silent'), { cluster: target.cluster });
     throttle = new LoginThrottleService(redis, config, createLogger('test', 'silent'));
     // The client queues nothing while connecting, and the throttle lets attempts through when Redis cannot answer.
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
-  });
+  }, 120_000);
 
-  afterAll(() => redis?.disconnect());
+  afterAll(async () => {
+    redis?.disconnect();
+    await target.stop();
+  });
 
   const allowed = (decisions: ThrottleDecision[]) => decisions.filter((d) => d.allowed).length;
   const failFrom = async (email: string, source: string, times: number) => {

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LOGGER, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { LOGGER, REDIS, type RedisClient } from '@crm/service-kit';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AuthServerConfig } from '../config/auth-server.config';
@@ -22,36 +21,24 @@ const WINDOW_SECONDS = 15 * 60;
  */
 export const THROTTLE_LIMITS = { pair: 10, source: 100, subject: 100 } as const;
 
-/** Counts first, then decides, in one step: parallel attempts can never all see the old count. */
-const ATTEMPT = `
-local window = tonumber(ARGV[1])
-local function count(key)
-  local n = redis.call('INCR', key)
-  redis.call('EXPIRE', key, window, 'NX')
-  return n
-end
-local function wait(key)
-  local ttl = redis.call('TTL', key)
-  if ttl < 1 then return 1 end
-  return ttl
-end
-local pair = count(KEYS[1])
-local source = count(KEYS[2])
-if pair > tonumber(ARGV[2]) then return {0, wait(KEYS[1]), 0} end
-if source > tonumber(ARGV[3]) then return {0, wait(KEYS[2]), 0} end
-if tonumber(ARGV[4]) == 0 then return {1, 0, 0} end
-local subject = count(KEYS[3])
-if subject > tonumber(ARGV[4]) and ARGV[5] ~= '1' then return {0, wait(KEYS[3]), 1} end
-return {1, 0, 1}`;
+/**
+ * Counts one attempt on one counter and answers [count, seconds until its window ends]: each
+ * counter is counted atomically, so N parallel attempts see N distinct counts. The three counters
+ * are keys of three owners (pair, source, subject), so on a Redis Cluster they are three slots and
+ * three commands, never one script (decisions.md "Redis Cluster").
+ */
+const COUNT = `
+local n = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[1], 'NX')
+local ttl = redis.call('TTL', KEYS[1])
+if ttl < 1 then ttl = 1 end
+return {n, ttl}`;
 
-/** Gives an attempt back: after a success (the pair is cleared) or when it was never checked. */
+/** Gives an attempt back on one counter: after a success the pair is cleared (`success`), else decremented. */
 const GIVE_BACK = `
-local function refund(key)
-  local n = tonumber(redis.call('GET', key) or '0')
-  if n > 0 then redis.call('DECR', key) end
-end
-if ARGV[1] == 'success' then redis.call('DEL', KEYS[1]) else refund(KEYS[1]) end
-for i = 2, #KEYS do refund(KEYS[i]) end
+if ARGV[1] == 'success' then redis.call('DEL', KEYS[1]) return 1 end
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then redis.call('DECR', KEYS[1]) end
 return 1`;
 
 /** An attempt that was let through; hand it back with {@link LoginThrottleService.succeeded} or {@link LoginThrottleService.abandoned}. */
@@ -72,7 +59,7 @@ export class LoginThrottleService {
   private lastWarnedAt = 0;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly config: AuthServerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -88,22 +75,23 @@ export class LoginThrottleService {
     ];
     const subjectLimit = kind === 'login' ? THROTTLE_LIMITS.subject : 0;
     try {
-      const [allowed, retryAfter, countedSubject] = (await this.redis.eval(
-        ATTEMPT,
-        3,
-        ...keys,
-        WINDOW_SECONDS,
-        THROTTLE_LIMITS.pair,
-        THROTTLE_LIMITS.source,
-        subjectLimit,
-        options.trustedDevice ? '1' : '0',
-      )) as [number, number, number];
-      if (allowed !== 1) return { allowed: false, retryAfterSeconds: retryAfter };
-      return { allowed: true, ticket: { keys: countedSubject === 1 ? keys : keys.slice(0, 2) } };
+      // Pair and source always count (both before deciding, as parallel attempts need); the
+      // subject counts only for an attempt the first two let through.
+      const [pair, sourceCount] = await Promise.all([this.count(keys[0]), this.count(keys[1])]);
+      if (pair[0] > THROTTLE_LIMITS.pair) return { allowed: false, retryAfterSeconds: pair[1] };
+      if (sourceCount[0] > THROTTLE_LIMITS.source) return { allowed: false, retryAfterSeconds: sourceCount[1] };
+      if (subjectLimit === 0) return { allowed: true, ticket: { keys: keys.slice(0, 2) } };
+      const subjectCount = await this.count(keys[2]);
+      if (subjectCount[0] > subjectLimit && !options.trustedDevice) return { allowed: false, retryAfterSeconds: subjectCount[1] };
+      return { allowed: true, ticket: { keys } };
     } catch (error) {
       this.warn(error);
       return { allowed: true, ticket: null };
     }
+  }
+
+  private async count(key: string): Promise<[number, number]> {
+    return (await this.redis.eval(COUNT, 1, key, WINDOW_SECONDS)) as [number, number];
   }
 
   /** The secret matched: this attempt does not count, and the pair's failures are forgiven. */
@@ -118,7 +106,9 @@ export class LoginThrottleService {
 
   private async giveBack(ticket: ThrottleTicket | null, how: 'success' | 'abandon'): Promise<void> {
     if (!ticket) return;
-    await this.redis.eval(GIVE_BACK, ticket.keys.length, ...ticket.keys, how).catch((error: unknown) => this.warn(error));
+    await Promise.all(
+      ticket.keys.map((key, i) => this.redis.eval(GIVE_BACK, 1, key, i === 0 && how === 'success' ? 'success' : 'refund')),
+    ).catch((error: unknown) => this.warn(error));
   }
 
   private warn(error: unknown): void {

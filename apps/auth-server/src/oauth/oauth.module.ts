@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LOGGER, REDIS } from '@crm/service-kit';
-import type { Redis } from 'ioredis';
+import { LOGGER, REDIS, type RedisClient } from '@crm/service-kit';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AuthServerConfig } from '../config/auth-server.config';
@@ -48,7 +47,7 @@ import { TokenEndpointPrecheck } from './token-endpoint.precheck';
       useFactory: (
         config: AuthServerConfig,
         dataSource: DataSource,
-        redis: Redis,
+        redis: RedisClient,
         clients: OAuthClientsRepository,
         identity: IdentityRepository,
         revocations: GrantRevocationService,

@@ -1,7 +1,7 @@
 import { mcpResourceUrl } from '@crm/contracts';
+import type { RedisClient } from '@crm/service-kit';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type Provider from 'oidc-provider';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import type { AuthServerConfig } from '../config/auth-server.config';
@@ -16,7 +16,7 @@ import { renderOAuthErrorPage } from './views/pages';
 export interface OidcProviderDeps {
   config: AuthServerConfig;
   dataSource: DataSource;
-  redis: Redis;
+  redis: RedisClient;
   clients: OAuthClientsRepository;
   identity: IdentityRepository;
   revocations: GrantRevocationService;

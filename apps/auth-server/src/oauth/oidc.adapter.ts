@@ -1,7 +1,12 @@
-import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
+import { groupBySlot, type RedisClient } from '@crm/service-kit';
 import type { OAuthClientsRepository } from './oauth-clients.repository';
 import { verifiedSecretFor } from './client-secret.context';
+
+/** Deletes keys that may lie in several Redis Cluster slots: one DEL per slot (one DEL on a single server). */
+async function delEach(redis: RedisClient, keys: string[]): Promise<void> {
+  await Promise.all(groupBySlot(redis, keys, (k) => k).map((group) => redis.del(...group)));
+}
 
 type Payload = Record<string, unknown> & { grantId?: string; uid?: string; accountId?: string; consumed?: number };
 
@@ -10,7 +15,7 @@ const DURABLE = new Set(['Grant', 'RefreshToken']);
 
 export interface OidcAdapterDeps {
   dataSource: DataSource;
-  redis: Redis;
+  redis: RedisClient;
   namespace: string;
   clients: OAuthClientsRepository;
   /** Thrown when a single-use artifact is consumed twice at once (the library's InvalidGrant). */
@@ -49,10 +54,17 @@ export function createOidcAdapter(deps: OidcAdapterDeps) {
         return;
       }
       const ttl = Math.max(1, Math.ceil(expiresIn ?? 3600));
-      const multi = redis.multi().set(key(this.model, id), JSON.stringify(payload), 'EX', ttl);
-      if (payload.grantId) multi.sadd(grantSet(payload.grantId), key(this.model, id)).expire(grantSet(payload.grantId), ttl, 'GT');
-      if (payload.uid) multi.set(uidKey(payload.uid), id, 'EX', ttl);
-      await multi.exec();
+      // The record, its grant's set and its uid are keys of three owners: three slots on a Redis
+      // Cluster, so no MULTI across them. The grant's set names the record first, so a record
+      // never exists that revoking its grant would miss.
+      if (payload.grantId) {
+        const set = grantSet(payload.grantId);
+        await redis.multi().sadd(set, key(this.model, id)).expire(set, ttl, 'GT').exec();
+      }
+      await Promise.all([
+        redis.set(key(this.model, id), JSON.stringify(payload), 'EX', ttl),
+        payload.uid ? redis.set(uidKey(payload.uid), id, 'EX', ttl) : undefined,
+      ]);
     }
 
     async find(id: string): Promise<Payload | undefined> {
@@ -66,7 +78,9 @@ export function createOidcAdapter(deps: OidcAdapterDeps) {
         if (!rows[0]) return undefined;
         return rows[0].consumed ? { ...rows[0].payload, consumed: Number(rows[0].consumed) } : rows[0].payload;
       }
-      const [raw, consumed] = await redis.mget(key(this.model, id), `${key(this.model, id)}:consumed`);
+      // Two GETs, not an MGET: the record and its mark are not in one Redis Cluster slot. The mark
+      // only ever appears, and `consume` (SET NX) is what refuses a second use.
+      const [raw, consumed] = await Promise.all([redis.get(key(this.model, id)), redis.get(`${key(this.model, id)}:consumed`)]);
       if (!raw) return undefined;
       const payload = JSON.parse(raw) as Payload;
       return consumed ? { ...payload, consumed: Number(consumed) } : payload;
@@ -101,7 +115,7 @@ export function createOidcAdapter(deps: OidcAdapterDeps) {
         await db.query('DELETE FROM auth.oidc_artifacts WHERE model = $1 AND id = $2', [this.model, id]);
         return;
       }
-      await redis.del(key(this.model, id), `${key(this.model, id)}:consumed`);
+      await delEach(redis, [key(this.model, id), `${key(this.model, id)}:consumed`]);
     }
 
     /** Slides a confidential client's refresh token (the library never re-saves one it did not rotate). */
@@ -118,7 +132,7 @@ export function createOidcAdapter(deps: OidcAdapterDeps) {
         return;
       }
       const members = await redis.smembers(grantSet(grantId));
-      if (members.length > 0) await redis.del(...members, ...members.map((m) => `${m}:consumed`));
+      if (members.length > 0) await delEach(redis, [...members, ...members.map((m) => `${m}:consumed`)]);
       await redis.del(grantSet(grantId));
     }
 

@@ -5,8 +5,14 @@
 export const CacheKeys = {
   /** JSON CredentialRecord of a user. */
   credentials: (namespace: string, userId: string) => `${namespace}:auth:cred:${userId}`,
-  /** Highest CredentialRecord version written for a user: an older record is never written over it. */
-  credentialsVersion: (namespace: string, userId: string) => `${namespace}:auth:cred-ver:${userId}`,
+  /**
+   * Highest CredentialRecord version written for a user: an older record is never written over it.
+   * Its hash tag is the whole record key, so on a Redis Cluster both keys are in one slot (one
+   * script writes them) while the record keeps its name (decisions.md "Redis Cluster").
+   */
+  credentialsVersion: (namespace: string, userId: string) => `${namespace}:auth:cred-ver:{${namespace}:auth:cred:${userId}}`,
+  /** The version key's name before Redis Cluster: still kept in step on a single server for one release (rolling deploys). */
+  legacyCredentialsVersion: (namespace: string, userId: string) => `${namespace}:auth:cred-ver:${userId}`,
   /** Present while a revoked OAuth grant's access tokens could still be unexpired. */
   revokedGrant: (namespace: string, grantId: string) => `${namespace}:auth:revoked-grant:${grantId}`,
   /** Set of the origins of public OAuth clients' redirect URIs: browser apps the API answers with CORS. */
