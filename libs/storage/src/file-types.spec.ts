@@ -51,7 +51,9 @@ describe('file types', () => {
     expect(sanitizeFilename('../../etc/passwd')).toBe('passwd');
     expect(sanitizeFilename('C:\\Users\\ada\\report.pdf')).toBe('report.pdf');
     expect(sanitizeFilename('..hidden.txt')).toBe('hidden.txt');
-    expect(sanitizeFilename('a\u0000b\r\n"quoted";.txt')).toBe('a_b___quoted__.txt');
+    expect(sanitizeFilename('a\u0000b\r\n"quoted";.txt')).toBe('ab_quoted__.txt');
+    expect(sanitizeFilename('Überblick\u0085 für\u009b.txt')).toBe('Überblick für.txt');
+    expect(sanitizeFilename('invoice\u202egnp.exe')).toBe('invoicegnp.exe');
     expect(sanitizeFilename('   ')).toBe('file');
     expect(sanitizeFilename('')).toBe('file');
     const long = sanitizeFilename(`${'x'.repeat(300)}.pdf`);

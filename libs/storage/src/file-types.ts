@@ -97,17 +97,24 @@ export function sniffImage(head: Buffer): FileFamily | null {
   return family && IMAGE_FAMILIES.has(family) ? family : null;
 }
 
+/** C0 and C1 controls, DEL, and the bidirectional overrides and isolates (which can disguise an extension). */
+function isControl(code: number): boolean {
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+}
+
 /**
  * A name safe as the last segment of a storage key and in Content-Disposition: the base name only
- * (no directory), control and reserved characters replaced by `_`, no leading dots, at most 120
- * characters with the extension kept; `file` when nothing is left.
+ * (no directory), control characters (C0, C1, bidirectional overrides) removed, reserved ones
+ * replaced by `_`, no leading dots, at most 120 characters with the extension kept; `file` when
+ * nothing is left.
  */
 export function sanitizeFilename(name: string): string {
   const base = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
   let clean = '';
   for (const ch of base.normalize('NFC')) {
     const code = ch.codePointAt(0)!;
-    clean += code < 0x20 || code === 0x7f || '<>:"|?*%#&;=+`\'$'.includes(ch) ? '_' : ch;
+    if (isControl(code)) continue;
+    clean += '<>:"|?*%#&;=+`\'$'.includes(ch) ? '_' : ch;
   }
   clean = clean.replace(/\s+/g, ' ').trim();
   while (clean.startsWith('.')) clean = clean.slice(1);

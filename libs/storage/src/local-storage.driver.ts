@@ -1,14 +1,21 @@
-import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, open, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { copyFile, link, mkdir, open, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { FILES_PATH, type UploadPolicySigner } from './signed-urls';
-import { isValidStorageKey, type StorageDriver, type UploadForm } from './storage-driver';
+import { isValidStorageKey, StorageKeyTakenError, type StorageDriver, type UploadForm } from './storage-driver';
+
+/** Attempts of a write whose new directory a concurrent delete removed (it removes only empty ones). */
+const WRITE_ATTEMPTS = 3;
+
+const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 /**
  * Files on local disk under one directory (the default: `npm start` needs nothing more). One host
  * only: the gateway and crm-core must see the same directory. Downloads are streamed by the
  * gateway's /files route; uploads through a form go to the same route with a policy signed here.
+ * A write never replaces a file (hard links, which fail on a name taken: O_EXCL's rule), and a
+ * delete removes the directories it leaves empty (decisions.md "Upload forms").
  */
 export class LocalStorageDriver implements StorageDriver {
   readonly provider = 'local' as const;
@@ -23,21 +30,32 @@ export class LocalStorageDriver implements StorageDriver {
   }
 
   async putFile(key: string, source: string, _size: number, _contentType: string): Promise<void> {
-    const target = await this.prepare(key);
-    try {
-      await rename(source, target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-      await copyFile(source, target);
-      await unlink(source);
-    }
+    await this.place(key, async (target) => {
+      try {
+        await link(source, target);
+      } catch (error) {
+        if (code(error) !== 'EXDEV') throw error;
+        await copyFile(source, target, constants.COPYFILE_EXCL);
+      }
+    });
+    await unlink(source).catch(() => undefined);
   }
 
   async putBuffer(key: string, data: Buffer, _contentType: string): Promise<void> {
-    const target = await this.prepare(key);
-    const temporary = `${target}.${process.pid}.${Date.now()}.part`;
-    await writeFile(temporary, data);
-    await rename(temporary, target);
+    await this.place(key, async (target) => {
+      const temporary = `${target}.${process.pid}.${Date.now()}.part`;
+      await writeFile(temporary, data, { flag: 'wx' });
+      try {
+        await link(temporary, target);
+      } finally {
+        await unlink(temporary).catch(() => undefined);
+      }
+    });
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    const source = this.pathOf(from);
+    await this.place(to, (target) => link(source, target));
   }
 
   async stat(key: string): Promise<{ size: number } | null> {
@@ -71,17 +89,19 @@ export class LocalStorageDriver implements StorageDriver {
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true });
+    const file = this.pathOf(key);
+    await rm(file, { force: true });
+    await this.removeEmptyParents(file);
   }
 
   directDownloadUrl(): Promise<string | null> {
     return Promise.resolve(null);
   }
 
-  uploadForm(keyPrefix: string, maxBytes: number, expiresInSeconds: number): Promise<UploadForm> {
+  uploadForm(key: string, maxBytes: number, expiresInSeconds: number): Promise<UploadForm> {
     const now = new Date();
     const expiration = new Date(now.getTime() + expiresInSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const { policy, signature } = this.policies.encode({ expiration, keyPrefix, maxBytes });
+    const { policy, signature } = this.policies.encode({ expiration, key, maxBytes });
     const date = now
       .toISOString()
       .replace(/[-:]/g, '')
@@ -89,8 +109,7 @@ export class LocalStorageDriver implements StorageDriver {
     return Promise.resolve({
       url: `${this.publicUrl}${FILES_PATH}`,
       fields: {
-        key: '',
-        'x-ignore-pattern': `${keyPrefix}__timestamp__/\${filename}`,
+        key,
         acl: 'private',
         success_action_status: '201',
         policy,
@@ -109,9 +128,35 @@ export class LocalStorageDriver implements StorageDriver {
     return full;
   }
 
-  private async prepare(key: string): Promise<string> {
+  /**
+   * Runs `write` for the key's path once its directory exists: a name taken is
+   * {@link StorageKeyTakenError}; a directory a concurrent delete removed (ENOENT) is made again.
+   * A failed write leaves no directory of its own behind.
+   */
+  private async place(key: string, write: (target: string) => Promise<void>): Promise<void> {
     const target = this.pathOf(key);
-    await mkdir(path.dirname(target), { recursive: true });
-    return target;
+    for (let attempt = 1; ; attempt += 1) {
+      await mkdir(path.dirname(target), { recursive: true });
+      try {
+        await write(target);
+        return;
+      } catch (error) {
+        if (code(error) === 'ENOENT' && attempt < WRITE_ATTEMPTS) continue;
+        await this.removeEmptyParents(target);
+        if (code(error) === 'EEXIST') throw new StorageKeyTakenError(key);
+        throw error;
+      }
+    }
+  }
+
+  /** Removes the directories above `file` that are empty, up to (not including) the root. */
+  private async removeEmptyParents(file: string): Promise<void> {
+    for (let dir = path.dirname(file); dir.startsWith(this.root + path.sep); dir = path.dirname(dir)) {
+      try {
+        await rmdir(dir);
+      } catch {
+        return;
+      }
+    }
   }
 }

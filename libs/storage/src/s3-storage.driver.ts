@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -10,7 +11,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { StorageDriver, UploadForm } from './storage-driver';
+import { encodeKeyPath } from './signed-urls';
+import { StorageKeyTakenError, type StorageDriver, type UploadForm } from './storage-driver';
 
 export interface S3DriverOptions {
   bucket: string;
@@ -22,12 +24,22 @@ export interface S3DriverOptions {
   forcePathStyle: boolean;
 }
 
+/** S3's answer to `If-None-Match: *` on a key taken (409 while another write to it is under way). */
+function isKeyTaken(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+  return status === 412 || status === 409;
+}
+
 function isNotFound(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
 }
 
-/** An S3 bucket (AWS, or an S3-compatible server with path-style addressing). */
+/**
+ * An S3 bucket (AWS, or an S3-compatible server with path-style addressing). Writes carry
+ * `If-None-Match: *` (S3's conditional write: a key taken is refused); a form names one exact key
+ * with a server nonce, so no form reaches a registered file (decisions.md "Upload forms").
+ */
 export class S3StorageDriver implements StorageDriver {
   readonly provider = 'amazon' as const;
   readonly client: S3Client;
@@ -47,19 +59,45 @@ export class S3StorageDriver implements StorageDriver {
   }
 
   async putFile(key: string, path: string, size: number, contentType: string): Promise<void> {
-    await this.client.send(
+    await this.write(
+      key,
       new PutObjectCommand({
         Bucket: this.options.bucket,
         Key: key,
         Body: createReadStream(path),
         ContentLength: size,
         ContentType: contentType,
+        IfNoneMatch: '*',
       }),
     );
   }
 
   async putBuffer(key: string, data: Buffer, contentType: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.options.bucket, Key: key, Body: data, ContentType: contentType }));
+    await this.write(
+      key,
+      new PutObjectCommand({ Bucket: this.options.bucket, Key: key, Body: data, ContentType: contentType, IfNoneMatch: '*' }),
+    );
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    await this.write(
+      to,
+      new CopyObjectCommand({
+        Bucket: this.options.bucket,
+        Key: to,
+        CopySource: `${encodeURIComponent(this.options.bucket)}/${encodeKeyPath(from)}`,
+        IfNoneMatch: '*',
+      }),
+    );
+  }
+
+  private async write(key: string, command: PutObjectCommand | CopyObjectCommand): Promise<void> {
+    try {
+      await this.client.send(command as PutObjectCommand);
+    } catch (error) {
+      if (isKeyTaken(error)) throw new StorageKeyTakenError(key);
+      throw error;
+    }
   }
 
   async stat(key: string): Promise<{ size: number } | null> {
@@ -110,16 +148,17 @@ export class S3StorageDriver implements StorageDriver {
     );
   }
 
-  async uploadForm(keyPrefix: string, maxBytes: number, expiresInSeconds: number): Promise<UploadForm> {
+  async uploadForm(key: string, maxBytes: number, expiresInSeconds: number): Promise<UploadForm> {
+    // An exact key (a `{ key }` condition), never `${filename}` or a prefix: one form, one key.
     const { url, fields } = await createPresignedPost(this.client, {
       Bucket: this.options.bucket,
-      Key: `${keyPrefix}\${filename}`,
-      Conditions: [['content-length-range', 0, maxBytes]],
+      Key: key,
+      Conditions: [['content-length-range', 1, maxBytes]],
       Fields: { acl: 'private', success_action_status: '201' },
       Expires: expiresInSeconds,
     });
     // OnePageCRM's field names are lower case (S3 reads form field names in any case).
     const lower = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name.toLowerCase(), value]));
-    return { url, fields: { ...lower, key: '', 'x-ignore-pattern': `${keyPrefix}__timestamp__/\${filename}` } };
+    return { url, fields: { ...lower, key } };
   }
 }

@@ -69,8 +69,8 @@ export class FileUrlSigner {
 export interface UploadPolicy {
   /** ISO time after which the form is refused. */
   expiration: string;
-  /** Every key must start with this (`<contact_id>/`). */
-  keyPrefix: string;
+  /** The one key the form stores under (`<contact_id>/<nonce>/<file name>`, chosen by crm-core). */
+  key: string;
   maxBytes: number;
 }
 
@@ -84,11 +84,7 @@ export class UploadPolicySigner {
   encode(policy: UploadPolicy): { policy: string; signature: string } {
     const document = {
       expiration: policy.expiration,
-      conditions: [
-        ['starts-with', '$key', policy.keyPrefix],
-        ['content-length-range', 0, policy.maxBytes],
-        { success_action_status: '201' },
-      ],
+      conditions: [{ key: policy.key }, ['content-length-range', 1, policy.maxBytes], { success_action_status: '201' }],
     };
     const encoded = Buffer.from(JSON.stringify(document)).toString('base64');
     return { policy: encoded, signature: hmac(this.secret, `POLICY\n${encoded}`) };
@@ -105,10 +101,43 @@ export class UploadPolicySigner {
       return { ok: false, reason: 'the form policy is invalid' };
     }
     const conditions = Array.isArray(document.conditions) ? (document.conditions as unknown[]) : [];
-    const prefix = conditions.find((c): c is [string, string, string] => Array.isArray(c) && c[0] === 'starts-with' && c[1] === '$key');
+    const key = conditions.find(
+      (c): c is { key: string } => typeof c === 'object' && c !== null && typeof (c as { key?: unknown }).key === 'string',
+    );
     const range = conditions.find((c): c is [string, number, number] => Array.isArray(c) && c[0] === 'content-length-range');
-    if (typeof document.expiration !== 'string' || !prefix || !range) return { ok: false, reason: 'the form policy is invalid' };
+    if (typeof document.expiration !== 'string' || !key || !range) return { ok: false, reason: 'the form policy is invalid' };
     if (Date.parse(document.expiration) < now.getTime()) return { ok: false, reason: 'the upload form has expired' };
-    return { ok: true, policy: { expiration: document.expiration, keyPrefix: prefix[2], maxBytes: range[2] } };
+    return { ok: true, policy: { expiration: document.expiration, key: key.key, maxBytes: range[2] } };
+  }
+}
+
+/** What a gateway-stored upload is for: an attachment's file, or the image of a photo or logo. */
+export type StoredUploadPurpose = 'file' | 'image';
+
+/**
+ * Keys of files the gateway stored from a request's body (a multipart part, a photo's base64):
+ * `<owner>/<nonce>.<mac>/<name>`, the MAC binding the account, the owner (record, contact or
+ * company) and the purpose under STORAGE_SECRET. crm-core takes such a key only with the account
+ * and owner it was made for, so a request cannot name another file for it (decisions.md "Upload forms").
+ */
+export class StoredUploadSigner {
+  constructor(private readonly secret: string) {}
+
+  key(purpose: StoredUploadPurpose, accountId: string, ownerId: string, filename: string, nonce: string): string {
+    return `${ownerId}/${nonce}.${this.mac(purpose, accountId, ownerId, nonce, filename)}/${filename}`;
+  }
+
+  /** Whether `key` was made by {@link key} for this purpose, account and owner. */
+  verify(purpose: StoredUploadPurpose, accountId: string, ownerId: string, key: string): boolean {
+    const parts = key.split('/');
+    if (parts.length !== 3 || parts[0] !== ownerId) return false;
+    const dot = parts[1].indexOf('.');
+    if (dot < 1) return false;
+    const nonce = parts[1].slice(0, dot);
+    return sameText(this.mac(purpose, accountId, ownerId, nonce, parts[2]), parts[1].slice(dot + 1));
+  }
+
+  private mac(purpose: StoredUploadPurpose, accountId: string, ownerId: string, nonce: string, filename: string): string {
+    return hmac(this.secret, `UPLOAD\n${purpose}\n${accountId}\n${ownerId}\n${nonce}\n${filename}`).slice(0, 22);
   }
 }

@@ -7,7 +7,7 @@ import { receiveFile, FileTooLargeError } from './incoming-file';
 import { LocalStorageDriver } from './local-storage.driver';
 import { S3StorageDriver } from './s3-storage.driver';
 import { UploadPolicySigner } from './signed-urls';
-import type { StorageDriver } from './storage-driver';
+import { StorageKeyTakenError, type StorageDriver } from './storage-driver';
 
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(5000, 7)]);
 
@@ -74,6 +74,37 @@ describe.each(['local', 's3'] as const)('%s storage driver (integration)', (kind
     await driver.delete(key); // a second delete is no error
   });
 
+  it('never replaces a stored object: put, buffer and copy onto a key taken are refused', async () => {
+    const key = 'c0ffee000000000000000004/AAAAAAAAAAAAAAAAAAAAAA/kept.png';
+    await upload(key, PNG);
+    const copy = 'c0ffee000000000000000004/BBBBBBBBBBBBBBBBBBBBBB/kept.png';
+    if (kind === 'local') {
+      await expect(upload(key, Buffer.from('other bytes'))).rejects.toBeInstanceOf(StorageKeyTakenError);
+      await expect(driver.putBuffer(key, Buffer.from('other'), 'image/png')).rejects.toBeInstanceOf(StorageKeyTakenError);
+      await driver.copy(key, copy);
+      await expect(driver.copy(key, copy)).rejects.toBeInstanceOf(StorageKeyTakenError);
+    } else {
+      // S3 refuses a conditional write onto a key taken (412); s3rver ignores the condition, so
+      // check that every write asks for it.
+      const conditions: Array<string | undefined> = [];
+      (driver as S3StorageDriver).client.middlewareStack.add(
+        (next) => async (args) => {
+          conditions.push((args.request as { headers: Record<string, string> }).headers['if-none-match']);
+          return next(args);
+        },
+        { step: 'finalizeRequest', name: 'recordConditions' },
+      );
+      await driver.putBuffer('c0ffee000000000000000004/CCCCCCCCCCCCCCCCCCCCCC/x.png', Buffer.from('x'), 'image/png');
+      await driver.copy(key, copy);
+      (driver as S3StorageDriver).client.middlewareStack.remove('recordConditions');
+      expect(conditions).toEqual(['*', '*']);
+    }
+    expect(await text(await driver.read(copy))).toEqual(PNG);
+    await driver.delete(key);
+    expect(await text(await driver.read(copy))).toEqual(PNG);
+    expect(await driver.stat(key)).toBeNull();
+  });
+
   it('stores generated buffers', async () => {
     await driver.putBuffer('c0ffee000000000000000001/1/thumb.jpg', Buffer.from('thumb'), 'image/jpeg');
     expect((await text(await driver.read('c0ffee000000000000000001/1/thumb.jpg'))).toString()).toBe('thumb');
@@ -102,47 +133,55 @@ describe.each(['local', 's3'] as const)('%s storage driver (integration)', (kind
       expect(signed.searchParams.get('X-Amz-Expires')).toBe('60');
     });
 
-    it('signs a POST form that the S3 server accepts for a key under the prefix, and its policy binds the key prefix, the size and the expiry', async () => {
-      const prefix = 'c0ffee000000000000000003/';
-      const form = await driver.uploadForm(prefix, 10_000, 300);
+    it('signs a POST form for one exact key that the S3 server accepts, and its policy binds that key, the size and the expiry', async () => {
+      const key = 'c0ffee000000000000000003/CCCCCCCCCCCCCCCCCCCCCC/mario.png';
+      const form = await driver.uploadForm(key, 10_000, 300);
       expect(form.fields).toMatchObject({
-        key: '',
+        key,
         policy: expect.any(String),
         'x-amz-algorithm': 'AWS4-HMAC-SHA256',
         'x-amz-signature': expect.any(String),
       });
-      const post = (key: string, data: Buffer) => {
-        const body = new FormData();
-        for (const [name, value] of Object.entries(form.fields)) if (name !== 'key') body.append(name, value);
-        body.append('key', key);
-        body.append('file', new Blob([data]), 'mario.png');
-        return fetch(form.url, { method: 'POST', body });
-      };
-      const key = `${prefix}1530520812224/mario.png`;
-      const res = await post(key, PNG);
+      const body = new FormData();
+      for (const [name, value] of Object.entries(form.fields)) body.append(name, value);
+      body.append('file', new Blob([PNG]), 'mario.png');
+      const res = await fetch(form.url, { method: 'POST', body });
       expect(res.status).toBe(201);
       expect(await driver.stat(key)).toEqual({ size: PNG.length });
-
       expect(Buffer.from(await text(await driver.read(key))).equals(PNG)).toBe(true);
-      // s3rver does not enforce a POST policy's conditions (AWS does): check what the policy states.
+      // s3rver enforces neither the policy nor the signature (AWS does): s3-form-signatures.spec checks them independently.
       const policy = JSON.parse(Buffer.from(form.fields.policy, 'base64').toString('utf8'));
       expect(policy.conditions).toEqual(
-        expect.arrayContaining([
-          ['starts-with', '$key', prefix],
-          ['content-length-range', 0, 10_000],
-          { acl: 'private' },
-          { success_action_status: '201' },
-        ]),
+        expect.arrayContaining([{ key }, ['content-length-range', 1, 10_000], { acl: 'private' }, { success_action_status: '201' }]),
       );
+      expect(JSON.stringify(policy.conditions)).not.toContain('starts-with');
       expect(Date.parse(policy.expiration) - Date.now()).toBeLessThanOrEqual(300_000);
     });
   } else {
     it('has no direct download link (the gateway streams) and signs its own form policy', async () => {
       expect(await driver.directDownloadUrl('a/1/b.png', 'b.png', 60)).toBeNull();
-      const form = await driver.uploadForm('c0ffee000000000000000003/', 10_000, 300);
+      const key = 'c0ffee000000000000000003/CCCCCCCCCCCCCCCCCCCCCC/a.png';
+      const form = await driver.uploadForm(key, 10_000, 300);
       expect(form.url).toBe('http://127.0.0.1:1/files');
+      expect(form.fields.key).toBe(key);
       const decoded = new UploadPolicySigner('a-test-secret-of-enough-length').decode(form.fields.policy, form.fields['x-amz-signature']);
-      expect(decoded).toMatchObject({ ok: true, policy: { keyPrefix: 'c0ffee000000000000000003/', maxBytes: 10_000 } });
+      expect(decoded).toMatchObject({ ok: true, policy: { key, maxBytes: 10_000 } });
+    });
+
+    it('removes the directories a delete or a refused write leaves empty, never the root', async () => {
+      const root = path.join(work, 'store');
+      await upload('c0ffee000000000000000005/DDDDDDDDDDDDDDDDDDDDDD/a.png', PNG);
+      await upload('c0ffee000000000000000005/EEEEEEEEEEEEEEEEEEEEEE/b.png', PNG);
+      await driver.delete('c0ffee000000000000000005/DDDDDDDDDDDDDDDDDDDDDD/a.png');
+      expect(await readdir(path.join(root, 'c0ffee000000000000000005'))).toEqual(['EEEEEEEEEEEEEEEEEEEEEE']);
+      await driver.delete('c0ffee000000000000000005/EEEEEEEEEEEEEEEEEEEEEE/b.png');
+      expect(await readdir(root)).not.toContain('c0ffee000000000000000005');
+      await expect(
+        driver.copy('c0ffee000000000000000006/FFFFFFFFFFFFFFFFFFFFFF/none.png', 'c0ffee000000000000000007/x/y.png'),
+      ).rejects.toThrow();
+      expect(await readdir(root)).not.toContain('c0ffee000000000000000007');
+      await driver.delete('c0ffee000000000000000005/EEEEEEEEEEEEEEEEEEEEEE/b.png');
+      expect(await readdir(work)).toContain('store');
     });
 
     it('refuses keys that would leave its directory', async () => {

@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { LocalStorageDriver } from './local-storage.driver';
 import { S3StorageDriver } from './s3-storage.driver';
-import { FileUrlSigner, UploadPolicySigner } from './signed-urls';
+import { FileUrlSigner, StoredUploadSigner, UploadPolicySigner } from './signed-urls';
 import { STORAGE_DRIVER, type StorageDriver } from './storage-driver';
 import type { StorageSettings } from './storage.settings';
 
@@ -22,7 +22,7 @@ export function createStorageDriver(settings: StorageSettings): StorageDriver {
   return new LocalStorageDriver(settings.STORAGE_DIR, settings.PUBLIC_URL, new UploadPolicySigner(settings.STORAGE_SECRET));
 }
 
-/** Provides the storage driver (STORAGE_DRIVER), the download-link signer and the form-policy signer. */
+/** Provides the storage driver (STORAGE_DRIVER), the download-link signer, the form-policy signer and the stored-upload key signer. */
 @Global()
 @Module({})
 export class StorageModule {
@@ -36,8 +36,9 @@ export class StorageModule {
           useValue: new FileUrlSigner(settings.STORAGE_SECRET, settings.PUBLIC_URL, settings.ATTACHMENT_URL_TTL_SECONDS),
         },
         { provide: UploadPolicySigner, useValue: new UploadPolicySigner(settings.STORAGE_SECRET) },
+        { provide: StoredUploadSigner, useValue: new StoredUploadSigner(settings.STORAGE_SECRET) },
       ],
-      exports: [STORAGE_DRIVER, FileUrlSigner, UploadPolicySigner],
+      exports: [STORAGE_DRIVER, FileUrlSigner, UploadPolicySigner, StoredUploadSigner],
     };
   }
 }

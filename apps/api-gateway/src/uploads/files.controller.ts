@@ -1,21 +1,32 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiError, ErrorName } from '@crm/contracts';
+import { REDIS } from '@crm/service-kit';
 import {
   contentTypeOf,
   FILES_PATH,
   FileUrlSigner,
   isValidStorageKey,
   STORAGE_DRIVER,
+  StorageKeyTakenError,
+  storageKeyNonce,
   UploadPolicySigner,
   type StorageDriver,
 } from '@crm/storage';
 import type { Request, Response } from 'express';
+import type { Redis } from 'ioredis';
 import { pipeline } from 'node:stream/promises';
 import { GatewayConfig } from '../config/gateway.config';
 import { isMultipart, receiveMultipart } from './multipart-upload';
 
 /** Lifetime of the bucket's own presigned link a download is redirected to. */
 const REDIRECT_TTL_SECONDS = 60;
+/** Redis key that marks an upload form's nonce used, until the form expires (decisions.md "Upload forms"). */
+const USED_FORM_PREFIX = 'upload-form-used:';
+
+const usedForm = () =>
+  new ApiError(ErrorName.NoPermission, 'Upload refused: this upload form was used already; get a new one from GET /attachments/s3_form', {
+    policy: 'was used already',
+  });
 
 function keyOf(req: Request): string {
   const raw = req.path.slice(FILES_PATH.length + 1);
@@ -35,8 +46,9 @@ function contentDisposition(filename: string): string {
  * Stored files over HTTP, outside the API (decisions.md "Attachments"). No credentials: a signed
  * link is the permission. GET serves a download link crm-core signed (the local driver's bytes
  * streamed as an attachment, never rendered; the S3 driver's a redirect to a presigned GET). POST
- * is the local driver's answer to S3's form upload: the policy of GET /attachments/s3_form,
- * checked before a byte is stored.
+ * is the local driver's answer to S3's form upload: the policy of GET /attachments/s3_form (one
+ * exact key, a size range, an expiry) checked before a byte is stored, and the form's nonce marked
+ * used in Redis (SET NX, shared by every gateway replica), so a form stores one object, once.
  */
 @Controller()
 export class FilesController {
@@ -45,6 +57,7 @@ export class FilesController {
     private readonly links: FileUrlSigner,
     private readonly policies: UploadPolicySigner,
     private readonly config: GatewayConfig,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   @Get(`${FILES_PATH.slice(1)}/*key`)
@@ -92,14 +105,17 @@ export class FilesController {
     const received = await receiveMultipart(
       req,
       this.config.ATTACHMENT_MAX_BYTES,
-      (fields) => {
+      async (fields) => {
         const checked = this.policies.decode(fields.policy ?? '', fields['x-amz-signature'] ?? '');
         if (!checked.ok) throw new ApiError(ErrorName.NoPermission, `Upload refused: ${checked.reason}`);
         const key = fields.key ?? '';
-        if (!isValidStorageKey(key) || !key.startsWith(checked.policy.keyPrefix))
-          throw new ApiError(ErrorName.NoPermission, `Upload refused: key must start with ${checked.policy.keyPrefix}`, {
-            key: 'is outside the form',
+        const nonce = storageKeyNonce(checked.policy.key);
+        if (key !== checked.policy.key || !nonce || !isValidStorageKey(key))
+          throw new ApiError(ErrorName.NoPermission, "Upload refused: send the form's key field unchanged", {
+            key: 'is not the key of this form',
           });
+        const ttl = Date.parse(checked.policy.expiration) - Date.now() + 1000;
+        if ((await this.redis.set(`${USED_FORM_PREFIX}${nonce}`, '1', 'PX', Math.max(ttl, 1000), 'NX')) !== 'OK') throw usedForm();
         maxBytes = checked.policy.maxBytes;
         return key;
       },
@@ -109,7 +125,9 @@ export class FilesController {
     if (!file) throw ApiError.invalid({ file: 'is required (the last part of the form)' });
     try {
       const key = received.context as string;
-      await this.storage.putFile(key, file.path, file.size, contentTypeOf(key));
+      await this.storage.putFile(key, file.path, file.size, contentTypeOf(key)).catch((error: unknown) => {
+        throw error instanceof StorageKeyTakenError ? usedForm() : error;
+      });
       res.removeHeader('Connection');
       res
         .status(201)

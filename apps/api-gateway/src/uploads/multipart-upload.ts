@@ -14,7 +14,7 @@ export interface ReceivedMultipart {
   fields: Record<string, string>;
   /** The file part written to a temporary file, with its client-side name; null when none was sent. */
   file: (IncomingFile & { filename: string; fieldName: string }) | null;
-  /** What `beforeFile` answered when the file part began. */
+  /** What `beforeFile` answered (or resolved to) when the file part began. */
   context: unknown;
 }
 
@@ -26,12 +26,13 @@ export function isMultipart(req: IncomingMessage): boolean {
  * Reads a multipart/form-data body: its fields, and one file part streamed to a temporary file
  * (never whole in memory), stopped past `maxBytes` with 413 `request_too_large`. `beforeFile` runs
  * when the file part begins, with the fields sent before it (as S3 wants them: fields first), and
- * may refuse the upload before a byte is written.
+ * may refuse the upload before a byte is written (it may be asynchronous: the part waits). File
+ * names are read as UTF-8 (what browsers and fetch send), not busboy's default Latin-1.
  */
 export function receiveMultipart(
   req: IncomingMessage,
   maxBytes: number,
-  beforeFile: (fields: Record<string, string>) => unknown,
+  beforeFile: (fields: Record<string, string>) => unknown | Promise<unknown>,
   /** A lower limit for this file, from what `beforeFile` answered (a form policy's size range). */
   limitFor: (context: unknown) => number = () => maxBytes,
 ): Promise<ReceivedMultipart> {
@@ -40,6 +41,7 @@ export function receiveMultipart(
     try {
       parser = busboy({
         headers: req.headers,
+        defParamCharset: 'utf8',
         limits: { fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, files: 1, parts: MAX_FIELDS + 1, fileSize: maxBytes + 1 },
       });
     } catch {
@@ -86,27 +88,27 @@ export function receiveMultipart(
     });
     parser.on('file', (fieldName, stream, info) => {
       if (failure) return stream.resume();
-      try {
-        context = beforeFile({ ...fields });
-      } catch (error) {
+      const refuse = (error: unknown) => {
         stream.resume();
-        return fail(error);
-      }
-      const limit = Math.min(maxBytes, limitFor(context));
-      file = receiveFile(stream, limit).then(
-        (incoming) => ({ ...incoming, filename: info.filename ?? '', fieldName }),
-        (error: unknown) => {
-          stream.resume();
-          fail(
-            error instanceof FileTooLargeError
-              ? new ApiError(ErrorName.RequestTooLarge, `The file is larger than ${limit} bytes`, {
-                  file: `must be at most ${limit} bytes`,
-                })
-              : error,
-          );
-          return null;
-        },
-      );
+        fail(error);
+        return null;
+      };
+      file = (async () => beforeFile({ ...fields }))().then((answer) => {
+        context = answer;
+        if (failure) return refuse(failure);
+        const limit = Math.min(maxBytes, limitFor(answer));
+        return receiveFile(stream, limit).then(
+          (incoming) => ({ ...incoming, filename: info.filename ?? '', fieldName }),
+          (error: unknown) =>
+            refuse(
+              error instanceof FileTooLargeError
+                ? new ApiError(ErrorName.RequestTooLarge, `The file is larger than ${limit} bytes`, {
+                    file: `must be at most ${limit} bytes`,
+                  })
+                : error,
+            ),
+        );
+      }, refuse);
     });
     parser.on('partsLimit', () => fail(ApiError.invalid({ body: 'has too many parts (one file and at most 20 fields)' })));
     parser.on('filesLimit', () => fail(ApiError.invalid({ file: 'only one file may be sent' })));

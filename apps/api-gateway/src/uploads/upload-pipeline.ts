@@ -3,10 +3,11 @@ import { ApiError, assertKnownParameters, ErrorName, parseContract, type Caller 
 import {
   checkFileContent,
   contentTypeOf,
-  newStorageKey,
+  newStorageNonce,
   sanitizeFilename,
   sniffImage,
   STORAGE_DRIVER,
+  StoredUploadSigner,
   type StorageDriver,
 } from '@crm/storage';
 import type { IncomingMessage } from 'node:http';
@@ -25,9 +26,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /**
  * Routes that take a file (`upload` in their declaration; decisions.md "Attachments"). The bytes
  * stop here: a multipart file part, or a photo's base64 `image`, is checked (size, type by its
- * first bytes) and streamed to the storage driver under `<owner id>/<time>/<name>`; crm-core then
- * gets the stored key over NATS, never the bytes, checks the file again and records it (deleting
- * the bytes when it refuses). A JSON body with `key` (a file uploaded through the form of GET
+ * first bytes) and streamed to the storage driver under `<owner id>/<nonce>.<mac>/<name>`, a key
+ * bound to the caller's account and the owner (StoredUploadSigner); crm-core then gets the stored
+ * key over NATS, never the bytes, checks the file again and records it. The gateway removes what
+ * it stored when crm-core refuses, and a photo's or logo's upload in any case (crm-core keeps a
+ * square copy). A JSON body with `key` (a file uploaded through the form of GET
  * /attachments/s3_form) goes through the ordinary pipeline.
  */
 @Injectable()
@@ -37,6 +40,7 @@ export class UploadPipeline {
     private readonly api: ApiService,
     private readonly config: GatewayConfig,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
+    private readonly keys: StoredUploadSigner,
   ) {}
 
   async run(
@@ -77,10 +81,16 @@ export class UploadPipeline {
         if (!check.ok) throw unsupported('file', check.reason);
         contentType = check.contentType;
       }
-      const key = newStorageKey(received.context as string, image ? 'upload' : filename);
+      const key = this.keys.key(
+        image ? 'image' : 'file',
+        caller.account_id,
+        received.context as string,
+        image ? 'upload' : filename,
+        newStorageNonce(),
+      );
       await this.storage.putFile(key, file.path, file.size, contentType);
       const { file: _file, image: _image, key: _key, ...rest } = fields;
-      return await this.withStoredFile(key, () => this.api.handle(caller, resolved, { ...input, body: { ...rest, key } }));
+      return await this.withStoredFile(key, image, () => this.api.handle(caller, resolved, { ...input, body: { ...rest, key } }));
     } finally {
       await file.discard();
     }
@@ -95,19 +105,21 @@ export class UploadPipeline {
     if (!sniffImage(data)) throw unsupported('image', 'must be a PNG, JPEG, GIF or WebP image');
     const owner = ownerOf(resolved.params, {});
     if (!owner) throw ApiError.notFound('Not found');
-    const key = newStorageKey(owner, 'upload');
+    const key = this.keys.key('image', caller.account_id, owner, 'upload', newStorageNonce());
     await this.storage.putBuffer(key, data, contentTypeOf('upload'));
     const { image: _image, ...rest } = body;
-    return this.withStoredFile(key, () => this.api.handle(caller, resolved, { ...input, body: { ...rest, key } }));
+    return this.withStoredFile(key, true, () => this.api.handle(caller, resolved, { ...input, body: { ...rest, key } }));
   }
 
-  /** Calls crm-core about a stored file; the file is removed when the call fails. */
-  private async withStoredFile<T>(key: string, call: () => Promise<T>): Promise<T> {
+  /** Calls crm-core about a stored file; the file is removed when the call fails, or always when it is a photo's or logo's upload. */
+  private async withStoredFile<T>(key: string, always: boolean, call: () => Promise<T>): Promise<T> {
+    let kept = false;
     try {
-      return await call();
-    } catch (error) {
-      await this.storage.delete(key).catch(() => undefined);
-      throw error;
+      const answer = await call();
+      kept = !always;
+      return answer;
+    } finally {
+      if (!kept) await this.storage.delete(key).catch(() => undefined);
     }
   }
 }

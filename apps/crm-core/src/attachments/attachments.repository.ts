@@ -33,6 +33,22 @@ export interface NewAttachment {
   contentType: string | null;
 }
 
+export interface NewUploadForm {
+  key: string;
+  accountId: string;
+  contactId: string;
+  maxBytes: number;
+  expiresInSeconds: number;
+}
+
+export interface UploadFormRow {
+  storage_key: string;
+  contact_id: string;
+  max_bytes: number;
+  open: boolean;
+  registered: boolean;
+}
+
 /** Every SQL statement of stored files: attachments' rows, pinned lists, photos and logos, the purge queue. */
 @Injectable()
 export class AttachmentsRepository {
@@ -54,13 +70,58 @@ export class AttachmentsRepository {
     return (await many(db, sql`SELECT 1 FROM crm.attachments WHERE storage_key = ${key}`)).length > 0;
   }
 
-  /** Bytes of the account's stored attachments. */
+  /**
+   * Bytes the account uses: its stored attachments, and what its upload forms reserve until they
+   * are purged (an upload not registered yet counts; decisions.md "Upload forms").
+   */
   async storedBytes(db: Db, accountId: string): Promise<number> {
     const row = await one<{ total: string }>(
       db,
-      sql`SELECT coalesce(sum(size), 0)::bigint AS total FROM crm.attachments WHERE account_id = ${accountId} AND storage_key IS NOT NULL`,
+      sql`SELECT (SELECT coalesce(sum(size), 0) FROM crm.attachments WHERE account_id = ${accountId} AND storage_key IS NOT NULL)
+            + (SELECT coalesce(sum(max_bytes), 0) FROM crm.upload_forms WHERE account_id = ${accountId}) AS total`,
     );
     return Number(row.total);
+  }
+
+  /** Serializes the account's quota decisions (form reservations) until the transaction ends. */
+  async lockQuota(db: Db, accountId: string): Promise<void> {
+    await execute(db, sql`SELECT pg_advisory_xact_lock(hashtext('crm.upload_quota'), hashtext(${accountId}))`);
+  }
+
+  async insertUploadForm(db: Db, form: NewUploadForm): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO crm.upload_forms (storage_key, account_id, contact_id, max_bytes, expires_at)
+          VALUES (${form.key}, ${form.accountId}, ${form.contactId}, ${form.maxBytes}, now() + make_interval(secs => ${form.expiresInSeconds}::int))`,
+    );
+  }
+
+  /** The account's upload form of this key, locked for the transaction; undefined for any other key. */
+  uploadForm(db: Db, accountId: string, key: string): Promise<UploadFormRow | undefined> {
+    return maybeOne(
+      db,
+      sql`SELECT storage_key, contact_id, max_bytes::int AS max_bytes, expires_at > now() AS open, registered_at IS NOT NULL AS registered
+          FROM crm.upload_forms WHERE storage_key = ${key} AND account_id = ${accountId} FOR UPDATE`,
+    );
+  }
+
+  /** The form's file was registered (copied to the attachment's key): its key is queued for removal, the row kept until it expires. */
+  async uploadFormRegistered(db: Db, accountId: string, key: string): Promise<void> {
+    await execute(db, sql`UPDATE crm.upload_forms SET registered_at = now() WHERE storage_key = ${key}`);
+    await this.queueKey(db, accountId, key);
+  }
+
+  /** Forms expired more than `graceSeconds` ago (an upload begun before the expiry has ended), locked for this transaction. */
+  expiredUploadForms(db: Db, graceSeconds: number, limit: number): Promise<Array<{ storage_key: string }>> {
+    return many(
+      db,
+      sql`SELECT storage_key FROM crm.upload_forms WHERE expires_at < now() - make_interval(secs => ${graceSeconds}::int)
+          ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    );
+  }
+
+  async removeUploadForms(db: Db, keys: readonly string[]): Promise<void> {
+    if (keys.length > 0) await execute(db, sql`DELETE FROM crm.upload_forms WHERE storage_key = ANY(${keys}::text[])`);
   }
 
   async insert(db: Db, a: NewAttachment): Promise<string> {

@@ -18,11 +18,12 @@ import {
 } from '@crm/contracts';
 import {
   checkFileContent,
-  isValidStorageKey,
   makeThumbnail,
+  newStorageKey,
   sanitizeFilename,
   SNIFF_BYTES,
   STORAGE_DRIVER,
+  StoredUploadSigner,
   type StorageDriver,
 } from '@crm/storage';
 import { DataSource } from 'typeorm';
@@ -59,21 +60,53 @@ export class AttachmentsService {
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly purger: StoragePurger,
     private readonly config: CrmCoreConfig,
+    private readonly uploads: StoredUploadSigner,
   ) {}
 
+  /**
+   * A form for one file of a contact (decisions.md "Upload forms"): the key is chosen here
+   * (`<contact_id>/<nonce>/<name>`), recorded with its expiry, and its size reserved from the
+   * account's quota until the form is purged; the form's size is what the quota leaves, at most
+   * ATTACHMENT_MAX_BYTES, and none is given when nothing is left.
+   */
   async uploadForm(caller: Caller, request: UploadFormRequest): Promise<UploadFormReply> {
     const contact = await findContact(this.dataSource.manager, caller.account_id, request.contact_id, { field: 'contact_id' });
-    const form = await this.storage.uploadForm(`${contact.id}/`, this.config.ATTACHMENT_MAX_BYTES, this.config.UPLOAD_FORM_TTL_SECONDS);
+    const key = newStorageKey(contact.id, sanitizeFilename(request.filename ?? 'file'));
+    const quota = this.config.STORAGE_QUOTA_BYTES;
+    const { maxBytes, used } = await this.dataSource.transaction(async (tx) => {
+      await this.attachments.lockQuota(tx, caller.account_id);
+      const stored = await this.attachments.storedBytes(tx, caller.account_id);
+      const maxBytes = Math.min(this.config.ATTACHMENT_MAX_BYTES, quota - stored);
+      if (maxBytes <= 0)
+        throw ApiError.invalid({
+          contact_id: `the account's storage quota (${displayBytes(quota)}) is used up; delete attachments, or wait for unused upload forms to expire`,
+        });
+      await this.attachments.insertUploadForm(tx, {
+        key,
+        accountId: caller.account_id,
+        contactId: contact.id,
+        maxBytes,
+        expiresInSeconds: this.config.UPLOAD_FORM_TTL_SECONDS,
+      });
+      return { maxBytes, used: stored + maxBytes };
+    });
+    const form = await this.storage.uploadForm(key, maxBytes, this.config.UPLOAD_FORM_TTL_SECONDS);
     return {
-      quota: this.config.STORAGE_QUOTA_BYTES,
-      display_quota: displayBytes(this.config.STORAGE_QUOTA_BYTES),
-      used: await this.attachments.storedBytes(this.dataSource.manager, caller.account_id),
-      max_file_size: this.config.ATTACHMENT_MAX_BYTES,
+      quota,
+      display_quota: displayBytes(quota),
+      used,
+      max_file_size: maxBytes,
       url: form.url,
       fields: form.fields,
     };
   }
 
+  /**
+   * Registers a stored file: a file the gateway stored from this request (its key bound to the
+   * account and the record or its contact), or the file of an upload form of the record's contact,
+   * which is copied to a key no form names. Nothing a request names is ever deleted here: the
+   * gateway removes its own upload when this refuses, and a form's key is purged when it expires.
+   */
   async create(caller: Caller, request: CreateAttachmentRequest): Promise<AttachmentReply> {
     const db = this.dataSource.manager;
     const { type, id: referenceId } = referenceOf(request);
@@ -84,56 +117,10 @@ export class AttachmentsService {
 
     if (request.key === undefined) return this.createExternal(caller, request, type, record);
     const key = request.key;
-    const owner = key.split('/', 1)[0];
-    if (!isValidStorageKey(key) || (owner !== record.contact_id && owner !== record.id))
-      throw ApiError.invalid({ key: 'must be the key of a file uploaded for this contact (<contact_id>/<timestamp>/<filename>)' });
-    if (await this.attachments.keyTaken(db, key)) throw new ApiError(ErrorName.Conflict, 'This file is attached already');
-
-    const stored = await this.storage.stat(key);
-    if (!stored) throw ApiError.invalid({ key: 'no uploaded file has this key' });
-    const storedName = key.slice(key.lastIndexOf('/') + 1);
-    if (stored.size > this.config.ATTACHMENT_MAX_BYTES) {
-      await this.storage.delete(key);
-      throw new ApiError(ErrorName.RequestTooLarge, `The file is larger than ${this.config.ATTACHMENT_MAX_BYTES} bytes`, {
-        file: `must be at most ${this.config.ATTACHMENT_MAX_BYTES} bytes`,
-      });
-    }
-    if ((await this.attachments.storedBytes(db, caller.account_id)) + stored.size > this.config.STORAGE_QUOTA_BYTES) {
-      await this.storage.delete(key);
-      throw ApiError.invalid({ file: `the account's storage quota (${displayBytes(this.config.STORAGE_QUOTA_BYTES)}) is used up` });
-    }
-    const check = checkFileContent(storedName, await this.storage.readStart(key, SNIFF_BYTES));
-    if (!check.ok) {
-      await this.storage.delete(key);
-      throw new ApiError(ErrorName.UnsupportedMediaType, `The file cannot be attached: ${check.reason}`, { file: check.reason });
-    }
-    const thumbnailKey = check.image ? await this.thumbnail(key) : null;
-
-    try {
-      const id = await this.dataSource.transaction(async (tx) => {
-        // The record may have gone while the file was checked.
-        if (!(await this.attachments.findRecord(tx, caller.account_id, type, record.id)))
-          throw ApiError.notFound(`The ${type} was deleted`);
-        return this.attachments.insert(tx, {
-          accountId: caller.account_id,
-          type,
-          recordId: record.id,
-          contactId: record.contact_id,
-          filename: sanitizeFilename(request.name ?? storedName),
-          size: stored.size,
-          storageProvider: this.storage.provider,
-          url: '',
-          storageKey: key,
-          thumbnailKey,
-          contentType: check.contentType,
-        });
-      });
-      return { attachment: await this.load(caller, id) };
-    } catch (error) {
-      if (isUniqueViolation(error, 'attachments_storage_key_idx')) throw new ApiError(ErrorName.Conflict, 'This file is attached already');
-      if (thumbnailKey) await this.storage.delete(thumbnailKey);
-      throw error;
-    }
+    const direct =
+      this.uploads.verify('file', caller.account_id, record.id, key) ||
+      this.uploads.verify('file', caller.account_id, record.contact_id, key);
+    return direct ? this.registerStored(caller, request, type, record, key) : this.registerFormUpload(caller, request, type, record, key);
   }
 
   async update(caller: Caller, request: UpdateAttachmentRequest): Promise<AttachmentDto> {
@@ -177,6 +164,122 @@ export class AttachmentsService {
     return { pinned_attachments: rows.map((row) => toAttachmentDto(row)), ...pageInfo(total, page, perPage) };
   }
 
+  /** A file the gateway stored from this request: checked and recorded under its own key. */
+  private async registerStored(
+    caller: Caller,
+    request: CreateAttachmentRequest,
+    type: AttachmentReferenceType,
+    record: { id: string; contact_id: string },
+    key: string,
+  ): Promise<AttachmentReply> {
+    const db = this.dataSource.manager;
+    if (await this.attachments.keyTaken(db, key)) throw new ApiError(ErrorName.Conflict, 'This file is attached already');
+    const stored = await this.storage.stat(key);
+    if (!stored) throw ApiError.invalid({ key: 'no uploaded file has this key' });
+    const filename = sanitizeFilename(request.name ?? key.slice(key.lastIndexOf('/') + 1));
+    const check = await this.checkStored(caller, key, filename, stored.size, 0);
+    return this.record(caller, type, record, { key, filename, size: stored.size, contentType: check.contentType, image: check.image });
+  }
+
+  /** The file of an upload form of the record's contact: checked, copied to a key of its own, the form marked registered. */
+  private async registerFormUpload(
+    caller: Caller,
+    request: CreateAttachmentRequest,
+    type: AttachmentReferenceType,
+    record: { id: string; contact_id: string },
+    key: string,
+  ): Promise<AttachmentReply> {
+    const db = this.dataSource.manager;
+    const form = await this.attachments.uploadForm(db, caller.account_id, key);
+    if (!form || form.contact_id !== record.contact_id)
+      throw ApiError.invalid({
+        key: `must be the key field of a form of GET /attachments/s3_form for the ${type}'s contact, or send the file as multipart`,
+      });
+    if (form.registered) throw new ApiError(ErrorName.Conflict, 'This file is attached already');
+    if (!form.open) throw ApiError.invalid({ key: 'the upload form has expired; upload the file again with a new form' });
+    const stored = await this.storage.stat(key);
+    if (!stored) throw ApiError.invalid({ key: 'no uploaded file has this key' });
+    if (stored.size > form.max_bytes)
+      throw new ApiError(ErrorName.RequestTooLarge, `The file is larger than its form's ${form.max_bytes} bytes`, {
+        file: `must be at most ${form.max_bytes} bytes`,
+      });
+    const filename = sanitizeFilename(request.name ?? key.slice(key.lastIndexOf('/') + 1));
+    const check = await this.checkStored(caller, key, filename, stored.size, form.max_bytes);
+    const target = newStorageKey(record.contact_id, filename);
+    await this.storage.copy(key, target);
+    return this.record(
+      caller,
+      type,
+      record,
+      { key: target, filename, size: stored.size, contentType: check.contentType, image: check.image },
+      key,
+    );
+  }
+
+  /** Size, quota (less what the file's own form reserves) and type by the first bytes. */
+  private async checkStored(caller: Caller, key: string, filename: string, size: number, reserved: number) {
+    if (size > this.config.ATTACHMENT_MAX_BYTES)
+      throw new ApiError(ErrorName.RequestTooLarge, `The file is larger than ${this.config.ATTACHMENT_MAX_BYTES} bytes`, {
+        file: `must be at most ${this.config.ATTACHMENT_MAX_BYTES} bytes`,
+      });
+    if (
+      (await this.attachments.storedBytes(this.dataSource.manager, caller.account_id)) - reserved + size >
+      this.config.STORAGE_QUOTA_BYTES
+    )
+      throw ApiError.invalid({ file: `the account's storage quota (${displayBytes(this.config.STORAGE_QUOTA_BYTES)}) is used up` });
+    const check = checkFileContent(filename, await this.storage.readStart(key, SNIFF_BYTES));
+    if (!check.ok)
+      throw new ApiError(ErrorName.UnsupportedMediaType, `The file cannot be attached: ${check.reason}`, { file: check.reason });
+    return check;
+  }
+
+  /**
+   * Makes the thumbnail and inserts the row (with the form marked registered, when `formKey`); the
+   * keys written here (a copy, a thumbnail) are removed again when that fails.
+   */
+  private async record(
+    caller: Caller,
+    type: AttachmentReferenceType,
+    record: { id: string; contact_id: string },
+    file: { key: string; filename: string; size: number; contentType: string; image: boolean },
+    formKey?: string,
+  ): Promise<AttachmentReply> {
+    let thumbnailKey: string | null = null;
+    try {
+      thumbnailKey = file.image ? await this.thumbnail(file.key) : null;
+      const id = await this.dataSource.transaction(async (tx) => {
+        // The record may have gone while the file was checked; the form may have been registered meanwhile.
+        if (!(await this.attachments.findRecord(tx, caller.account_id, type, record.id)))
+          throw ApiError.notFound(`The ${type} was deleted`);
+        if (formKey) {
+          const form = await this.attachments.uploadForm(tx, caller.account_id, formKey);
+          if (!form || form.registered) throw new ApiError(ErrorName.Conflict, 'This file is attached already');
+          await this.attachments.uploadFormRegistered(tx, caller.account_id, formKey);
+        }
+        return this.attachments.insert(tx, {
+          accountId: caller.account_id,
+          type,
+          recordId: record.id,
+          contactId: record.contact_id,
+          filename: file.filename,
+          size: file.size,
+          storageProvider: this.storage.provider,
+          url: '',
+          storageKey: file.key,
+          thumbnailKey,
+          contentType: file.contentType,
+        });
+      });
+      if (formKey) await this.purger.purgeNow();
+      return { attachment: await this.load(caller, id) };
+    } catch (error) {
+      if (thumbnailKey) await this.storage.delete(thumbnailKey).catch(() => undefined);
+      if (formKey) await this.storage.delete(file.key).catch(() => undefined);
+      if (isUniqueViolation(error, 'attachments_storage_key_idx')) throw new ApiError(ErrorName.Conflict, 'This file is attached already');
+      throw error;
+    }
+  }
+
   private async createExternal(
     caller: Caller,
     request: CreateAttachmentRequest,
@@ -202,7 +305,7 @@ export class AttachmentsService {
     return { attachment: await this.load(caller, id) };
   }
 
-  /** A 200 x 200 JPEG preview beside the file; an image sharp cannot read (or a decompression bomb) is refused. */
+  /** A 200 x 200 JPEG preview beside the file; an image sharp cannot read (or a decompression bomb) is refused (the file is left as it is). */
   private async thumbnail(key: string): Promise<string> {
     const source = await this.storage.read(key);
     if (!source) throw ApiError.invalid({ key: 'no uploaded file has this key' });
@@ -211,7 +314,6 @@ export class AttachmentsService {
       preview = await makeThumbnail(source);
     } catch {
       source.destroy();
-      await this.storage.delete(key);
       throw new ApiError(ErrorName.UnsupportedMediaType, 'The image cannot be read (damaged, or larger than 40 megapixels)', {
         file: 'must be a readable image of at most 40 megapixels',
       });

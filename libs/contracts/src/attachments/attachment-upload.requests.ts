@@ -11,17 +11,23 @@ export const EXTERNAL_LINK_TYPES = ['dropbox', 'google_drive', 'evernote'] as co
 /** Longest base64 `image` of a photo or logo: the 1 MiB JSON body holds about 750 KB of image. */
 export const MAX_IMAGE_BASE64_LENGTH = 1_048_576;
 
-/** GET /attachments/s3_form: an upload form for files of a contact. */
+/** GET /attachments/s3_form: an upload form for one file of a contact. */
 export class UploadFormRequest {
   @IsString({ message: 'contact_id is required' })
   @MaxLength(64, { message: 'contact_id must be a contact id' })
   contact_id: string;
+
+  /** The file's name, the last segment of the form's key (sanitized; default `file`: then register it with `name`). */
+  @IsOptional()
+  @IsString({ message: 'filename must be a string' })
+  @Length(1, 255, { message: 'filename must be 1 to 255 characters' })
+  filename?: string;
 }
 
 /**
  * POST /attachments, and POST /{notes,calls,meetings,deals}/{id}/attachments (the path's id is the
- * reference). `key` names a file uploaded through the form of GET /attachments/s3_form
- * (`<contact_id>/<timestamp>/<filename>`), or stored by the gateway from a multipart body; or,
+ * reference). `key` names a file uploaded through the form of GET /attachments/s3_form (the
+ * form's `key` field), or stored by the gateway from a multipart body; or,
  * for a file an external provider keeps, `link_type` with `external_url` instead of `key`.
  */
 export class CreateAttachmentRequest {

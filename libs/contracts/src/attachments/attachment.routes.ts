@@ -39,7 +39,7 @@ export const ATTACHMENT_ROUTES: readonly RouteDeclaration[] = [
     reply: 'UploadFormReply',
     successStatus: 200,
     summary:
-      "A pre-authorized upload form for a contact's files (POST the file to `url` with every field; key = <contact_id>/<timestamp>/<filename>)",
+      "A pre-authorized upload form for one file of a contact (POST the file to `url` with every field unchanged, then register the form's key)",
     tag: 'Attachments',
   },
   {
