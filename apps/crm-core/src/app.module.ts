@@ -27,6 +27,7 @@ import { PipelinesModule } from './pipelines/pipelines.module';
 import { ContactDocumentsModule } from './read-models/contact-documents.module';
 import { PredefinedActionsModule } from './predefined-actions/predefined-actions.module';
 import { PredefinedItemsModule } from './predefined-items/predefined-items.module';
+import { ReplicaReadsModule } from './database/replica-reads.module';
 import { RelationshipTypesModule } from './relationship-types/relationship-types.module';
 import { StatusesModule } from './statuses/statuses.module';
 import { SummaryModule } from './summary/summary.module';
@@ -42,6 +43,7 @@ export class AppModule {
         ServiceKitModule.forRoot(kit),
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(() => crmDataSource(config)),
+        ReplicaReadsModule,
         StorageModule.forRoot(config),
         AccountsModule,
         UsersModule,

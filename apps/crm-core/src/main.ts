@@ -9,6 +9,8 @@ import { listenOn, runService, startupConfig } from '@crm/service-kit';
 import { AppModule } from './app.module';
 import { CrmCoreConfig } from './config/crm-core.config';
 import { crmDataSource } from './database/crm-data-source';
+import { withReplicaReads } from './database/replica-reads';
+import { ReplicaReadsRunner } from './database/replica-reads.module';
 import { IdempotencyService } from './idempotency/idempotency.service';
 
 const SERVICE = 'crm-core';
@@ -35,7 +37,8 @@ void runService({
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
       verifyKeys: config.CALLER_VERIFY_KEYS,
       // Every write in one transaction, committed only with a reply that can be sent, with its Idempotency-Key.
-      around: app.get(IdempotencyService).around,
+      // Around that, reads pick the replica or the primary and writes answer with their commit position.
+      around: withReplicaReads(app.get(ReplicaReadsRunner).reads, app.get(IdempotencyService).around),
     });
     return app;
   },

@@ -43,6 +43,41 @@ export class CrmCoreConfig extends WithStorageSettings(DatabaseBackedConfig) {
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'CRM_DATABASE_URL must look like postgres://user@host:5432/db' })
   CRM_DATABASE_URL?: string;
 
+  /**
+   * crm-core's PostgreSQL streaming replica (a physical copy of the primary: the same role and
+   * database), for reads (docs/decisions.md "Reads from a replica"). Unset: every read on the primary.
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_REPLICA_URL must look like postgres://user@host:5432/db' })
+  DATABASE_REPLICA_URL?: string;
+
+  /**
+   * How far (ms) the replica may lag behind the primary and still serve reads: measured as the age
+   * of the newest primary WAL sample the replica has replayed. Past it, every read goes to the primary.
+   */
+  @IntEnv()
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  REPLICA_MAX_LAG_MS = 1000;
+
+  /** How often (ms) crm-core samples the primary's WAL position and the replica's replay position. */
+  @IntEnv()
+  @IsInt()
+  @Min(10)
+  @Max(10_000)
+  REPLICA_POLL_MS = 50;
+
+  /**
+   * How long (ms) a connection to the replica, or one of its position samples, may take before the
+   * replica counts as unreachable (reads go to the primary meanwhile).
+   */
+  @IntEnv()
+  @IsInt()
+  @Min(50)
+  @Max(30_000)
+  REPLICA_TIMEOUT_MS = 1000;
+
   /** Domain of the per-user BCC address that files emails into the CRM. */
   @Matches(/^[a-z0-9.-]+$/i)
   BCC_EMAIL_DOMAIN = 'bcc.crm.localhost';
@@ -58,7 +93,12 @@ export class CrmCoreConfig extends WithStorageSettings(DatabaseBackedConfig) {
   OUTBOX_RETENTION_HOURS = 24;
 
   check(): string[] {
-    return this.storageProblems();
+    const problems = this.storageProblems();
+    if (this.DATABASE_REPLICA_URL !== undefined && this.REPLICA_POLL_MS * 2 > this.REPLICA_MAX_LAG_MS)
+      problems.push(
+        `REPLICA_POLL_MS (${this.REPLICA_POLL_MS}) must be at most half of REPLICA_MAX_LAG_MS (${this.REPLICA_MAX_LAG_MS}): the measured lag is never below the sampling interval, so the replica would rarely serve reads`,
+      );
+    return problems;
   }
 
   get databaseUrl(): string {

@@ -1,4 +1,5 @@
 export * from './caller';
+export * from './read-consistency';
 export * from './rpc-message';
 export * from './subjects';
 export * from './write-idempotency';

@@ -13,6 +13,11 @@ export interface RpcRequest<P = unknown> {
    */
   list_format?: ListFormatChoice;
   /**
+   * On a read: the WAL position the data read must include (read-consistency.ts): crm-core reads
+   * from its replica only once it has replayed that far; `primary` or no value: from the primary.
+   */
+  read_after?: string;
+  /**
    * A write's Idempotency-Key, scoped, with the request's fingerprint: crm-core records the key's
    * outcome in the write's transaction and answers a repeat with it (docs/decisions.md
    * "Idempotency recorded with the write").
@@ -32,6 +37,8 @@ export interface RpcSuccess<D = unknown> {
    * (key '') and of each of its top-level records, for the gateway's ETag without parsing `data`.
    */
   data_versions?: Record<string, number>;
+  /** On a write's reply: the primary's WAL position after its commit (read-consistency.ts). */
+  commit_lsn?: string;
   /** The recorded outcome of an earlier request with the same Idempotency-Key, not a new write. */
   replayed?: true;
 }

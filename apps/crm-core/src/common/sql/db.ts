@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiError, ErrorName } from '@crm/contracts';
 import { deadlinePassed } from '@crm/observability';
 import type { EntityManager } from 'typeorm';
+import { noteAutocommit, readOnReplica } from '../../database/replica-reads';
 import type { SqlFragment } from './sql';
 
 /**
@@ -57,15 +58,23 @@ export function statementName(text: string): string {
 export async function run<T>(db: Db, statement: SqlFragment, options: QueryOptions = {}): Promise<{ rows: T[]; rowCount: number }> {
   if (deadlinePassed()) throw new ApiError(ErrorName.ServiceUnavailable, 'The request was abandoned: its caller stopped waiting');
   const { text, values } = statement.compile();
-  const own = db.queryRunner === undefined;
-  const runner = db.queryRunner ?? db.connection.createQueryRunner();
-  try {
-    const client = (await runner.connect()) as PgClient;
+  const query = async (client: PgClient) => {
     const result =
       options.plan === 'custom' && !options.prepare
         ? await withCustomPlans(client, () => client.query({ text, values }))
         : await client.query(options.prepare ? { name: statementName(text), text, values } : { text, values });
     return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+  };
+  const own = db.queryRunner === undefined;
+  // A read request's statement outside a transaction may run on the replica (decisions.md "Reads from a replica").
+  if (own) {
+    const fromReplica = await readOnReplica(query);
+    if (fromReplica) return fromReplica;
+  }
+  const runner = db.queryRunner ?? db.connection.createQueryRunner();
+  if (!runner.isTransactionActive) noteAutocommit();
+  try {
+    return await query((await runner.connect()) as PgClient);
   } catch (error) {
     throw withStatement(error, text, options.prepare ? statementName(text) : undefined);
   } finally {
