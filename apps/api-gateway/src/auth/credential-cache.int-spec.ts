@@ -2,15 +2,13 @@ import { hashApiKey, newId } from '@crm/common';
 import { ApiError, CacheInvalidation, CacheKeys, ErrorName, sealCredentialRecord, Subjects, type CredentialRecord } from '@crm/contracts';
 import type { RpcClient } from '@crm/messaging';
 import { createLogger, createMetricsRegistry } from '@crm/observability';
-import { createRedis } from '@crm/service-kit';
-import { uniqueNamespace } from '@crm/testing';
-import type { Redis } from 'ioredis';
+import { createRedis, primariesOf, type RedisClient } from '@crm/service-kit';
+import { redisTargets, uniqueNamespace } from '@crm/testing';
 import type { Registry } from 'prom-client';
 import { GatewayConfig } from '../config/gateway.config';
 import { CredentialsVerifier } from './credentials.verifier';
 
 const logger = createLogger('credential-cache-test', 'silent');
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Polls `check` every 5 ms until it holds; fails after `ms`. Returns how long it took. */
 async function until(check: () => boolean | Promise<boolean>, ms = 2000): Promise<number> {
@@ -22,12 +20,6 @@ async function until(check: () => boolean | Promise<boolean>, ms = 2000): Promis
   return Date.now() - start;
 }
 
-async function connect(url = REDIS_URL): Promise<Redis> {
-  const redis = createRedis(url, logger);
-  if (url === REDIS_URL && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
-  return redis;
-}
-
 const lookups = async (registry: Registry, source: string) =>
   (await registry.getSingleMetric('gateway_credential_lookups_total')!.get()).values.find((v) => v.labels.source === source)?.value ?? 0;
 
@@ -36,17 +28,25 @@ const lookups = async (registry: Registry, source: string) =>
  * played by hand: it writes a sealed record or a grant flag, then announces it on the channel
  * (credentials.cache.ts and grant-revocation.service.ts do both in one script).
  */
-describe('credential cache invalidated through Redis pub/sub (real Redis)', () => {
+describe.each(redisTargets())('credential cache invalidated through Redis pub/sub (real Redis, $name)', (target) => {
+  /** A client of the target (waits until ready), or of `url` (a single server that may be down). */
+  async function connect(url?: string): Promise<RedisClient> {
+    const redis = createRedis(url ?? target.url(), logger, { cluster: url === undefined && target.cluster });
+    if (url === undefined && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    return redis;
+  }
+
   const namespace = uniqueNamespace('credcache');
   const config = Object.assign(new GatewayConfig(), { CRM_NAMESPACE: namespace, CREDENTIAL_CACHE_MAX_LAG_MS: 300 });
   const rpc = { request: jest.fn() };
-  const opened: Array<{ verifier: CredentialsVerifier; redis: Redis }> = [];
-  let writer: Redis;
+  const opened: Array<{ verifier: CredentialsVerifier; redis: RedisClient }> = [];
+  let writer: RedisClient;
   let version = 1;
 
   beforeAll(async () => {
+    await target.start();
     writer = await connect();
-  });
+  }, 120_000);
 
   beforeEach(() => {
     rpc.request.mockReset();
@@ -60,12 +60,15 @@ describe('credential cache invalidated through Redis pub/sub (real Redis)', () =
     }
   });
 
-  afterAll(() => writer.disconnect());
+  afterAll(async () => {
+    writer.disconnect();
+    await target.stop();
+  });
 
   /** A gateway replica: its own Redis connection, verifier and subscriber; live before it returns. */
   async function replica(
     options: { url?: string; live?: boolean } = {},
-  ): Promise<{ verifier: CredentialsVerifier; redis: Redis; registry: Registry }> {
+  ): Promise<{ verifier: CredentialsVerifier; redis: RedisClient; registry: Registry }> {
     const redis = await connect(options.url);
     const registry = createMetricsRegistry('t');
     const verifier = new CredentialsVerifier(redis, rpc as unknown as RpcClient, config, logger, registry);
@@ -162,9 +165,9 @@ describe('credential cache invalidated through Redis pub/sub (real Redis)', () =
     for (const { verifier } of [first, second]) {
       await until(async () => !(await verifier.tokenStatus(userId, grantId)).revoked && verifier.cache.grantRevoked(grantId) === false);
     }
-    const mget = jest.spyOn(first.redis, 'mget');
+    const get = jest.spyOn(first.redis, 'get');
     expect((await first.verifier.tokenStatus(userId, grantId)).revoked).toBe(false);
-    expect(mget).not.toHaveBeenCalled();
+    expect(get).not.toHaveBeenCalled();
     await writer.set(CacheKeys.revokedGrant(namespace, grantId), '1', 'EX', 60);
     await writer.publish(CacheKeys.invalidations(namespace), CacheInvalidation.grant(grantId));
     for (const { verifier } of [first, second]) {
@@ -190,14 +193,21 @@ describe('credential cache invalidated through Redis pub/sub (real Redis)', () =
     await publishRecord(userId, 'old-key');
     await warm(verifier, userId, 'old-key');
 
-    const clients = (await writer.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
-    const id = clients
-      .split('\n')
-      .find((line) => line.includes(` name=${namespace}:auth-invalidations `))
-      ?.match(/^id=(\d+)/)?.[1];
-    expect(id).toBeDefined();
-    // Dropped, and the change lands while nobody listens: the announcement is lost.
-    await writer.client('KILL', 'ID', id!);
+    // Dropped (on a cluster: one of its connections, to one primary), and the change lands
+    // while nobody listens there: the announcement is lost.
+    let killed = 0;
+    for (const node of primariesOf(writer)) {
+      const clients = (await node.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
+      const id = clients
+        .split('\n')
+        .find((line) => line.includes(` name=${namespace}:auth-invalidations `))
+        ?.match(/^id=(\d+)/)?.[1];
+      if (id === undefined) continue;
+      await node.client('KILL', 'ID', id);
+      killed += 1;
+      break;
+    }
+    expect(killed).toBe(1);
     await until(() => !verifier.cache.isLive(), 1000);
     await publishRecord(userId, 'new-key');
     const get = jest.spyOn(redis, 'get');
@@ -218,8 +228,8 @@ describe('credential cache invalidated through Redis pub/sub (real Redis)', () =
     const userId = newId();
     await publishRecord(userId, 'k');
     await warm(verifier, userId, 'k');
-    const subscriber = (verifier.cache as unknown as { subscriber: Redis }).subscriber;
-    jest.spyOn(subscriber, 'ping').mockReturnValue(new Promise<'PONG'>(() => undefined));
+    const [subscriber] = verifier.cache.subscribers();
+    jest.spyOn(subscriber!, 'ping').mockReturnValue(new Promise<'PONG'>(() => undefined));
     const lapsed = await until(() => !verifier.cache.isLive(), 1000);
     expect(lapsed).toBeLessThanOrEqual(config.CREDENTIAL_CACHE_MAX_LAG_MS + 50);
     const get = jest.spyOn(redis, 'get');
@@ -248,4 +258,67 @@ describe('credential cache invalidated through Redis pub/sub (real Redis)', () =
     await expect(verifier.verifyApiKey(userId, 'k')).rejects.toBeInstanceOf(ApiError);
     expect(verifier.cache.isLive()).toBe(false);
   });
+
+  if (target.cluster) {
+    it('on a cluster, subscribes on every primary and hears the announcements from each', async () => {
+      const { verifier } = await replica();
+      const primaries = primariesOf(writer).map((node) => node.options.port);
+      expect(primaries).toHaveLength(3);
+      expect(
+        verifier.cache
+          .subscribers()
+          .map((s) => s.options.port)
+          .sort(),
+      ).toEqual([...primaries].sort());
+      // An announcement from any primary's slot reaches it: one user per primary.
+      const users: string[] = [];
+      const owners = new Set<number>();
+      while (owners.size < 3) {
+        const userId = newId();
+        const owner = (await target.redisCluster().primaryOf(CacheKeys.credentials(namespace, userId))).port;
+        if (!owners.has(owner)) users.push(userId);
+        owners.add(owner);
+      }
+      for (const userId of users) await publishRecord(userId, 'k1');
+      for (const userId of users) await warm(verifier, userId, 'k1');
+      for (const userId of users) await publishRecord(userId, 'k2');
+      for (const userId of users) await until(() => refused(verifier, userId, 'k1'), 1000);
+    });
+
+    it('after the primary of a record is killed, errs for a short while, then answers right from the new primary', async () => {
+      const { verifier } = await replica();
+      const userId = newId();
+      await publishRecord(userId, 'before');
+      await warm(verifier, userId, 'before');
+      const cluster = target.redisCluster();
+      const { killed, promoted } = await cluster.killPrimaryOf(CacheKeys.credentials(namespace, userId));
+      // The connection to the killed primary is gone: the cache was emptied (nothing kept from before).
+      expect(verifier.cache.record(userId)).toBeUndefined();
+      // The auth-server's side writes the change once Redis answers again (the writer recovers too).
+      await until(
+        async () =>
+          publishRecord(userId, 'after').then(
+            () => true,
+            () => false,
+          ),
+        20_000,
+      );
+      await until(
+        async () =>
+          (await refused(verifier, userId, 'before')) &&
+          (await verifier.verifyApiKey(userId, 'after').then(
+            () => true,
+            () => false,
+          )),
+        20_000,
+      );
+      // Back in memory, subscribed to the promoted primary and no longer to the killed one.
+      await until(() => verifier.cache.isLive(), 10_000);
+      const ports = verifier.cache.subscribers().map((s) => s.options.port);
+      expect(ports).toContain(promoted.port);
+      expect(ports).not.toContain(killed.port);
+      await warm(verifier, userId, 'after');
+      await cluster.restart(killed.port);
+    }, 120_000);
+  }
 });
