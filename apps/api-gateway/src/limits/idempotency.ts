@@ -8,11 +8,13 @@ import { GatewayConfig } from '../config/gateway.config';
 /** decisions.md "Beyond the spec": a repeat within 24 hours returns the first response. */
 export const IDEMPOTENCY_TTL_MS = IDEMPOTENCY_RETENTION_HOURS * 3600 * 1000;
 /**
- * How long a pending record holds its key: longer than any request runs (the RPC deadline), so a
- * gateway that stopped mid-request frees its keys within a minute, not a day. For crm-core's
- * routes that is safe whatever happened: crm-core decides a repeat from its own record.
+ * How long a pending record holds its key: longer than any request runs, so a gateway that stopped
+ * mid-request frees its keys within a minute, not a day. For crm-core's routes it is the RPC
+ * deadline and a margin: a repeat after a gateway crash waits less than WAIT_FOR_FIRST_MS, then
+ * goes to crm-core, which decides from its own record whatever happened.
  */
 export const IDEMPOTENCY_PENDING_TTL_MS = 60_000;
+const PENDING_MARGIN_MS = 3000;
 /** How long a repeat waits for the first request with its key to finish. */
 const WAIT_FOR_FIRST_MS = 15_000;
 const POLL_MS = 50;
@@ -127,7 +129,10 @@ export class IdempotencyStore {
     const owner = randomBytes(12).toString('hex');
     let claimed: boolean;
     try {
-      const stored = await this.claim(redisKey, owner, fingerprint);
+      const pendingTtl = options.recordedByService
+        ? Math.min(this.config.RPC_TIMEOUT_MS + PENDING_MARGIN_MS, IDEMPOTENCY_PENDING_TTL_MS)
+        : IDEMPOTENCY_PENDING_TTL_MS;
+      const stored = await this.claim(redisKey, owner, fingerprint, pendingTtl);
       if (stored !== undefined) return stored;
       claimed = true;
     } catch (error) {
@@ -161,11 +166,11 @@ export class IdempotencyStore {
    * stored response, or 409 for another request, a secret, a response too large to keep, or a
    * first request still running after WAIT_FOR_FIRST_MS.
    */
-  private async claim(redisKey: string, owner: string, fingerprint: string): Promise<IdempotentOutcome | undefined> {
+  private async claim(redisKey: string, owner: string, fingerprint: string, pendingTtl: number): Promise<IdempotentOutcome | undefined> {
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
       const pending: PendingRecord = { state: 'pending', fingerprint, owner };
-      const claimed = await this.guard(() => this.redis.set(redisKey, JSON.stringify(pending), 'PX', IDEMPOTENCY_PENDING_TTL_MS, 'NX'));
+      const claimed = await this.guard(() => this.redis.set(redisKey, JSON.stringify(pending), 'PX', pendingTtl, 'NX'));
       if (claimed === 'OK') return undefined;
       const raw = await this.guard(() => this.redis.get(redisKey));
       if (raw === null) continue; // the first request ended without an answer and let go of the key: take it
