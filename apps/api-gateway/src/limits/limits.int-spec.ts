@@ -1,8 +1,7 @@
 import { ErrorName } from '@crm/contracts';
 import { createLogger, createMetricsRegistry } from '@crm/observability';
-import { createRedis } from '@crm/service-kit';
-import { uniqueNamespace } from '@crm/testing';
-import type { Redis } from 'ioredis';
+import { createRedis, type RedisClient } from '@crm/service-kit';
+import { redisTargets, uniqueNamespace } from '@crm/testing';
 import type { Registry } from 'prom-client';
 import { GatewayConfig } from '../config/gateway.config';
 import { IDEMPOTENCY_MAX_STORED_BYTES, IdempotencyStore, requestFingerprint } from './idempotency';
@@ -27,20 +26,22 @@ async function withinOneMinute(): Promise<void> {
 const counter = async (registry: Registry, result: string) =>
   (await registry.getSingleMetric('gateway_rate_limit_decisions_total')!.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
 
-describe('per-user limits and idempotency keys (real Redis)', () => {
-  let redis: Redis;
-  let deadRedis: Redis;
+describe.each(redisTargets())('per-user limits and idempotency keys (real Redis, $name)', (target) => {
+  let redis: RedisClient;
+  let deadRedis: RedisClient;
 
   beforeAll(async () => {
-    redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', logger);
+    await target.start();
+    redis = createRedis(target.url(), logger, { cluster: target.cluster });
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     // Nothing listens on port 1: every command fails at once.
     deadRedis = createRedis('redis://127.0.0.1:1', logger);
-  });
+  }, 120_000);
 
-  afterAll(() => {
+  afterAll(async () => {
     redis.disconnect();
     deadRedis.disconnect();
+    await target.stop();
   });
 
   describe('RateLimiter', () => {
@@ -79,6 +80,49 @@ describe('per-user limits and idempotency keys (real Redis)', () => {
       expect(fourth.kind).toBe('allowed');
       expect(await counter(registry, 'too_many_concurrent')).toBe(1);
     });
+
+    if (target.cluster) {
+      it("keeps a user's counter and leases in one slot (the script would fail with CROSSSLOT), one slot per user", async () => {
+        const limiter = new RateLimiter(redis, config({ RATE_LIMIT_PER_MINUTE: 3, RATE_LIMIT_CONCURRENT: 5 }), logger, createMetricsRegistry('t'));
+        const ns = (limiter as unknown as { config: GatewayConfig }).config.CRM_NAMESPACE;
+        await withinOneMinute();
+        const verdicts = [await limiter.acquire('u-slot'), await limiter.acquire('u-slot'), await limiter.acquire('u-slot')];
+        expect(verdicts.map((v) => v.kind)).toEqual(['allowed', 'allowed', 'allowed']);
+        expect(verdicts.map((v) => v.headers['X-RateLimit-Remaining'])).toEqual(['2', '1', '0']);
+        const window = Math.floor(Date.now() / 60_000);
+        const slots = await Promise.all(
+          [`${ns}:gw:rate:{u-slot}:${window}`, `${ns}:gw:inflight:{u-slot}`].map(async (key) =>
+            Number(await redis.cluster('KEYSLOT', key)),
+          ),
+        );
+        expect(slots[0]).toBe(slots[1]);
+        expect(await redis.zcard(`${ns}:gw:inflight:{u-slot}`)).toBe(3);
+      });
+
+      it('fails open while the primary of a user is killed, then counts again on the promoted replica', async () => {
+        const registry = createMetricsRegistry('t');
+        const limiter = new RateLimiter(redis, config({ RATE_LIMIT_PER_MINUTE: 100, RATE_LIMIT_CONCURRENT: 100 }), logger, registry);
+        const ns = (limiter as unknown as { config: GatewayConfig }).config.CRM_NAMESPACE;
+        expect((await limiter.acquire('u-failover')).headers['X-RateLimit-Limit']).toBe('100');
+        const cluster = target.redisCluster();
+        const { killed } = await cluster.killPrimaryOf(`${ns}:gw:inflight:{u-failover}`);
+        // Requests keep passing while the slot has no primary the client knows (fail open, counted),
+        // then the limiter counts again: the headers come back.
+        const deadline = Date.now() + 30_000;
+        let verdict = await limiter.acquire('u-failover');
+        while (verdict.headers['X-RateLimit-Limit'] === undefined && Date.now() < deadline) {
+          expect(verdict.kind).toBe('allowed');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          verdict = await limiter.acquire('u-failover');
+        }
+        expect(verdict.kind).toBe('allowed');
+        expect(verdict.headers['X-RateLimit-Limit']).toBe('100');
+        await withinOneMinute();
+        const [first, second] = [await limiter.acquire('u-failover'), await limiter.acquire('u-failover')];
+        expect(Number(second.headers['X-RateLimit-Remaining'])).toBe(Number(first.headers['X-RateLimit-Remaining']) - 1);
+        await cluster.restart(killed.port);
+      }, 120_000);
+    }
 
     it('fails open when Redis cannot answer, and counts it', async () => {
       const registry = createMetricsRegistry('t');
