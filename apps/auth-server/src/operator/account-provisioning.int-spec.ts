@@ -4,10 +4,9 @@ import { CacheKeys, ErrorName, namespacedSubject, openCredentialRecord, Subjects
 import { runMigrations } from '@crm/database';
 import { decodeRequest, encodeReply, RpcClient } from '@crm/messaging';
 import { createLogger } from '@crm/observability';
-import { createRedis } from '@crm/service-kit';
-import { createTestDatabase, uniqueNamespace, type TestDatabase } from '@crm/testing';
+import { createRedis, type RedisClient } from '@crm/service-kit';
+import { createTestDatabase, redisTargets, uniqueNamespace, type TestDatabase } from '@crm/testing';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { AuthServerConfig } from '../config/auth-server.config';
 import { CredentialsCache } from '../credentials/credentials.cache';
@@ -19,11 +18,11 @@ import { AccountProvisioningService } from './account-provisioning.service';
 
 const logger = createLogger('auth-test', 'silent');
 
-describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
+describe.each(redisTargets())('account provisioning saga (real PostgreSQL, Redis: $name, NATS)', (target) => {
   const namespace = uniqueNamespace('auth');
   let db: TestDatabase;
   let dataSource: DataSource;
-  let redis: Redis;
+  let redis: RedisClient;
   let nc: NatsConnection;
   let crmCore: Subscription | undefined;
   let provisioned: string[];
@@ -48,16 +47,19 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
   });
 
   beforeAll(async () => {
+    await target.start();
     db = await createTestDatabase('auth_saga');
     config = Object.assign(new AuthServerConfig(), {
       DATABASE_URL: db.url,
       CRM_NAMESPACE: namespace,
       PROVISIONING_RETRY_MS: 1000,
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_URL: target.url(),
+      REDIS_CLUSTER: target.cluster,
     });
     dataSource = authDataSource(config);
     await runMigrations(dataSource);
-    redis = createRedis(config.REDIS_URL, logger);
+    redis = createRedis(config.REDIS_URL, logger, { cluster: target.cluster });
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
     const hashing = new PasswordHashing(config, logger);
     identity = new IdentityRepository(dataSource, hashing);
@@ -70,7 +72,7 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
       logger,
       hashing,
     );
-  });
+  }, 120_000);
 
   beforeEach(() => {
     provisioned = [];
@@ -86,6 +88,7 @@ describe('account provisioning saga (real PostgreSQL, Redis, NATS)', () => {
     redis?.disconnect();
     if (dataSource?.isInitialized) await dataSource.destroy();
     await db?.drop();
+    await target.stop();
   });
 
   it('creates an active account whose API key hash is cached for the gateway', async () => {
