@@ -10,12 +10,14 @@ import { FilesController } from '../uploads/files.controller';
 import { UploadPipeline } from '../uploads/upload-pipeline';
 import { ApiPipeline } from './api-pipeline';
 import { ApiService } from './api.service';
+import { ReadPositions } from './read-positions';
 
 /** The API's parts; its routes are served by the API edge (edge/api-edge.ts), the public documents and files by controllers. */
 @Module({
   controllers: [RootController, DocsController, FilesController],
   providers: [
     ApiService,
+    ReadPositions,
     ApiPipeline,
     UploadPipeline,
     RateLimiter,
@@ -25,6 +27,6 @@ import { ApiService } from './api.service';
     ApiAuthenticator,
     { provide: RouteTable, useValue: new RouteTable() },
   ],
-  exports: [ApiPipeline, UploadPipeline, ApiAuthenticator, BearerTokenVerifier, RateLimiter, RouteTable],
+  exports: [ApiPipeline, UploadPipeline, ApiAuthenticator, BearerTokenVerifier, RateLimiter, RouteTable, ReadPositions],
 })
 export class ApiModule {}

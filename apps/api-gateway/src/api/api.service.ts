@@ -19,6 +19,7 @@ import { RpcClient } from '@crm/messaging';
 import { GatewayConfig } from '../config/gateway.config';
 import type { ResolvedRoute } from '../routing/route-table';
 import { acceptIfMatch } from './etag';
+import { ReadPositions } from './read-positions';
 
 export interface ApiInput {
   query: Record<string, unknown>;
@@ -37,6 +38,11 @@ export interface ApiInput {
    * with `listFormat`; MCP reads pin `paged`.
    */
   listFormat?: string;
+  /**
+   * A read's `read_after` (read-positions.ts), when the caller looked it up already (the REST edge
+   * starts it beside the rate-limit call); else looked up here for a read of crm-core.
+   */
+  readAfter?: Promise<string>;
   /** A POST's Idempotency-Key, scoped, with the request's fingerprint, for crm-core to record with the write (RpcRequest.idempotency). */
   idempotency?: WriteIdempotency;
 }
@@ -47,6 +53,7 @@ export class ApiService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly config: GatewayConfig,
+    private readonly positions: ReadPositions,
   ) {}
 
   async handle(
@@ -67,12 +74,19 @@ export class ApiService {
     const payload = parseContract(route.request, merged);
     const origin: HttpOrigin = { base_url: `${this.config.PUBLIC_URL}${API_PREFIX}`, query: input.rawQuery ?? '' };
     const idempotency = input.idempotency ? { idempotency: input.idempotency } : {};
+    // Read-your-writes: crm-core reads from its replica only once it has replayed this (decisions.md "Reads from a replica").
+    const readAfter = readsCrmCore(route) ? { read_after: await (input.readAfter ?? this.positions.lookup(caller)) } : {};
     const reply = await this.rpc
-      .call(route.subject, { caller, payload, origin, ...listFormat, ...idempotency }, undefined, { ifMatch, rawData: input.rawData })
+      .call(route.subject, { caller, payload, origin, ...listFormat, ...idempotency, ...readAfter }, undefined, {
+        ifMatch,
+        rawData: input.rawData,
+      })
       .catch((error: unknown) => {
         throw route.access === 'write' ? writeOutcomeUnknown(error, route, input.idempotency !== undefined) : error;
       });
     if (!reply.ok) throw ApiError.fromData(reply.error);
+    // Kept before the write is answered, so the client's next read, through any gateway, finds it.
+    if (reply.commit_lsn !== undefined) await this.positions.record(caller, reply.commit_lsn);
     const status = reply.http_status ?? route.successStatus;
     return { status, body: successEnvelope(reply.data, reply.summary), ...(reply.replayed ? { replayed: true } : {}) };
   }
@@ -113,4 +127,9 @@ export function writeOutcomeUnknown(error: unknown, route: RouteDeclaration, key
           ? 'Read the record to see whether it was before retrying.'
           : 'Retrying may apply it twice: send an Idempotency-Key header (the same on every retry of this write) to make retries safe.';
   return new ApiError(ErrorName.ServiceUnavailable, `The service did not answer in time; the write may have been applied. ${retry}`);
+}
+
+/** A read that crm-core answers: it carries `read_after`. */
+export function readsCrmCore(route: RouteDeclaration): boolean {
+  return route.method === 'GET' && executedByCrmCore(route.subject);
 }

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { ApiPipeline } from '../api/api-pipeline';
 import type { ApiInput } from '../api/api.service';
+import type { ReadPositions } from '../api/read-positions';
 import type { ApiAuthenticator } from '../auth/api-authenticator';
 import { GatewayConfig } from '../config/gateway.config';
 import type { BrowserOriginPolicy } from '../cors/browser-origins';
@@ -33,7 +34,7 @@ const user = { id: 'u1', modified_at: '2026-11-26T10:00:00.000Z', first_name: 'A
 
 /** The edge on a real HTTP server, with fakes behind it: what each asked, and knobs for the next answer. */
 async function startEdge() {
-  const seen = { authenticated: 0, released: 0, inputs: [] as ApiInput[] };
+  const seen = { authenticated: 0, released: 0, inputs: [] as ApiInput[], positionLookups: 0 };
   const knobs = { verdict: 'allowed' as RateVerdict['kind'], authError: undefined as ApiError | undefined };
   const authenticator = {
     authenticate: async () => {
@@ -67,6 +68,12 @@ async function startEdge() {
     {} as UploadPipeline,
     new GatewayExceptionFilter(quiet, config),
     config,
+    {
+      lookup: async () => {
+        seen.positionLookups += 1;
+        return '0/1A';
+      },
+    } as unknown as ReadPositions,
   );
   const server: Server = createServer((req, res) => void edge.serve(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -109,6 +116,17 @@ describe('ApiEdge', () => {
     // Node's querystring, as Express's "simple" query parser.
     expect({ ...edge.seen.inputs.at(-1)!.query }).toEqual({ fields: ['a', 'b'], x: ' y' });
     expect(edge.seen.inputs.at(-1)).toMatchObject({ rawQuery: 'fields=a&fields=b&x=%20y', body: undefined, ifMatch: undefined });
+  });
+
+  it("looks a read's write positions up beside the limits and passes them on; a write's not", async () => {
+    const lookups = edge.seen.positionLookups;
+    expect((await edge.call('GET', '/api/v3/users/u1', { headers: { authorization: 'Basic x' } })).status).toBe(200);
+    expect(edge.seen.positionLookups).toBe(lookups + 1);
+    expect(await edge.seen.inputs.at(-1)!.readAfter).toBe('0/1A');
+    const put = { headers: { authorization: 'Basic x', 'content-type': 'application/json' }, body: '{}' };
+    expect((await edge.call('PUT', '/api/v3/users/u1', put)).status).toBe(200);
+    expect(edge.seen.positionLookups).toBe(lookups + 1);
+    expect(edge.seen.inputs.at(-1)!.readAfter).toBeUndefined();
   });
 
   it('answers 304 to If-None-Match naming the ETag, and HEAD without a body', async () => {

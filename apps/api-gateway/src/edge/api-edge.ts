@@ -4,7 +4,8 @@ import { nonJsonBodyError, pathLengthError } from '@crm/service-kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { ApiPipeline } from '../api/api-pipeline';
-import type { ApiInput } from '../api/api.service';
+import { readsCrmCore, type ApiInput } from '../api/api.service';
+import { ReadPositions } from '../api/read-positions';
 import { sendError, sendOutcome, sendText } from '../api/reply';
 import { ApiAuthenticator } from '../auth/api-authenticator';
 import { GatewayConfig } from '../config/gateway.config';
@@ -49,6 +50,7 @@ export class ApiEdge {
     private readonly uploads: UploadPipeline,
     private readonly errors: GatewayExceptionFilter,
     config: GatewayConfig,
+    private readonly positions: ReadPositions,
   ) {
     this.notFound = routeNotFoundMessage(config);
   }
@@ -78,6 +80,8 @@ export class ApiEdge {
       const body = await this.body(req, res, resolved);
       req.apiRoute = this.routeOf(resolved, req, res);
       const caller = (req.user = await this.authenticator.authenticate(req.headers));
+      // A read's write positions are fetched beside the rate-limit call: no round trip of their own.
+      const readAfter = readsCrmCore(req.apiRoute.route) ? this.positions.lookup(caller) : undefined;
       const verdict = await this.limiter.acquire(caller.user_id);
       for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
       // Both refusals are plain text, not the envelope (the spec's wording; decisions.md).
@@ -95,6 +99,7 @@ export class ApiEdge {
         listFormat: header(req, LIST_FORMAT_HEADER.toLowerCase()),
         // The answer embeds crm-core's JSON of `data` as it came (reply.ts sendOutcome).
         rawData: true,
+        readAfter,
       };
       const key = req.method === 'POST' ? header(req, 'idempotency-key') : undefined;
       // Routes that take a file: the bytes go to storage, crm-core gets the key (decisions.md "Attachments").

@@ -54,11 +54,12 @@ export class CrmCoreConfig extends WithStorageSettings(DatabaseBackedConfig) {
   /**
    * How far (ms) the replica may lag behind the primary and still serve reads: measured as the age
    * of the newest primary WAL sample the replica has replayed. Past it, every read goes to the primary.
+   * At most 30 s: the gateway keeps write positions for a minute, longer than any allowed lag.
    */
   @IntEnv()
   @IsInt()
   @Min(0)
-  @Max(600_000)
+  @Max(30_000)
   REPLICA_MAX_LAG_MS = 1000;
 
   /** How often (ms) crm-core samples the primary's WAL position and the replica's replay position. */
