@@ -2250,7 +2250,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A pre-authorized upload form for a contact's files (POST the file to `url` with every field; key = <contact_id>/<timestamp>/<filename>)
+     * A pre-authorized upload form for one file of a contact (POST the file to `url` with every field unchanged, then register the form's key)
      * @description **Authorization:** API key, or a bearer token with scope `crm`.
      */
     get: operations['getAttachmentUploadForm'];
@@ -16919,6 +16919,11 @@ export interface operations {
          * @example 65f1c0a2b3d4e5f601234567
          */
         contact_id: string;
+        /**
+         * @description The file's name, the last segment of the form's key (sanitized; default `file`: then register it with `name`).
+         * @example offer.pdf
+         */
+        filename?: string;
       };
       header?: {
         /**

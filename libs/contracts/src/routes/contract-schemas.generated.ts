@@ -2073,6 +2073,9 @@ export const FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>
   UpdatePredefinedActionGroupRequest: { text: "OnePageCRM's name of `name`.", action_ids: "OnePageCRM's name of `predefined_action_ids`." },
   UpdatePredefinedActionRequest: { days: "OnePageCRM's name of `days_after`; wins when both are sent." },
   UpdateStatusRequest: { status: 'The read-only type key: the current one may be sent back (ignored), any other is 400.' },
+  UploadFormRequest: {
+    filename: "The file's name, the last segment of the form's key (sanitized; default `file`: then register it with `name`).",
+  },
   WebhookDeliveryIdRequest: { delivery_id: 'Any string: an id that names no delivery of that webhook is 404, not 400.' },
   WebhookIdRequest: { webhook_id: "Any string: an id that names no webhook of the caller's account is 404, not 400." },
 };
