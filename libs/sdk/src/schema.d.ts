@@ -16921,7 +16921,7 @@ export interface operations {
         contact_id: string;
         /**
          * @description The file's name, the last segment of the form's key (sanitized; default `file`: then register it with `name`).
-         * @example offer.pdf
+         * @example text
          */
         filename?: string;
       };
