@@ -8,6 +8,5 @@ import { DeliveryPipelineRunner } from './delivery-pipeline.runner';
 @Module({
   controllers: [DeliveriesHandler],
   providers: [DeliveriesRepository, DeliveriesService, DeliveryPipelineRunner],
-  exports: [DeliveriesRepository],
 })
 export class DeliveriesModule {}

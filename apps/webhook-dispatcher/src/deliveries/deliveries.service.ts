@@ -10,21 +10,17 @@ import {
   WebhookDeliveryIdRequest,
   type Caller,
   type ListWebhookDeliveriesReply,
-  type WebhookDeliveryDto,
   type WebhookDeliveryReply,
 } from '@crm/contracts';
-import { DataSource } from 'typeorm';
-import { DeliveriesRepository, type AttemptRow, type DeliveryRow } from './deliveries.repository';
+import { DeliveriesRepository } from './deliveries.repository';
+import { toDeliveryDto } from './delivery.view';
 
 const ADMIN_ONLY = 'Only account administrators can manage webhooks';
 
 /** The delivery log of a webhook and manual redelivery (admin only, like the registrations). */
 @Injectable()
 export class DeliveriesService {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly repository: DeliveriesRepository,
-  ) {}
+  constructor(private readonly repository: DeliveriesRepository) {}
 
   async list(caller: Caller, payload: unknown): Promise<ListWebhookDeliveriesReply> {
     assertAdmin(caller, ADMIN_ONLY);
@@ -35,7 +31,10 @@ export class DeliveriesService {
       this.repository.listDeliveries(webhook.id, request.status, request.per_page, (request.page - 1) * request.per_page),
     ]);
     const attempts = await this.repository.attemptsOf(rows.map((r) => r.id));
-    return { deliveries: rows.map((row) => ({ delivery: toDto(row, attempts) })), ...pageInfo(total, request.page, request.per_page) };
+    return {
+      deliveries: rows.map((row) => ({ delivery: toDeliveryDto(row, attempts) })),
+      ...pageInfo(total, request.page, request.per_page),
+    };
   }
 
   /**
@@ -52,59 +51,14 @@ export class DeliveriesService {
     if (!webhook.active) throw new ApiError(ErrorName.Conflict, 'The webhook is not active: activate it before redelivering');
     if (!(await this.repository.redeliver(found.id))) throw new ApiError(ErrorName.Conflict, 'An attempt of this delivery is in progress');
     const row = (await this.repository.findDelivery(webhook.id, found.id))!;
-    return { delivery: toDto(row, await this.repository.attemptsOf([row.id])) };
+    return { delivery: toDeliveryDto(row, await this.repository.attemptsOf([row.id])) };
   }
 
+  /** The account's webhook, or 404 (another account's, or an id that cannot be one). */
   private async webhookOf(caller: Caller, id: string): Promise<{ id: string; active: boolean }> {
     const normalized = id.toLowerCase();
-    const rows: Array<{ id: string; active: boolean }> = isId(normalized)
-      ? await this.dataSource.query('SELECT id, active FROM webhooks.webhooks WHERE id = $1 AND account_id = $2', [
-          normalized,
-          caller.account_id,
-        ])
-      : [];
-    if (!rows[0]) throw ApiError.notFound('Webhook not found');
-    return rows[0];
+    const webhook = isId(normalized) ? await this.repository.webhookOfAccount(caller.account_id, normalized) : undefined;
+    if (!webhook) throw ApiError.notFound('Webhook not found');
+    return webhook;
   }
-}
-
-function iso(value: Date | null): string | null {
-  return value === null ? null : new Date(value).toISOString();
-}
-
-function toDto(row: DeliveryRow, attempts: AttemptRow[]): WebhookDeliveryDto {
-  return {
-    id: row.id,
-    webhook_id: row.webhook_id,
-    event_id: row.event_id,
-    type: row.type,
-    reason: row.reason,
-    record_id: row.record_id,
-    status: row.status,
-    attempts: [
-      ...attempts.filter((a) => a.delivery_id === row.id),
-      ...(row.last_attempted_at
-        ? [
-            {
-              delivery_id: row.id,
-              attempted_at: row.last_attempted_at,
-              response_code: row.last_response_code,
-              duration_ms: row.last_duration_ms ?? 0,
-              error: row.last_error,
-            },
-          ]
-        : []),
-    ].map((a) => ({
-      attempted_at: new Date(a.attempted_at).toISOString(),
-      response_code: a.response_code,
-      duration_ms: a.duration_ms,
-      error: a.error,
-    })),
-    response_code: row.last_response_code,
-    duration_ms: row.last_duration_ms,
-    error: row.last_error,
-    next_attempt_at: row.status === 'pending' ? iso(row.next_attempt_at) : null,
-    created_at: new Date(row.created_at).toISOString(),
-    completed_at: iso(row.completed_at),
-  };
 }

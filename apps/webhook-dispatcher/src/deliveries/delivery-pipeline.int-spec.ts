@@ -13,7 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import type { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { webhooksDataSource } from '../database/webhooks-data-source';
-import { newSigningSecret } from '../webhooks/webhooks.service';
+import { newSigningSecret } from '../webhooks/webhook.rules';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 
 const logger = createLogger('dispatcher-test', (process.env.TEST_LOG_LEVEL ?? 'silent') as 'silent');

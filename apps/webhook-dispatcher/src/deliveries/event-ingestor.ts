@@ -27,6 +27,7 @@ import type { ClaimedDelivery, DeliveriesRepository, IngestedEvent, NewDelivery,
 import type { DeliveryMetrics } from './delivery-metrics';
 import type { DeliverySender } from './delivery-sender';
 import type { WebhookCache } from './webhook-cache';
+import { webhookWants } from './webhook-filter';
 
 /** Unacknowledged events come back to the consumer after this long (a replica that died holding them). */
 export const CONSUMER_ACK_WAIT_MS = 5_000;
@@ -72,17 +73,6 @@ export async function ensureDispatcherConsumer(nc: NatsConnection, namespace: st
   } catch {
     await jsm.consumers.add(stream.name, config).catch(() => jsm.consumers.info(stream.name, WEBHOOK_DISPATCHER_CONSUMER));
   }
-}
-
-/** Whether a webhook gets an event: its `types` filter (empty = all) and its `status_id` filter. */
-export function webhookWants(
-  webhook: Pick<WebhookTarget, 'types' | 'status_id' | 'active'>,
-  event: Pick<DomainEvent, 'type' | 'contact_status_id'>,
-): boolean {
-  if (!webhook.active) return false;
-  if (webhook.types.length > 0 && !webhook.types.includes(event.type)) return false;
-  if (webhook.status_id && (event.contact_status_id ?? '').toLowerCase() !== webhook.status_id) return false;
-  return true;
 }
 
 function parseEvent(msg: JsMsg): DomainEvent | null {

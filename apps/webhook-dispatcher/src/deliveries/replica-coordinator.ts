@@ -2,15 +2,17 @@ import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DeliveriesRepository } from './deliveries.repository';
-
-/** Advisory-lock class of the dispatchers (two-key form: class, key). */
-const LOCK_CLASS = 0x7768_6b73; // "whks"
-/** Key of the lock whose holder takes events from the stream. */
-const INGEST_KEY = 0;
-/** NOTIFY channel: deliveries became due that no replica holds. */
-export const DUE_CHANNEL = 'webhooks_due';
-/** NOTIFY channel of the webhooks table's trigger: payload the account whose webhooks changed. */
-export const WEBHOOKS_CHANGED_CHANNEL = 'webhooks_changed';
+import {
+  DUE_CHANNEL,
+  freeClaimsOf,
+  INGEST_KEY,
+  listenForDispatcherNotifications,
+  lockReplicaKey,
+  notifyDue,
+  tryLockReplicaKey,
+  unlockReplicaKey,
+  WEBHOOKS_CHANGED_CHANNEL,
+} from './replica-session.repository';
 
 export interface CoordinatorHooks {
   /** This replica now holds the ingest lock: start taking events from the stream. */
@@ -67,7 +69,7 @@ export class ReplicaCoordinator {
 
   /** Tells other replicas that deliveries wait for someone to claim them. */
   async notifyDue(): Promise<void> {
-    await this.client?.query(`NOTIFY ${DUE_CHANNEL}`).catch(() => undefined);
+    if (this.client) await notifyDue(this.client).catch(() => undefined);
   }
 
   /** Ends the session: the locks go with it (another replica takes the ingest lock within a tick). */
@@ -105,9 +107,8 @@ export class ReplicaCoordinator {
     await client.connect();
     try {
       const key = randomInt(1, 2 ** 31 - 1);
-      await client.query('SELECT pg_advisory_lock($1::int, $2::int)', [LOCK_CLASS, key]);
-      await client.query(`LISTEN ${DUE_CHANNEL}`);
-      await client.query(`LISTEN ${WEBHOOKS_CHANGED_CHANNEL}`);
+      await lockReplicaKey(client, key);
+      await listenForDispatcherNotifications(client);
       if (this.stopped) throw new Error('stopped');
       this.hooks.onWebhooksChanged(null);
       this.client = client;
@@ -133,11 +134,8 @@ export class ReplicaCoordinator {
       const client = this.client;
       if (!client) return;
       if (!this.ingesting) {
-        const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS got', [
-          LOCK_CLASS,
-          INGEST_KEY,
-        ]);
-        if (rows[0].got && this.client === client && !this.stopped) {
+        const got = await tryLockReplicaKey(client, INGEST_KEY);
+        if (got && this.client === client && !this.stopped) {
           this.ingesting = true;
           this.logger.info('webhook dispatcher: this replica takes events from the stream');
           this.hooks.onIngest();
@@ -159,13 +157,12 @@ export class ReplicaCoordinator {
     const own = this.key;
     if (own === null) return;
     for (const holder of await this.repository.claimHolders(own)) {
-      const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS got', [LOCK_CLASS, holder]);
-      if (!rows[0].got) continue;
+      if (!(await tryLockReplicaKey(client, holder))) continue;
       try {
-        const { rowCount } = await client.query('UPDATE webhooks.deliveries SET locked_by = NULL WHERE locked_by = $1', [holder]);
-        this.logger.warn({ replica_key: holder, deliveries: rowCount }, 'webhook dispatcher: freed the claims of a replica that is gone');
+        const freed = await freeClaimsOf(client, holder);
+        this.logger.warn({ replica_key: holder, deliveries: freed }, 'webhook dispatcher: freed the claims of a replica that is gone');
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1::int, $2::int)', [LOCK_CLASS, holder]);
+        await unlockReplicaKey(client, holder);
       }
       this.hooks.onDue();
     }

@@ -6,6 +6,7 @@ import type { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { webhooksDataSource } from '../database/webhooks-data-source';
 import { categorizeDeliveryErrors } from '../migrations/1764300000000-delivery-error-categories';
+import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 const caller = (account: string, role: 'admin' | 'user' = 'admin'): Caller => ({
@@ -28,7 +29,7 @@ describe('webhook registrations (real PostgreSQL)', () => {
     const config = Object.assign(new DispatcherConfig(), { DATABASE_URL: db.url, WEBHOOK_MAX_PER_ACCOUNT: MAX });
     dataSource = webhooksDataSource(config);
     await runMigrations(dataSource);
-    webhooks = new WebhooksService(dataSource, config);
+    webhooks = new WebhooksService(dataSource, new WebhooksRepository(), config);
   });
 
   afterAll(async () => {

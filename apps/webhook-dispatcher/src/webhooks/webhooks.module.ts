@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { WebhooksHandler } from './webhooks.handler';
+import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 /** Webhook registrations, served to the gateway over NATS. */
 @Module({
   controllers: [WebhooksHandler],
-  providers: [WebhooksService],
+  providers: [WebhooksService, WebhooksRepository],
 })
 export class WebhooksModule {}
