@@ -25,6 +25,13 @@ describe('startRedisCluster (private Redis Cluster)', () => {
       expect(keySlot(key)).toBe(Number(await client.cluster('KEYSLOT', key)));
   });
 
+  it('refuses a command, script or MULTI whose keys lie in several slots (what hash tags avoid)', async () => {
+    expect(keySlot('a')).not.toBe(keySlot('b'));
+    await expect(client.mget('a', 'b')).rejects.toThrow(/CROSSSLOT/);
+    await expect(client.eval("return redis.call('GET', KEYS[1])", 2, 'a', 'b')).rejects.toThrow(/CROSSSLOT|different slots/);
+    await expect(client.mget('{t}a', '{t}b')).resolves.toEqual([null, null]);
+  });
+
   it('fails a killed primary over to its replica, and the client follows', async () => {
     await client.set('k{one}', 'v');
     const before = await cluster.primaryOf('k{one}');
