@@ -9,15 +9,17 @@ import { WebhookChangeNotify1764200200000 } from '../migrations/1764200200000-we
 import { DeliveriesDueByWebhook1764200300000 } from '../migrations/1764200300000-deliveries-due-by-webhook';
 import { DeliveryErrorCategories1764300000000 } from '../migrations/1764300000000-delivery-error-categories';
 import { EventTraceContext1764300100000 } from '../migrations/1764300100000-event-trace-context';
-import { WebhookEntity } from '../webhooks/entities/webhook.entity';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 
+/** The webhooks schema: its migrations and pool (no entities). */
 export function webhooksDataSource(config: DispatcherConfig): DataSource {
   return createDataSource({
     url: config.databaseUrl,
     schema: WEBHOOKS_SCHEMA,
-    entities: [WebhookEntity],
+    // No TypeORM entities: every statement is an sql`` template in a repository; TypeORM runs the
+    // migrations and holds the pool.
+    entities: [],
     migrations: [
       InitWebhooks1763800000000,
       WebhookSigning1764000300000,
