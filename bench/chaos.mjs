@@ -12,8 +12,11 @@
 //  - committed event: a row of crm.outbox of the soak's account when the writes are over (its
 //    transaction committed, whatever the client was answered). Every write the API answered 2xx
 //    must have one (else it counts as lost too). A request answered 5xx, or not at all, is retried
-//    with the same Idempotency-Key until it gets a 2xx; if the first try had committed after all,
-//    the retry creates a second record, whose event is committed and expected like any other.
+//    with the same Idempotency-Key until it gets a 2xx, as a careful client does; crm-core records
+//    the key with the write (decisions.md "Idempotency recorded with the write"), so a retry of a
+//    first try that committed after all answers that record instead of writing a second one.
+//  - records per key (the headline): the records each write's key made, by the index each write
+//    puts in its record's name; a duplicate record is one beyond the first (target 0).
 //  - delivered: the receiver got the event (type, reason, record id) at least once with a valid
 //    Standard Webhooks signature.
 //  - lost: committed and not delivered by the drain deadline.
@@ -24,7 +27,7 @@
 //
 //   node bench/chaos.mjs [--events 2000] [--clients 8] [--rate 0] [--seconds 0] [--chaos-every 3,12]
 //                        [--down 0.5,3] [--dispatchers 2] [--drain-timeout 900] [--request-deadline 300]
-//                        [--node-env production] [--log-level warn] [--json out.json] [--no-build]
+//                        [--node-env production] [--log-level warn] [--rpc-timeout 5] [--json out.json] [--no-build]
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -84,11 +87,15 @@ export function chaosOptions(args = {}) {
     requestDeadlineMs: Number(args['request-deadline'] ?? 300) * 1000,
     /** The run stops with an error when no write got its 2xx for this long (a broken build, a service that does not recover). */
     stallMs: Number(args.stall ?? 120) * 1000,
-    /** Extra environment for the services: --node-env, --log-level. */
+    /**
+     * Extra environment for the services: --node-env, --log-level, and --rpc-timeout (seconds the
+     * gateway waits for crm-core's reply; lower, more replies arrive after the deadline or are lost).
+     */
     env: Object.fromEntries(
       [
         ['NODE_ENV', args['node-env']],
         ['LOG_LEVEL', args['log-level']],
+        ['RPC_TIMEOUT_MS', args['rpc-timeout'] ? String(Number(args['rpc-timeout']) * 1000) : undefined],
       ].filter(([, v]) => v),
     ),
   };
@@ -452,6 +459,18 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
       [account.account.id, TYPES],
     );
     const expected = new Set(outbox.map((r) => `${r.type}:${r.reason}:${r.record_id}`));
+    // Records per Idempotency-Key: each write names its record after its index ("Chaos <i>", "Chaos note <i>"), one key per write.
+    const { rows: perKey } = await db.query(
+      `SELECT records, count(*)::int AS keys FROM (
+         SELECT last_name AS name, count(*)::int AS records FROM crm.contacts WHERE account_id = $1 AND last_name LIKE 'Chaos %' GROUP BY last_name
+         UNION ALL
+         SELECT text, count(*)::int FROM crm.notes WHERE account_id = $1 AND text LIKE 'Chaos note %' GROUP BY text
+       ) named GROUP BY records ORDER BY records`,
+      [account.account.id],
+    );
+    const recordsPerKey = Object.fromEntries(perKey.map((r) => [r.records, r.keys]));
+    const duplicateRecords = perKey.reduce((sum, r) => sum + (r.records - 1) * r.keys, 0);
+    const keysWithRecord = perKey.reduce((sum, r) => sum + r.keys, 0);
     const confirmedWithoutEvent = [...confirmed.keys()].filter((k) => !expected.has(k));
     const missing = () => [...expected].filter((k) => !receiver.state.byEvent.has(k));
     const drainDeadline = Date.now() + o.drainTimeoutMs;
@@ -535,6 +554,12 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     Object.assign(result, {
       eventsIssued: issued,
       apiConfirmed: confirmed.size,
+      /** Keys (writes) by the number of records they made: { 1: n } when every write made one. */
+      recordsPerKey,
+      /** Records beyond the first made with one Idempotency-Key: the headline, 0 when retries are safe. */
+      duplicateRecords,
+      /** Keys that made no record (refused or given up). */
+      keysWithoutRecord: issued - keysWithRecord,
       apiAttempts: attempts,
       retriedToSuccess: retried,
       refused,
@@ -562,6 +587,9 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
       loadDuring: { max: Math.max(...loads), mean: loads.reduce((a, b) => a + b, 0) / loads.length },
       loadAfter: os.loadavg(),
     });
+    log(
+      `headline: ${result.duplicateRecords} duplicate records (records per key ${JSON.stringify(result.recordsPerKey)}), ${result.apiConfirmed} acknowledged writes of ${result.eventsIssued}, ${result.delivered} events delivered, ${result.lost} lost`,
+    );
     log(
       `result: ${result.committed} committed (${result.apiConfirmed} confirmed by a 2xx), ${result.delivered} delivered, ${result.lost} lost, ${result.duplicates} duplicates, ${result.badSignatures} bad signatures, ${result.parked} parked; restarts ${JSON.stringify(result.restarts)}; drain ${result.drainSeconds.toFixed(1)} s after the writes`,
     );
@@ -593,6 +621,18 @@ export function writeChaosReport(result) {
     '',
     'Definitions: an event is **committed** when its crm.outbox row exists once the writes are over (every write answered 2xx must have one); **delivered** when the receiver got it (type, reason, record id) with a valid signature; **lost** = committed and not delivered by the drain deadline (plus any 2xx without an event); a **duplicate** is a delivery beyond the first with the same webhook-id.',
     '',
+    '## Headline',
+    '',
+    '| | |',
+    '|---|---|',
+    `| **duplicate records** (records beyond the first made with one Idempotency-Key) | **${n(result.duplicateRecords)}** |`,
+    `| records per key | ${Object.entries(result.recordsPerKey)
+      .map(([records, keys]) => `${records}: ${n(keys)} keys`)
+      .join(', ')}; ${n(result.keysWithoutRecord)} keys without a record |`,
+    `| acknowledged writes (2xx) | ${n(result.apiConfirmed)} of ${n(result.eventsIssued)} |`,
+    `| events delivered | ${n(result.delivered)} |`,
+    `| **lost** | **${n(result.lost)}** |`,
+    '',
     '## Result',
     '',
     '| | |',
@@ -600,7 +640,7 @@ export function writeChaosReport(result) {
     `| events written (requests issued) | ${n(result.eventsIssued)} |`,
     `| confirmed by the API (2xx) | ${n(result.apiConfirmed)} |`,
     `| committed (outbox rows) | ${n(result.committed)} |`,
-    `| committed without a 2xx (a reply lost in a restart; the retry made a second record) | ${n(result.committedBeyondConfirmed)} |`,
+    `| committed without a 2xx (a second record of one key, or a write given up) | ${n(result.committedBeyondConfirmed)} |`,
     `| delivered | ${n(result.delivered)} |`,
     `| **lost** | **${n(result.lost)}** |`,
     `| duplicates (deliveries beyond the first per webhook-id) | ${n(result.duplicates)} of ${n(result.deliveries)} deliveries |`,
@@ -632,7 +672,7 @@ export function writeChaosReport(result) {
     lines.push(
       `## Committed without a 2xx (first ${result.extraRecords.length})`,
       '',
-      "A write answered 5xx (or not at all) that had committed: its retry with the same Idempotency-Key made a second record (the gateway's idempotency record is released on a 5xx). Both events are committed and expected.",
+      'Records no 2xx named: a write answered 5xx (or not at all) whose retries were given up, or a second record made with one Idempotency-Key (a duplicate, counted in the headline).',
       '',
       '```',
       ...result.extraRecords.map((e) => `${e.key} by write ${e.write}: failed tries ${JSON.stringify(e.tries)}`),
@@ -690,7 +730,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     if (!('no-build' in args)) build((msg) => console.log(`[chaos] ${msg}`));
     const result = await runChaos(chaosOptions(args));
     if (args.json) writeFileSync(args.json, JSON.stringify(result, null, 2));
-    process.exit(result.lost === 0 && result.badSignatures === 0 ? 0 : 1);
+    process.exit(result.lost === 0 && result.badSignatures === 0 && result.duplicateRecords === 0 ? 0 : 1);
   })().catch((error) => {
     console.error(`[chaos] failed: ${error.stack ?? error.message}`);
     process.exit(2);
