@@ -205,6 +205,20 @@ export class ReplicaReads {
     return this.routeOfCurrentRead()?.target === 'replica' ? this.pool : undefined;
   }
 
+  /** Whether a replay position is known (none since a new connection to the replica opened, until a poll started after it answers). */
+  trustsReplica(): boolean {
+    return this.replayed !== undefined;
+  }
+
+  /** The replica is no longer trusted for the current read: its other statements go to the primary. */
+  leaveReplica(): void {
+    const context = requests.getStore();
+    if (context?.kind === 'read' && context.route?.target === 'replica') {
+      context.route = { target: 'primary', reason: 'replica_down' };
+      this.reads.inc(context.route);
+    }
+  }
+
   /** A statement failed on the replica: this request's other statements, and the retry, go to the primary. */
   failedOnReplica(error: unknown): void {
     const context = requests.getStore();
@@ -350,6 +364,13 @@ export async function readOnReplica<R>(query: (client: PgClient) => Promise<R>):
   let client: pg.PoolClient | undefined;
   try {
     client = await pool.connect();
+    // A connection opened just now may reach a restarted standby: it made the router forget the
+    // replay position (onNewReplicaConnection), so this statement goes to the primary.
+    if (!active?.trustsReplica()) {
+      client.release();
+      active?.leaveReplica();
+      return undefined;
+    }
     const result = await query(client as unknown as PgClient);
     client.release();
     return result;
