@@ -112,8 +112,13 @@ export function createRedis(url: string, logger: Logger, options: RedisClientOpt
     down = true;
   };
   redis.on('error', unavailable);
-  // A cluster reports a failing node on its own (the cluster itself may stay usable).
-  redis.on('node error', (error: Error, node?: string) => logger.warn({ detail: error.message, node }, 'Redis Cluster node unavailable'));
+  // A cluster reports a failing node on its own (the cluster itself may stay usable): at most one line per 10 s.
+  let lastNodeWarning = 0;
+  redis.on('node error', (error: Error, node?: string) => {
+    if (Date.now() - lastNodeWarning < 10_000) return;
+    lastNodeWarning = Date.now();
+    logger.warn({ detail: error.message, node }, 'Redis Cluster node unavailable');
+  });
   redis.on('ready', () => {
     if (down) logger.info('Redis reconnected');
     down = false;
