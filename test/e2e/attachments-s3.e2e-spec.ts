@@ -10,7 +10,7 @@ describe('attachments (e2e, S3 storage)', () => {
   const { services, admin } = setupE2e({
     services: async () => {
       s3 = await startS3Server();
-      return { env: s3.env };
+      return { readyTimeoutSeconds: 180, env: s3.env };
     },
   });
   const { ok, contact } = recordCalls(() => services);

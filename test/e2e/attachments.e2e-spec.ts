@@ -29,6 +29,7 @@ describe('attachments (e2e, local storage)', () => {
   const { services, admin, stranger } = setupE2e({
     stranger: { name: 'Stranger Ltd' },
     services: {
+      readyTimeoutSeconds: 180,
       env: {
         STORAGE_DIR: storageDir,
         STORAGE_SECRET,
