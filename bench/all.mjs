@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SUITES = ['run', 'contacts', 'hotpath', 'records', 'webhooks'];
+const SUITES = ['run', 'contacts', 'hotpath', 'records', 'webhooks', 'replica'];
 const NAMES = { run: 'auth' };
 
 const argv = process.argv.slice(2);

@@ -46,9 +46,12 @@ export async function deleteEventsStream(env) {
 /**
  * Builds, migrates a fresh database and starts the four services (tools/dev-run.mjs) on `ports`.
  * Returns the URLs, the operator API's URL and headers, and stop() (SIGTERM, then drops the database).
+ * `databaseUrl`: the PostgreSQL server to use (default DATABASE_URL or the local one);
+ * `replicaUrl`: a streaming replica of it, given to crm-core as DATABASE_REPLICA_URL (the same
+ * database name); `build: false` when the caller has just built.
  */
-export async function startSystem({ ports, log, extraEnv = {} }) {
-  const baseDb = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/crm';
+export async function startSystem({ ports, log, extraEnv = {}, databaseUrl, replicaUrl, build = true }) {
+  const baseDb = databaseUrl ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/crm';
   const dbUrl = new URL(baseDb);
   dbUrl.pathname = `/crm_bench_${randomBytes(4).toString('hex')}`;
   const env = {
@@ -78,6 +81,7 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     // raised, since a benchmark is one user at many connections.
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_CONCURRENT: '1000',
+    ...(replicaUrl ? { DATABASE_REPLICA_URL: new URL(dbUrl.pathname, replicaUrl).toString() } : {}),
     ...extraEnv,
   };
   const run = (cmd, argv) => {
@@ -90,8 +94,10 @@ export async function startSystem({ ports, log, extraEnv = {} }) {
     await admin.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
     await admin.end();
   };
-  log('building');
-  run('npm', ['run', 'build', '--silent']);
+  if (build) {
+    log('building');
+    run('npm', ['run', 'build', '--silent']);
+  }
   log(`migrating a fresh database ${dbUrl.pathname.slice(1)}`);
   try {
     for (const app of ['auth-server', 'crm-core', 'webhook-dispatcher']) run(node, [`dist/apps/${app}/src/main.js`, 'migrate']);
