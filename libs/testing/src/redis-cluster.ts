@@ -303,7 +303,19 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   };
 
   try {
-    for (const proc of procs) await launch(proc);
+    for (const proc of procs) {
+      // A port picked free may be taken by another process before redis-server binds it: pick again.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await launch(proc);
+          break;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+          proc.port = await freePort();
+          proc.busPort = await freePort();
+        }
+      }
+    }
     const create = spawnSync(
       'redis-cli',
       [
