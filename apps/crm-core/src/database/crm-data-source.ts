@@ -36,8 +36,8 @@ import { ContactGroupCounters1764801000000 } from '../migrations/1764801000000-c
 import { StreamTagCounters1764801100000 } from '../migrations/1764801100000-stream-tag-counters';
 import { BulkContactUpdates1764801200000 } from '../migrations/1764801200000-bulk-contact-updates';
 import { BootstrapReads1764801300000 } from '../migrations/1764801300000-bootstrap-reads';
-import { UploadForms1764801500000 } from '../migrations/1764801500000-upload-forms';
 import { IdempotencyKeys1764801400000 } from '../migrations/1764801400000-idempotency-keys';
+import { UploadForms1764801500000 } from '../migrations/1764801500000-upload-forms';
 
 export const CRM_SCHEMA = 'crm';
 
@@ -108,10 +108,10 @@ export function crmDataSource(config: CrmCoreConfig): DataSource {
       BulkContactUpdates1764801200000,
       // GET /bootstrap's next_action_dates reads the caller's latest dated next actions in order
       BootstrapReads1764801300000,
-      // upload forms: the one key each may store under, its quota reservation and expiry
-      UploadForms1764801500000,
       // a write's Idempotency-Key and outcome, recorded in the write's transaction
       IdempotencyKeys1764801400000,
+      // upload forms: the one key each may store under, its quota reservation and expiry
+      UploadForms1764801500000,
     ],
     poolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'crm-core',
