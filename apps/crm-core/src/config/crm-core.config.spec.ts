@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@crm/config';
+import { type ConfigError, loadConfig } from '@crm/config';
 import { CrmCoreConfig } from './crm-core.config';
 
 /** The replica variables (decisions.md "Reads from a replica"): optional, validated, with sound defaults. */
