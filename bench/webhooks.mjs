@@ -22,10 +22,12 @@
 //   npm run bench:webhooks -- --only api-notes      (one or more scenarios: drain,kill,hang,latency,latency-kill,api,api-notes)
 //
 // With --chaos, the chaos soak instead (bench/chaos.mjs: 100,000 events through the API while the
-// dispatcher is SIGKILLed and private PostgreSQL and NATS servers are restarted; a report in
-// bench/results/<date>-webhooks-chaos.md):
+// dispatcher is SIGKILLed and private PostgreSQL and NATS servers are restarted; every failed write
+// is retried with its Idempotency-Key; headline: records per key (duplicates), acknowledged writes,
+// events delivered, lost; a report in bench/results/<date>-webhooks-chaos.md):
 //
 //   npm run bench:webhooks -- --chaos [--events 100000 --clients 8 --rate 0 --seconds 0 --chaos-every 3,12]
+//                                     [--rpc-timeout 5 (seconds the gateway waits for crm-core)]
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
