@@ -72,5 +72,5 @@ describe('Idempotency-Key under NATS restarts (e2e, CI-sized chaos soak)', () =>
     expect(result.lost).toBe(0);
     expect(result.delivered).toBeGreaterThanOrEqual(result.apiConfirmed);
     expect(code).toBe(0);
-  });
+  }, 400_000);
 });
