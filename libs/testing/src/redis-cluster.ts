@@ -275,7 +275,9 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         if (!replication || !/master_link_status:up/.test(replication)) return false;
       }
     }
-    // Every running node sees every other running node as healthy.
+    // Every running node sees every other running node as healthy, and all agree on who is a
+    // primary (a restarted old primary first claims its slots, then learns it was replaced).
+    const roles = new Set<string>();
     for (const proc of up) {
       const text = await ask(proc.port, 'CLUSTER', 'NODES');
       if (!text) return false;
@@ -284,8 +286,13 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         const entry = view.find((n) => n.port === other.port);
         if (!entry || entry.flags.some((f) => f === 'fail' || f === 'fail?' || f === 'handshake' || f === 'noaddr')) return false;
       }
+      roles.add(
+        up
+          .map((other) => `${other.port}:${view.find((n) => n.port === other.port)!.flags.includes('master') ? 'primary' : 'replica'}`)
+          .join(','),
+      );
     }
-    return true;
+    return roles.size === 1;
   };
 
   const waitHealthy = async (timeoutMs = 30_000) => {
