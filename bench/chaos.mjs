@@ -286,6 +286,8 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
     };
     let issued = 0;
     let retried = 0;
+    /** Retries answered with the outcome of an earlier try that had committed (Idempotent-Replayed: true). */
+    let replayedRetries = 0;
     let attempts = 0;
     let writing = true;
     const writeStart = Date.now();
@@ -306,6 +308,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
         let status = 0;
         let text = '';
         let retryAfter = 0;
+        let replayed = false;
         try {
           const res = await fetch(`${gateway}${pathname}`, {
             method: 'POST',
@@ -316,6 +319,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
           status = res.status;
           text = await res.text();
           retryAfter = Number(res.headers.get('retry-after') ?? 0) * 1000;
+          replayed = res.headers.get('idempotent-replayed') === 'true';
         } catch {
           status = 0;
         }
@@ -331,6 +335,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
           confirmed.set(`${type}:created:${id}`, i);
           lastConfirmedAt = Date.now();
           if (attempt > 1) retried += 1;
+          if (attempt > 1 && replayed) replayedRetries += 1;
           return id;
         }
         if (status >= 400 && status < 500 && ![408, 409, 425, 429].includes(status)) {
@@ -562,6 +567,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
       keysWithoutRecord: issued - keysWithRecord,
       apiAttempts: attempts,
       retriedToSuccess: retried,
+      replayedRetries,
       refused,
       unconfirmed,
       committed: expected.size,
@@ -588,7 +594,7 @@ export async function runChaos(options, log = (msg) => console.log(`[chaos] ${ms
       loadAfter: os.loadavg(),
     });
     log(
-      `headline: ${result.duplicateRecords} duplicate records (records per key ${JSON.stringify(result.recordsPerKey)}), ${result.apiConfirmed} acknowledged writes of ${result.eventsIssued}, ${result.delivered} events delivered, ${result.lost} lost`,
+      `headline: ${result.duplicateRecords} duplicate records (records per key ${JSON.stringify(result.recordsPerKey)}), ${result.apiConfirmed} acknowledged writes of ${result.eventsIssued} (${result.replayedRetries} by a retry answered with the committed first try), ${result.delivered} events delivered, ${result.lost} lost`,
     );
     log(
       `result: ${result.committed} committed (${result.apiConfirmed} confirmed by a 2xx), ${result.delivered} delivered, ${result.lost} lost, ${result.duplicates} duplicates, ${result.badSignatures} bad signatures, ${result.parked} parked; restarts ${JSON.stringify(result.restarts)}; drain ${result.drainSeconds.toFixed(1)} s after the writes`,
@@ -629,7 +635,7 @@ export function writeChaosReport(result) {
     `| records per key | ${Object.entries(result.recordsPerKey)
       .map(([records, keys]) => `${records}: ${n(keys)} keys`)
       .join(', ')}; ${n(result.keysWithoutRecord)} keys without a record |`,
-    `| acknowledged writes (2xx) | ${n(result.apiConfirmed)} of ${n(result.eventsIssued)} |`,
+    `| acknowledged writes (2xx) | ${n(result.apiConfirmed)} of ${n(result.eventsIssued)}; ${n(result.replayedRetries)} of them by a retry answered with an earlier try that had committed (Idempotent-Replayed) |`,
     `| events delivered | ${n(result.delivered)} |`,
     `| **lost** | **${n(result.lost)}** |`,
     '',
