@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -85,6 +86,77 @@ export async function startFrontProxy(name: string, initial: Backend[] = []): Pr
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * The Ingress in front of the gateway and the auth-server (ingress-nginx balances each request, not
+ * each connection): an HTTP proxy on loopback that sends every request to the next ready backend
+ * over its own keep-alive pool, so a backend taken out of the rotation gets no new request even
+ * from a client that keeps its connection open. A request no backend takes (connection refused
+ * or reset before an answer) is answered 502 and counted in `failedConnections`; like
+ * ingress-nginx, a request that may have reached a backend is not sent again.
+ */
+export async function startHttpFront(name: string, initial: Backend[] = []): Promise<FrontProxy> {
+  let backends = [...initial];
+  let next = 0;
+  let failed = 0;
+  const agents = new Map<string, http.Agent>();
+  const agentOf = (backend: Backend) => {
+    let agent = agents.get(backend.name);
+    if (!agent) agents.set(backend.name, (agent = new http.Agent({ keepAlive: true, maxSockets: 64 })));
+    return agent;
+  };
+  const server = http.createServer((req, res) => {
+    if (backends.length === 0) {
+      failed += 1;
+      res.writeHead(502).end();
+      return;
+    }
+    const backend = backends[next++ % backends.length]!;
+    const upstream = http.request(
+      {
+        host: '127.0.0.1',
+        port: backend.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        agent: agentOf(backend),
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders as unknown as http.OutgoingHttpHeaders);
+        answer.pipe(res);
+        answer.on('error', () => res.destroy());
+      },
+    );
+    upstream.on('error', () => {
+      failed += 1;
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
+    });
+    req.pipe(upstream);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    name,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    backends: () => [...backends],
+    add: (backend) => {
+      backends = [...backends.filter((b) => b.name !== backend.name), backend];
+    },
+    remove: (backendName) => {
+      backends = backends.filter((b) => b.name !== backendName);
+    },
+    failedConnections: () => failed,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const agent of agents.values()) agent.destroy();
+        server.closeAllConnections();
         server.close(() => resolve());
       }),
   };

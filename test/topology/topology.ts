@@ -19,7 +19,7 @@ import { generateSecretValues, workloadEnvironments, type WorkloadEnvironment } 
 import { renderOverlay } from '../../deploy/render';
 import { startPostgresPrimaryWithReplica, type PostgresPrimaryWithReplica } from '../../libs/testing/src/pg-replica';
 import { deployRedisAcl, startRedisCluster, type RedisCluster } from '../../libs/testing/src/redis-cluster';
-import { startFrontProxy, type FrontProxy } from './front-proxy';
+import { startFrontProxy, startHttpFront, type FrontProxy } from './front-proxy';
 
 /**
  * The production shape of deploy/k8s/overlays/production as processes on loopback: a three-node
@@ -244,7 +244,7 @@ function tail(file: string, lines = 30): string {
   }
 }
 
-async function waitReady(pod: Pod, timeoutMs = 90_000): Promise<void> {
+async function waitReady(pod: Pod, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
@@ -273,14 +273,28 @@ interface DeploymentSpec {
   };
 }
 
-/** Brings the whole topology up; progress lines go to stderr. */
-export async function startTopology(): Promise<Topology> {
+/**
+ * Brings the whole topology up; progress lines go to stderr. `teardown.destroy` is set at once, so
+ * a caller whose hook timed out while this still ran can stop whatever was started.
+ */
+export async function startTopology(teardown: { destroy?: () => Promise<void> } = {}): Promise<Topology> {
   const started = Date.now();
   const step = (message: string) => progress(`${message} (+${((Date.now() - started) / 1000).toFixed(1)} s)`);
   mkdirSync(LOG_DIR, { recursive: true });
   const cleanups: Array<() => Promise<unknown>> = [];
+  let destroyed = false;
   const cleanup = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
+    destroyed = true;
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
+  };
+  teardown.destroy = cleanup;
+  /** Registers a cleanup; once destroyed (a caller gave up), runs it at once and stops the start-up. */
+  const own = async (fn: () => Promise<unknown>) => {
+    cleanups.push(fn);
+    if (destroyed) {
+      await cleanup();
+      throw new Error('the topology was destroyed while it started');
+    }
   };
   try {
     const objects = renderOverlay(OVERLAY);
@@ -290,10 +304,30 @@ export async function startTopology(): Promise<Topology> {
     if (crmConfig.CRM_NAMESPACE !== NAMESPACE_OF_OVERLAY) throw new Error(`the overlay's CRM_NAMESPACE is ${crmConfig.CRM_NAMESPACE}`);
     const eventsStreamReplicas = Number(crmConfig.EVENTS_STREAM_REPLICAS);
 
-    // PostgreSQL: primary + streaming replica, database crm, the production roles.
+    // PostgreSQL (primary + streaming replica, database crm, the production roles) and Redis,
+    // independent of each other, start side by side.
     step('starting PostgreSQL (primary + streaming replica)');
-    const postgres = await startPostgresPrimaryWithReplica({ database: 'crm' });
-    cleanups.push(() => postgres.destroy());
+    const postgresStarting = startPostgresPrimaryWithReplica({ database: 'crm' });
+    postgresStarting.catch(() => undefined); // awaited below; this only marks a early failure as handled
+    // Destroyed with the rest, also when something else failed before it was up.
+    await own(() => postgresStarting.then((pg) => pg.destroy()));
+    const redisPasswords = { 'crm-gateway': hex(), 'crm-auth': hex() };
+    const acl = deployRedisAcl(REPO_ROOT, NAMESPACE_OF_OVERLAY, redisPasswords);
+    let redis: RedisCluster | undefined;
+    let singleRedis: PrivateServer | undefined;
+    let redisUrl: (user: keyof typeof redisPasswords) => string;
+    if (crmConfig.REDIS_CLUSTER === 'true') {
+      step('starting the Redis Cluster (3 primaries, 1 replica each, deploy/redis/users.acl)');
+      const cluster = (redis = await startRedisCluster({ acl }));
+      await own(() => cluster.destroy());
+      redisUrl = (user) => cluster.seedUrl(user, redisPasswords[user]);
+    } else {
+      step(`starting one Redis server (the overlay's REDIS_CLUSTER is ${JSON.stringify(crmConfig.REDIS_CLUSTER)}), deploy/redis/users.acl`);
+      const server = (singleRedis = await startPrivateRedis({ acl }));
+      await own(() => server.destroy());
+      redisUrl = (user) => server.url.replace('redis://', `redis://${user}:${redisPasswords[user]}@`);
+    }
+    const postgres = await postgresStarting;
     const dbPasswords = { migrator: hex(), auth: hex(), crm: hex(), webhooks: hex() };
     const roles = spawnSync(
       'psql',
@@ -310,23 +344,6 @@ export async function startTopology(): Promise<Topology> {
     );
     if (roles.status !== 0) throw new Error(`deploy/postgres/roles.sql failed: ${roles.stderr}`);
     const dbUrl = (role: string, password: string, port = postgres.primaryPort) => `postgres://${role}:${password}@127.0.0.1:${port}/crm`;
-
-    const redisPasswords = { 'crm-gateway': hex(), 'crm-auth': hex() };
-    const acl = deployRedisAcl(REPO_ROOT, NAMESPACE_OF_OVERLAY, redisPasswords);
-    let redis: RedisCluster | undefined;
-    let singleRedis: PrivateServer | undefined;
-    let redisUrl: (user: keyof typeof redisPasswords) => string;
-    if (crmConfig.REDIS_CLUSTER === 'true') {
-      step('starting the Redis Cluster (3 primaries, 1 replica each, deploy/redis/users.acl)');
-      const cluster = (redis = await startRedisCluster({ acl }));
-      cleanups.push(() => cluster.destroy());
-      redisUrl = (user) => cluster.seedUrl(user, redisPasswords[user]);
-    } else {
-      step(`starting one Redis server (the overlay's REDIS_CLUSTER is ${JSON.stringify(crmConfig.REDIS_CLUSTER)}), deploy/redis/users.acl`);
-      const server = (singleRedis = await startPrivateRedis({ acl }));
-      cleanups.push(() => server.destroy());
-      redisUrl = (user) => server.url.replace('redis://', `redis://${user}:${redisPasswords[user]}@`);
-    }
 
     const secretValues = generateSecretValues(OVERLAY, {
       urls: {
@@ -351,31 +368,30 @@ export async function startTopology(): Promise<Topology> {
       env: natsEnv,
       logDir: LOG_DIR,
     });
-    cleanups.push(() => nats.destroy());
+    await own(() => nats.destroy());
     const natsFront = await startFrontProxy(
       'nats',
       nats.nodes.map((n) => ({ name: n.name, port: n.port })),
     );
-    cleanups.push(() => natsFront.close());
+    await own(() => natsFront.close());
 
-    const gatewayFront = await startFrontProxy('api-gateway');
-    const authFront = await startFrontProxy('auth-server');
-    cleanups.push(
-      () => gatewayFront.close(),
-      () => authFront.close(),
-    );
+    const gatewayFront = await startHttpFront('api-gateway');
+    const authFront = await startHttpFront('auth-server');
+    await own(() => gatewayFront.close());
+    await own(() => authFront.close());
     const storageDir = mkdtempSync(path.join(tmpdir(), 'crm-topology-storage-'));
-    cleanups.push(async () => rmSync(storageDir, { recursive: true, force: true }));
+    await own(async () => rmSync(storageDir, { recursive: true, force: true }));
     const serviceEnv = (app: App) => containers.find((c) => c.kind === 'Deployment' && c.name === app && c.container === app)!;
     let s3: TestS3Server | undefined;
     if (serviceEnv('crm-core').env.STORAGE_DRIVER === 's3') {
       step('starting the S3 endpoint (s3rver)');
       s3 = await startS3Server();
-      cleanups.push(() => s3!.close());
+      await own(() => s3!.close());
     }
     const surroundings: Surroundings = { natsFront, gatewayFront, authFront, storageDir, s3 };
 
     const spawnPod = async (container: WorkloadEnvironment, name: string, args: string[] = []): Promise<Pod> => {
+      if (destroyed) throw new Error('the topology was destroyed while it started');
       const [httpPort, metricsPort, operatorPort] = await Promise.all([getFreePort(), getFreePort(), getFreePort()]);
       const env = podEnvironment(container, surroundings, { podName: name, httpPort, metricsPort, operatorPort });
       const logFile = path.join(LOG_DIR, `${name}${args.length ? `-${args.join('-')}` : ''}.log`);
@@ -439,7 +455,7 @@ export async function startTopology(): Promise<Topology> {
       frontOf(app)?.add({ name, port: pod.port });
       return pod;
     };
-    cleanups.push(async () => {
+    await own(async () => {
       await Promise.all(
         pods.map(async (p) => {
           const timer = setTimeout(() => void p.stop('SIGKILL'), 15_000);
@@ -458,9 +474,13 @@ export async function startTopology(): Promise<Topology> {
       return code;
     };
 
-    // Every Deployment at once, as `kubectl apply` does; each replica joins its front once ready.
-    step(`starting ${REPLICAS} replicas of ${APPS.join(', ')}`);
-    await Promise.all(APPS.flatMap((app) => Array.from({ length: REPLICAS }, () => startPod(app))));
+    // One Deployment after the other (the auth-server first: the gateway reads its keys), its
+    // replicas side by side; each replica joins its front once ready. All eight at once start no
+    // faster on two cores.
+    for (const app of APPS) {
+      step(`starting ${REPLICAS} replicas of ${app}`);
+      await Promise.all(Array.from({ length: REPLICAS }, () => startPod(app)));
+    }
     const natsPasswords = secretValues['crm-nats-users']!;
     const operatorToken = secretValues['crm-secrets']!.OPERATOR_TOKEN!;
     step(`topology up: gateway ${gatewayFront.url}, auth ${authFront.url}, NATS ${nats.nodes.map((n) => n.port).join('/')}`);
