@@ -1,5 +1,7 @@
 import { ContactSubjects, READ_AFTER_NOTHING, READ_FROM_PRIMARY, type Caller, type RpcReply } from '@crm/contracts';
 import { startPostgresPrimaryWithReplica, type PostgresPrimaryWithReplica } from '@crm/testing';
+import { readFileSync, readdirSync } from 'node:fs';
+import { runWithRequestId } from '@crm/observability';
 import pino from 'pino';
 import { Client } from 'pg';
 import { Registry } from 'prom-client';
@@ -181,6 +183,24 @@ describe('reads from a replica (private primary and streaming replica)', () => {
     expect(await readName(READ_AFTER_NOTHING)).toEqual({ name: 'Replica stopped', standby: true });
   });
 
+  it("reads from the primary when the replica stops answering (no error comes back), within the caller's wait", async () => {
+    await replicaUsable();
+    // Every process of the replica stopped (SIGSTOP): connections stay open, nothing answers.
+    const postmaster = pair.pids().replica!;
+    const stopped = [postmaster, ...childrenOf(postmaster)];
+    for (const pid of stopped) process.kill(pid, 'SIGSTOP');
+    try {
+      // The caller waits 4 s (its deadline): the replica gets half of it, the primary answers.
+      const row = await runWithRequestId('frozen-replica', () => readName(READ_AFTER_NOTHING), Date.now() + 4000);
+      expect(row).toEqual({ name: 'Replica stopped', standby: false });
+      // The router has stopped trusting it: the next read goes to the primary at once.
+      expect(await readName(READ_AFTER_NOTHING)).toEqual({ name: 'Replica stopped', standby: false });
+    } finally {
+      for (const pid of stopped) process.kill(pid, 'SIGCONT');
+    }
+    await replicaUsable();
+  });
+
   it('runs a statement that fails on the replica once more on the primary', async () => {
     const failed = await countOf('primary', 'replica_failed');
     // A write inside a read request cannot run on a standby (read-only): it runs on the primary.
@@ -207,3 +227,18 @@ describe('reads from a replica (private primary and streaming replica)', () => {
     expect(outside).toEqual({ standby: false });
   });
 });
+
+/** The pids whose parent is `pid` (a postmaster's backends and helpers). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}

@@ -11,6 +11,7 @@ import {
   type RpcRequest,
 } from '@crm/contracts';
 import { dataSourceOptions, registerPoolMetrics } from '@crm/database';
+import { currentDeadline } from '@crm/observability';
 import type { Logger } from 'pino';
 import pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -121,6 +122,11 @@ export class ReplicaReads {
       registers: [options.registry],
     });
     this.lag.set(-1);
+  }
+
+  /** REPLICA_TIMEOUT_MS: the shortest wait for a replica statement. */
+  get timeoutMs(): number {
+    return this.options.timeoutMs;
   }
 
   get configured(): boolean {
@@ -371,7 +377,12 @@ export async function readOnReplica<R>(query: (client: PgClient) => Promise<R>):
       active?.leaveReplica();
       return undefined;
     }
-    const result = await query(client as unknown as PgClient);
+    // An unreachable replica never answers (no error comes back): the statement waits for half of
+    // what its caller still waits at most, so the primary gets the other half.
+    const deadline = currentDeadline();
+    const budget = Math.max(active.timeoutMs, deadline === undefined ? 30_000 : Math.floor((deadline - Date.now()) / 2));
+    const bounded = client;
+    const result = await query({ query: (config) => bounded.query({ ...config, query_timeout: budget } as pg.QueryConfig) });
     client.release();
     return result;
   } catch (error) {
