@@ -106,7 +106,10 @@ export async function startHttpFront(name: string, initial: Backend[] = []): Pro
   const agents = new Map<string, http.Agent>();
   const agentOf = (backend: Backend) => {
     let agent = agents.get(backend.name);
-    if (!agent) agents.set(backend.name, (agent = new http.Agent({ keepAlive: true, maxSockets: 64 })));
+    // Idle connections are dropped after 4 s, before the services' own keep-alive timeout (Node's 5 s)
+    // closes them under a request sent at that moment (ingress-nginx: upstream keepalive_timeout
+    // below the backend's).
+    if (!agent) agents.set(backend.name, (agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4000 })));
     return agent;
   };
   const server = http.createServer((req, res) => {
