@@ -1,4 +1,4 @@
-import { ContactSubjects, READ_AFTER_NOTHING, READ_FROM_PRIMARY, type Caller, type RpcReply } from '@crm/contracts';
+import { ContactSubjects, parsePgLsn, READ_AFTER_NOTHING, READ_FROM_PRIMARY, type Caller, type RpcReply } from '@crm/contracts';
 import { startPostgresPrimaryWithReplica, type PostgresPrimaryWithReplica } from '@crm/testing';
 import { readFileSync, readdirSync } from 'node:fs';
 import { runWithRequestId } from '@crm/observability';
@@ -122,6 +122,26 @@ describe('reads from a replica (private primary and streaming replica)', () => {
     await pair.waitForReplay(lsn);
     const [{ name }] = (await onReplica(`SELECT name FROM crm.accounts WHERE id = '${caller.account_id}'`)) as Array<{ name: string }>;
     expect(name).toBe('Replica again');
+  });
+
+  it('gives a position to a write that committed on its own and to a repeat, none to an error reply', async () => {
+    const first = parsePgLsn(((await rename('Positions')) as { commit_lsn?: string }).commit_lsn)!;
+    // A statement outside any transaction (it commits on its own): the position is read after it.
+    const autocommit = await reads.around(WRITE, { caller, payload: {} }, async () => {
+      await execute(fx.dataSource.manager, sql`UPDATE crm.accounts SET name = ${'Positions 2'} WHERE id = ${caller.account_id}`);
+      return { ok: true, data: {} } as RpcReply;
+    });
+    const second = parsePgLsn((autocommit as { commit_lsn?: string }).commit_lsn)!;
+    expect(second).toBeGreaterThan(first);
+    // A repeat answered from an earlier write's record commits nothing: the primary's position now.
+    const repeat = await reads.around(WRITE, { caller, payload: {} }, async () => ({ ok: true, data: {}, replayed: true }) as RpcReply);
+    expect(parsePgLsn((repeat as { commit_lsn?: string }).commit_lsn)! >= second).toBe(true);
+    const failed = await reads.around(
+      WRITE,
+      { caller, payload: {} },
+      async () => ({ ok: false, error: { error_name: 'x' } }) as unknown as RpcReply,
+    );
+    expect(failed).not.toHaveProperty('commit_lsn');
   });
 
   it("reads the caller's own write from the primary while the replica's replay is paused", async () => {
