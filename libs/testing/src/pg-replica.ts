@@ -27,7 +27,7 @@ import { getFreePort } from './infra';
  * - `replayLsn()`: the replica's pg_last_wal_replay_lsn(); `waitForReplay(lsn?)` waits until it
  *   reaches `lsn` (default: the primary's pg_current_wal_lsn() now).
  * - `pids()`: each server's postmaster pid (its backends are its children), for CPU per server
- *   from /proc (bench/replica-reads.mjs).
+ *   from /proc (bench/replica.mjs).
  * - `destroy()`: stops both and removes their files.
  */
 export interface PostgresPrimaryWithReplica {
