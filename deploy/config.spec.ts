@@ -10,14 +10,7 @@ import { GatewayConfig } from '../apps/api-gateway/src/config/gateway.config';
 import { AuthServerConfig } from '../apps/auth-server/src/config/auth-server.config';
 import { CrmCoreConfig } from '../apps/crm-core/src/config/crm-core.config';
 import { DispatcherConfig } from '../apps/webhook-dispatcher/src/config/dispatcher.config';
-import {
-  generateSecretValues,
-  PENDING_VARIABLES,
-  SERVICES,
-  workloadEnvironments,
-  type ServiceName,
-  type WorkloadEnvironment,
-} from './environment';
+import { generateSecretValues, SERVICES, workloadEnvironments, type ServiceName, type WorkloadEnvironment } from './environment';
 import { OVERLAYS } from './render';
 
 /** The config class each service's main.ts loads (loadConfig(...) in apps/<service>/src/main.ts). */
@@ -144,7 +137,7 @@ describe.each(OVERLAYS)('deploy/: the configuration of overlay %s', (overlay) =>
   it('gives no container a Secret key its service does not read', () => {
     const unread = containers.flatMap((w) => {
       const service = w.service as ServiceName;
-      const reads = new Set([...variablesOf(CONFIG_CLASSES[service]), ...(PENDING_VARIABLES[service] ?? [])]);
+      const reads = new Set(variablesOf(CONFIG_CLASSES[service]));
       // A key given only to be expanded into a variable the service reads (NATS_PASSWORD in NATS_URL) is read.
       const expandedIntoRead = (name: string) =>
         Object.entries(w.references).some(([into, used]) => reads.has(into) && used.includes(name));

@@ -13,19 +13,6 @@ import { renderOverlay, type Overlay } from './render';
 export const SERVICES = ['api-gateway', 'auth-server', 'crm-core', 'webhook-dispatcher'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
-/**
- * Variables the manifests already set for a service whose config class does not declare them yet
- * (the setting is being added to the service): the deploy tests accept them for that service only.
- * Remove an entry once the config class reads the variable.
- */
-export const PENDING_VARIABLES: Partial<Record<ServiceName, string[]>> = {
-  // A streaming replica of the primary that crm-core sends reads to (optional Secret key).
-  'crm-core': ['DATABASE_REPLICA_URL'],
-  // The REDIS_URL is a seed node of a Redis Cluster (production overlay's ConfigMap).
-  'api-gateway': ['REDIS_CLUSTER'],
-  'auth-server': ['REDIS_CLUSTER'],
-};
-
 export interface WorkloadEnvironment {
   kind: 'Deployment' | 'Job' | 'StatefulSet';
   /** The workload's metadata.name (crm-core, crm-migrate, nats, ...). */

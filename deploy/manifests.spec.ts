@@ -26,7 +26,6 @@ import {
 } from 'kubernetes-models/v1';
 import { deriveConsumerKey, verifyKeysVariableOf } from '@crm/messaging';
 import { parse } from 'yaml';
-import { PENDING_VARIABLES } from './environment';
 import { K8S_DIR, OVERLAYS, renderOverlay, type K8sObject, type Overlay } from './render';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -143,8 +142,7 @@ function configVariables(): Set<string> {
         : [];
     }),
   ];
-  // Set by the manifests while a service's config class learns them (deploy/environment.ts).
-  const names = new Set<string>(Object.values(PENDING_VARIABLES).flat());
+  const names = new Set<string>();
   for (const file of files)
     for (const m of readFileSync(file, 'utf8').matchAll(/^[ \t]+(?:(?:override|readonly)[ \t]+)*([A-Z][A-Z0-9_]*)\??[ \t]*[:=]/gm))
       names.add(m[1]!);

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, ErrorName, IDEMPOTENCY_RETENTION_HOURS, type Caller, type WriteIdempotency } from '@crm/contracts';
-import { REDIS } from '@crm/service-kit';
-import type { Cluster, Redis } from 'ioredis';
+import { REDIS, type RedisClient } from '@crm/service-kit';
 import { GatewayConfig } from '../config/gateway.config';
 
 /** decisions.md "Beyond the spec": a repeat within 24 hours returns the first response. */
@@ -109,7 +108,7 @@ export type IdempotentExecute = (forward: WriteIdempotency) => Promise<{ status:
 @Injectable()
 export class IdempotencyStore {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis | Cluster,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly config: GatewayConfig,
   ) {
     this.redis.defineCommand('crmIdempotencyFinish', { numberOfKeys: 1, lua: FINISH });
@@ -198,7 +197,7 @@ export class IdempotencyStore {
 
   /** Ends this request's pending record: deleted (`value` empty), or replaced by the done record for 24 hours. */
   private finish(redisKey: string, owner: string, value: string): Promise<unknown> {
-    return (this.redis as Redis & { crmIdempotencyFinish(...args: string[]): Promise<number> }).crmIdempotencyFinish(
+    return (this.redis as RedisClient & { crmIdempotencyFinish(...args: string[]): Promise<number> }).crmIdempotencyFinish(
       redisKey,
       owner,
       value,

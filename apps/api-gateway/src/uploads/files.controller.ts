@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiError, ErrorName } from '@crm/contracts';
-import { REDIS } from '@crm/service-kit';
+import { REDIS, type RedisClient } from '@crm/service-kit';
 import {
   contentTypeOf,
   FILES_PATH,
@@ -13,15 +13,17 @@ import {
   type StorageDriver,
 } from '@crm/storage';
 import type { Request, Response } from 'express';
-import type { Redis } from 'ioredis';
 import { pipeline } from 'node:stream/promises';
 import { GatewayConfig } from '../config/gateway.config';
 import { isMultipart, receiveMultipart } from './multipart-upload';
 
 /** Lifetime of the bucket's own presigned link a download is redirected to. */
 const REDIRECT_TTL_SECONDS = 60;
-/** Redis key that marks an upload form's nonce used, until the form expires (decisions.md "Upload forms"). */
-const USED_FORM_PREFIX = 'upload-form-used:';
+/**
+ * Redis key that marks an upload form's nonce used, until the form expires (decisions.md "Upload
+ * forms"): under the gateway's own prefix, which its Redis ACL user may write (deploy/redis/users.acl).
+ */
+const usedFormKey = (namespace: string, nonce: string) => `${namespace}:gw:upload-form-used:${nonce}`;
 
 const usedForm = () =>
   new ApiError(ErrorName.NoPermission, 'Upload refused: this upload form was used already; get a new one from GET /attachments/s3_form', {
@@ -57,7 +59,7 @@ export class FilesController {
     private readonly links: FileUrlSigner,
     private readonly policies: UploadPolicySigner,
     private readonly config: GatewayConfig,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   @Get(`${FILES_PATH.slice(1)}/*key`)
@@ -115,7 +117,8 @@ export class FilesController {
             key: 'is not the key of this form',
           });
         const ttl = Date.parse(checked.policy.expiration) - Date.now() + 1000;
-        if ((await this.redis.set(`${USED_FORM_PREFIX}${nonce}`, '1', 'PX', Math.max(ttl, 1000), 'NX')) !== 'OK') throw usedForm();
+        if ((await this.redis.set(usedFormKey(this.config.CRM_NAMESPACE, nonce), '1', 'PX', Math.max(ttl, 1000), 'NX')) !== 'OK')
+          throw usedForm();
         maxBytes = checked.policy.maxBytes;
         return key;
       },
