@@ -52,14 +52,14 @@ export interface NatsCluster {
   url: string;
   /** SIGKILLs one server (no lame duck, no flush: a crash); resolves once the process is gone. */
   kill(index: number): Promise<void>;
-  /** Starts a stopped server again on the same ports and store; resolves once it is healthy (JetStream included). */
+  /** Starts a stopped server again on the same ports and store; resolves once it is healthy and sees a JetStream meta leader. */
   restart(index: number): Promise<void>;
   /**
    * The server leading `stream` (its JetStream API, $JS.API.STREAM.INFO.<stream>, answered by any
    * running server), asked as a user allowed that subject.
    */
   streamLeader(stream: string, credentials?: { user: string; pass: string }): Promise<{ index: number; name: string; replicas: string[] }>;
-  /** Resolves once every running server answers /healthz (JetStream ready). */
+  /** Resolves once every running server answers /healthz and sees a JetStream meta leader (/jsz). */
   waitHealthy(timeoutMs?: number): Promise<void>;
   /** Kills every server and removes their files. */
   destroy(): Promise<void>;
@@ -133,10 +133,17 @@ export function renderNodeConfig(serverConfig: string, node: NodePorts, all: Nod
   return text;
 }
 
+/**
+ * Healthy and part of a JetStream cluster with a meta leader: before the leader is elected the
+ * JetStream API answers nothing (a stream created then times out), although /healthz says ok.
+ */
 async function healthy(monitorPort: number): Promise<boolean> {
   try {
     const res = await fetch(`http://127.0.0.1:${monitorPort}/healthz`, { signal: AbortSignal.timeout(1000) });
-    return res.ok;
+    if (!res.ok) return false;
+    const jsz = await fetch(`http://127.0.0.1:${monitorPort}/jsz`, { signal: AbortSignal.timeout(1000) });
+    const info = (await jsz.json()) as { meta_cluster?: { leader?: string } };
+    return Boolean(info.meta_cluster?.leader);
   } catch {
     return false;
   }
