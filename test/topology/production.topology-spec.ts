@@ -349,5 +349,6 @@ describe('the production topology: journey and fault drills (topology)', () => {
       failedConnections: 0,
     });
     expect(topo.pods.filter((p) => p.running())).toHaveLength(before.length);
-  });
+    // Eight pods started one at a time: about two minutes on an idle 2-core machine.
+  }, 480_000);
 });

@@ -6,19 +6,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventsStreamName } from '@crm/contracts';
 import {
+  deployRedisAcl,
   getFreePort,
   REPO_ROOT,
   startNatsCluster,
+  startPostgresPrimaryWithReplica,
   startPrivateRedis,
+  startRedisCluster,
   startS3Server,
   type NatsCluster,
+  type PostgresPrimaryWithReplica,
   type PrivateServer,
+  type RedisCluster,
   type TestS3Server,
 } from '@crm/testing';
 import { generateSecretValues, workloadEnvironments, type WorkloadEnvironment } from '../../deploy/environment';
 import { renderOverlay } from '../../deploy/render';
-import { startPostgresPrimaryWithReplica, type PostgresPrimaryWithReplica } from '../../libs/testing/src/pg-replica';
-import { deployRedisAcl, startRedisCluster, type RedisCluster } from '../../libs/testing/src/redis-cluster';
 import { startFrontProxy, startHttpFront, type FrontProxy } from './front-proxy';
 
 /**
@@ -27,8 +30,9 @@ import { startFrontProxy, startHttpFront, type FrontProxy } from './front-proxy'
  * one replica each) with the ACL users of deploy/redis/users.acl, a PostgreSQL primary with the
  * roles of deploy/postgres/roles.sql and one streaming replica, the migration Job, two replicas of
  * each Deployment with the environment the kubelet would give them, and a round-robin front
- * (front-proxy.ts) for each Service a client or another pod dials: nats, api-gateway (the
- * ingress's api host) and auth-server (the ingress's auth host, and AUTH_URL inside).
+ * (front-proxy.ts) for each Service a client or another pod dials: nats (TCP, as kube-proxy),
+ * api-gateway (the ingress's api host) and auth-server (the ingress's auth host, and AUTH_URL
+ * inside), both balancing each request as ingress-nginx does.
  *
  * Nothing of the overlay is changed but what SUBSTITUTIONS lists (addresses, ports, secrets, file
  * paths, the pod name, and one policy: WEBHOOK_ALLOW_PRIVATE, with its reason).

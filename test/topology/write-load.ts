@@ -126,7 +126,8 @@ export class WriteLoad {
 }
 
 /**
- * Reads beside the writes (GET /contacts/{id}/notes?per_page=10, `perSecond` a second): crm-core
+ * Reads beside the writes (GET /contacts/{id}/notes?per_page=10, `perSecond` a second, at most 2 in
+ * flight: with the writes' 16, the client stays 2 below the gateway's 20 per user): crm-core
  * answers lists from the PostgreSQL replica where it has one. Every failed read is recorded; a
  * read is not retried (the next one follows).
  */
@@ -141,7 +142,7 @@ export class ReadProbe {
   start(): void {
     this.timer = setInterval(
       () => {
-        if (this.pending.size >= 4) return;
+        if (this.pending.size >= 2) return;
         const read = this.read().finally(() => this.pending.delete(read));
         this.pending.add(read);
       },
