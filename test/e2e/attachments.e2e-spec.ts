@@ -100,8 +100,20 @@ describe('attachments (e2e, local storage)', () => {
       url: `${services.gatewayUrl}/files`,
     });
     expect(Object.keys(form.fields).sort()).toEqual(
-      ['acl', 'key', 'policy', 'success_action_status', 'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'x-amz-signature'].sort(),
+      [
+        'acl',
+        'key',
+        'policy',
+        'success_action_status',
+        'x-amz-algorithm',
+        'x-amz-credential',
+        'x-amz-date',
+        'x-amz-signature',
+        'x-ignore-pattern',
+      ].sort(),
     );
+    // OnePageCRM's shape of the key, for clients that build it: here the whole key, chosen by the server.
+    expect(form.fields['x-ignore-pattern']).toBe(form.fields.key);
     // The server chose the key (decisions.md "Upload forms"): the client sends every field unchanged.
     const key = form.fields.key as string;
     expect(key.startsWith(`${person.id}/`)).toBe(true);

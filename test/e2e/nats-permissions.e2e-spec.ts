@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { CacheKeys, namespacedSubject, Subjects } from '@crm/contracts';
+import { CacheInvalidation, CacheKeys, namespacedSubject, Subjects } from '@crm/contracts';
 import { natsClientOptions, natsPermissions, natsServerConfig, NATS_SERVICES, type NatsService } from '@crm/messaging';
 import path from 'node:path';
 import { REPO_ROOT, startPrivateNats, startPrivateRedis, uniqueNamespace, type PrivateServer } from '@crm/testing';
@@ -106,11 +106,22 @@ describe('the services with their own NATS and Redis users and permissions (e2e)
     const auth = new Redis(redisUrlOf('crm-auth'), { maxRetriesPerRequest: 1 });
     try {
       await auth.del(CacheKeys.credentials(namespace, admin.user.id));
+      // As the auth-server announces every removal: the gateways drop the record they hold in memory.
+      expect(await auth.publish(CacheKeys.invalidations(namespace), CacheInvalidation.user(admin.user.id))).toBeGreaterThan(0);
     } finally {
       auth.disconnect();
     }
-    // auth.credentials.resolve from the gateway, answered by the auth-server.
-    expect(await ok(admin, 'GET', '/users')).toBeDefined();
+    // auth.credentials.resolve from the gateway, answered by the auth-server, which puts the record
+    // back (once the gateway has heard the announcement, its next request misses its memory).
+    const reader = new Redis(redisUrlOf('crm-gateway'), { maxRetriesPerRequest: 1 });
+    try {
+      await until('the auth-server refills the credential record', async () => {
+        expect(await ok(admin, 'GET', '/users')).toBeDefined();
+        return (await reader.get(CacheKeys.credentials(namespace, admin.user.id))) !== null;
+      });
+    } finally {
+      reader.disconnect();
+    }
   });
 
   it("does not let the gateway's Redis user write a credential record, nor a client without a user in", async () => {

@@ -97,7 +97,9 @@ export class AttachmentsService {
       used,
       max_file_size: maxBytes,
       url: form.url,
-      fields: form.fields,
+      // OnePageCRM documents x-ignore-pattern, the key's shape for the client to fill in; here the
+      // server chose the whole key, so the pattern is that key (S3 and POST /files ignore x-ignore-*).
+      fields: { ...form.fields, 'x-ignore-pattern': key },
     };
   }
 
