@@ -83,7 +83,12 @@ describe.each(redisTargets())('per-user limits and idempotency keys (real Redis,
 
     if (target.cluster) {
       it("keeps a user's counter and leases in one slot (the script would fail with CROSSSLOT), one slot per user", async () => {
-        const limiter = new RateLimiter(redis, config({ RATE_LIMIT_PER_MINUTE: 3, RATE_LIMIT_CONCURRENT: 5 }), logger, createMetricsRegistry('t'));
+        const limiter = new RateLimiter(
+          redis,
+          config({ RATE_LIMIT_PER_MINUTE: 3, RATE_LIMIT_CONCURRENT: 5 }),
+          logger,
+          createMetricsRegistry('t'),
+        );
         const ns = (limiter as unknown as { config: GatewayConfig }).config.CRM_NAMESPACE;
         await withinOneMinute();
         const verdicts = [await limiter.acquire('u-slot'), await limiter.acquire('u-slot'), await limiter.acquire('u-slot')];
@@ -120,6 +125,45 @@ describe.each(redisTargets())('per-user limits and idempotency keys (real Redis,
         await withinOneMinute();
         const [first, second] = [await limiter.acquire('u-failover'), await limiter.acquire('u-failover')];
         expect(Number(second.headers['X-RateLimit-Remaining'])).toBe(Number(first.headers['X-RateLimit-Remaining']) - 1);
+        await cluster.restart(killed.port);
+      }, 120_000);
+    }
+
+    if (target.cluster) {
+      it("takes back the leases released while a user's primary was failing over", async () => {
+        const limiter = new RateLimiter(
+          redis,
+          config({ RATE_LIMIT_PER_MINUTE: 1000, RATE_LIMIT_CONCURRENT: 2 }),
+          logger,
+          createMetricsRegistry('t'),
+        );
+        const ns = (limiter as unknown as { config: GatewayConfig }).config.CRM_NAMESPACE;
+        await withinOneMinute();
+        const held = [await limiter.acquire('u-leases'), await limiter.acquire('u-leases')];
+        expect(held.map((v) => v.kind)).toEqual(['allowed', 'allowed']);
+        const cluster = target.redisCluster();
+        // The leases reach the replica (asynchronous replication) before its primary dies.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const killing = cluster.killPrimaryOf(`${ns}:gw:inflight:{u-leases}`);
+        // Released while the slot has no primary the client reaches: Redis does not take the removals.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        for (const verdict of held) if (verdict.kind === 'allowed') verdict.release();
+        const { killed } = await killing;
+        // Once the promoted replica answers, both leases are gone: the user has its whole ceiling back
+        // (without the retries they would hold it for two minutes).
+        const deadline = Date.now() + 30_000;
+        let verdicts: RateVerdict[] = [];
+        for (;;) {
+          verdicts = [await limiter.acquire('u-leases'), await limiter.acquire('u-leases')];
+          for (const verdict of verdicts) if (verdict.kind === 'allowed') verdict.release();
+          const counted = verdicts.every((v) => v.headers['X-RateLimit-Limit'] !== undefined);
+          if ((counted && verdicts.every((v) => v.kind === 'allowed')) || Date.now() > deadline) break;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        expect(verdicts.map((v) => [v.kind, v.headers['X-RateLimit-Limit']])).toEqual([
+          ['allowed', '1000'],
+          ['allowed', '1000'],
+        ]);
         await cluster.restart(killed.port);
       }, 120_000);
     }

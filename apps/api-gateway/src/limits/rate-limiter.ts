@@ -36,6 +36,10 @@ return {0, count, resetMs}
 const WINDOW_MS = 60_000;
 /** A lease outlives any request (the RPC timeout is at most 60 s). */
 const LEASE_MS = 120_000;
+/** How often releases that Redis did not take (a failover, a timeout) are tried again. */
+const RELEASE_RETRY_MS = 500;
+/** Releases waiting for a retry, at most (beyond it the oldest ones are left to expire). */
+const MAX_PENDING_RELEASES = 10_000;
 
 export type RateVerdict =
   | { kind: 'allowed'; headers: Record<string, string>; release(): void }
@@ -51,6 +55,13 @@ export type RateVerdict =
 export class RateLimiter {
   private readonly decisions: Counter<'result'>;
   private lastWarning = 0;
+  /**
+   * Leases whose removal Redis did not confirm, by lease id: tried again until Redis takes them or
+   * they expire on their own. Without this, a Redis failover would leave every lease released during
+   * it in place for LEASE_MS, and a busy user would get 429s long after Redis was back.
+   */
+  private readonly pendingReleases = new Map<string, { key: string; until: number }>();
+  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -82,6 +93,8 @@ export class RateLimiter {
         this.redis as RedisClient & { crmRateAcquire(...args: Array<string | number>): Promise<[number, number, number]> }
       ).crmRateAcquire(rateKey, leaseKey, now, WINDOW_MS, limit, this.config.RATE_LIMIT_CONCURRENT, LEASE_MS, lease);
     } catch (error) {
+      // The script may have run and only its answer been lost: take the lease back once Redis answers.
+      this.releaseLater(leaseKey, lease, now);
       this.decisions.inc({ result: 'fail_open' });
       if (now - this.lastWarning > 10_000) {
         this.lastWarning = now;
@@ -108,8 +121,36 @@ export class RateLimiter {
       kind: 'allowed',
       headers,
       release: () => {
-        this.redis.zrem(leaseKey, lease).catch(() => undefined);
+        this.redis.zrem(leaseKey, lease).catch(() => this.releaseLater(leaseKey, lease, Date.now()));
       },
     };
+  }
+
+  private releaseLater(key: string, lease: string, since: number): void {
+    if (this.pendingReleases.size >= MAX_PENDING_RELEASES) {
+      const oldest = this.pendingReleases.keys().next();
+      if (!oldest.done) this.pendingReleases.delete(oldest.value);
+    }
+    this.pendingReleases.set(lease, { key, until: since + LEASE_MS });
+    this.retryTimer ??= setTimeout(() => void this.retryReleases(), RELEASE_RETRY_MS).unref();
+  }
+
+  private async retryReleases(): Promise<void> {
+    const now = Date.now();
+    const due: Array<[string, { key: string; until: number }]> = [];
+    for (const entry of this.pendingReleases) {
+      if (entry[1].until > now) due.push(entry);
+      else this.pendingReleases.delete(entry[0]); // expired in Redis by now
+    }
+    await Promise.all(
+      due.map(([lease, { key }]) =>
+        this.redis.zrem(key, lease).then(
+          () => this.pendingReleases.delete(lease),
+          () => undefined,
+        ),
+      ),
+    );
+    this.retryTimer = undefined;
+    if (this.pendingReleases.size > 0) this.retryTimer = setTimeout(() => void this.retryReleases(), RELEASE_RETRY_MS).unref();
   }
 }
