@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { TracingHandle } from '@crm/observability';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -75,6 +76,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     timer.unref();
     try {
       app.get(ReadinessRegistry).startDraining();
+      closeConnectionsAfterEachAnswer(app);
       await app.close();
       await metrics.close();
       // The spans of the last requests, relays and deliveries: exported before the process goes.
@@ -88,6 +90,19 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * While draining, every answer ends its connection (`Connection: close`). A client or a TCP load
+ * balancer (a Kubernetes Service) that keeps a connection busy would otherwise be served on it
+ * until the stop overran its time and cut the requests in flight; closed, the client's next
+ * request opens a connection to another replica. Idle connections are closed by the server's close.
+ */
+function closeConnectionsAfterEachAnswer(app: INestApplication): void {
+  const server = app.getHttpServer() as Server | undefined;
+  server?.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  });
 }
 
 /** Loads configuration at start-up; on a bad setting prints every problem and exits 1. */
