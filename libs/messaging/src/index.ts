@@ -13,3 +13,4 @@ export * from './rpc-signature';
 export * from './caller-keys.validators';
 export * from './nats-permissions';
 export * from './rpc-outcome';
+export * from './jetstream-start';

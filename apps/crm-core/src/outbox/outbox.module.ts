@@ -1,5 +1,5 @@
 import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { connectNats } from '@crm/messaging';
+import { connectNats, whenJetStreamAnswers } from '@crm/messaging';
 import { LOGGER, METRICS_REGISTRY } from '@crm/service-kit';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -33,7 +33,12 @@ export class OutboxRelayRunner implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     this.nc = await connectNats({ url: this.config.NATS_URL, name: `crm-core-outbox-${process.pid}`, logger: this.logger });
-    await ensureEventsStream(this.nc, this.config.CRM_NAMESPACE, this.config.EVENTS_STREAM_REPLICAS);
+    const nc = this.nc;
+    await whenJetStreamAnswers(
+      'events stream',
+      () => ensureEventsStream(nc, this.config.CRM_NAMESPACE, this.config.EVENTS_STREAM_REPLICAS),
+      this.logger,
+    );
     const metrics = new OutboxMetrics(this.registry);
     metrics.readBacklogFrom(() => outboxBacklog(this.dataSource.manager));
     const relay = new OutboxRelay({

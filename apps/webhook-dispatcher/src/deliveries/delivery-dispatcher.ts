@@ -1,4 +1,4 @@
-import { connectNats } from '@crm/messaging';
+import { connectNats, whenJetStreamAnswers } from '@crm/messaging';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -74,7 +74,12 @@ export class DeliveryDispatcher {
   async start(): Promise<void> {
     const { config, logger } = this.options;
     this.nc = await connectNats({ url: config.NATS_URL, name: `webhook-dispatcher-deliveries-${process.pid}`, logger });
-    await ensureDispatcherConsumer(this.nc, config.CRM_NAMESPACE, config.EVENTS_STREAM_REPLICAS);
+    const nc = this.nc;
+    await whenJetStreamAnswers(
+      'events stream and consumer',
+      () => ensureDispatcherConsumer(nc, config.CRM_NAMESPACE, config.EVENTS_STREAM_REPLICAS),
+      logger,
+    );
     const ingestor = new EventIngestor(
       this.nc,
       config.CRM_NAMESPACE,
