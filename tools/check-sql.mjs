@@ -9,9 +9,8 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const SPECS = /\.(spec|int-spec|medium-spec)\.ts$/;
 /** Each service's source, and where SQL may live in it besides `*.repository.ts` and specs. */
 const APPS = [
-  // common/sql: the executors and fragments that take no domain decision; database/replica-reads:
-  // the executor that routes a read to the primary or the replica, and the WAL positions it polls.
-  { src: 'apps/crm-core/src', allowed: [/^migrations\//, /^common\/sql\//, /^database\/replica-reads\.ts$/] },
+  // common/sql: the executors and fragments that take no domain decision.
+  { src: 'apps/crm-core/src', allowed: [/^migrations\//, /^common\/sql\//] },
   { src: 'apps/webhook-dispatcher/src', allowed: [/^migrations\//] },
 ];
 const PATTERNS = [

@@ -13,6 +13,13 @@ import {
 import { dataSourceOptions, registerPoolMetrics } from '@crm/database';
 import { currentDeadline } from '@crm/observability';
 import type { Logger } from 'pino';
+import { withStatementTimeout } from '../common/sql/statement-timeout';
+import {
+  commitReturningInsertPosition,
+  primaryInsertPosition,
+  primaryWalPosition,
+  replicaReplayPosition,
+} from './wal-positions.repository';
 import pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { QueryFailedError, type DataSource, type QueryRunner, type ReplicationMode } from 'typeorm';
@@ -303,8 +310,7 @@ export class ReplicaReads {
     const at = performance.now();
     try {
       this.primaryClient ??= await this.connect(this.options.primaryUrl, () => (this.primaryClient = undefined));
-      const { rows } = await this.primaryClient.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
-      const lsn = parsePgLsn(rows[0]?.lsn);
+      const lsn = parsePgLsn(await primaryWalPosition(this.primaryClient));
       return lsn === undefined ? undefined : { lsn, at };
     } catch (error) {
       this.drop('primaryClient');
@@ -316,9 +322,8 @@ export class ReplicaReads {
   private async pollReplica(): Promise<bigint | undefined> {
     try {
       this.replicaClient ??= await this.connect(this.options.replicaUrl!, () => (this.replicaClient = undefined));
-      const { rows } = await this.replicaClient.query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn');
       // null: not a standby (or not in recovery): nothing says it has the primary's data.
-      return parsePgLsn(rows[0]?.lsn ?? undefined);
+      return parsePgLsn((await replicaReplayPosition(this.replicaClient)) ?? undefined);
     } catch (error) {
       this.drop('replicaClient');
       this.warn(error, 'the replica does not answer: reads go to the primary');
@@ -348,8 +353,7 @@ export class ReplicaReads {
 
   /** The primary's WAL insert position now (after everything this request committed). */
   private async primaryInsertPosition(): Promise<bigint | undefined> {
-    const rows = (await this.options.primary.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')) as Array<{ lsn: string }>;
-    return parsePgLsn(rows[0]?.lsn);
+    return parsePgLsn(await primaryInsertPosition(this.options.primary));
   }
 
   private warn(error: unknown, message: string): void {
@@ -381,8 +385,7 @@ export async function readOnReplica<R>(query: (client: PgClient) => Promise<R>):
     // what its caller still waits at most, so the primary gets the other half.
     const deadline = currentDeadline();
     const budget = Math.max(active.timeoutMs, deadline === undefined ? 30_000 : Math.floor((deadline - Date.now()) / 2));
-    const bounded = client;
-    const result = await query({ query: (config) => bounded.query({ ...config, query_timeout: budget } as pg.QueryConfig) });
+    const result = await query({ query: withStatementTimeout(client, budget) });
     client.release();
     return result;
   } catch (error) {
@@ -431,13 +434,13 @@ function withCommitPosition(runner: QueryRunner, context: WriteContext): QueryRu
       return query(text, parameters, structured);
     }
     const client = (await runner.connect()) as { query(text: string): Promise<Array<{ rows: Array<{ lsn: string }> }>> };
-    let results: Array<{ rows: Array<{ lsn: string }> }>;
+    let position: string | undefined;
     try {
-      results = await client.query('COMMIT; SELECT pg_current_wal_insert_lsn()::text AS lsn');
+      position = await commitReturningInsertPosition(client);
     } catch (error) {
       throw new QueryFailedError('COMMIT', undefined, error as Error);
     }
-    const lsn = parsePgLsn(results[1]?.rows[0]?.lsn);
+    const lsn = parsePgLsn(position);
     if (lsn !== undefined && (context.lsn === undefined || lsn > context.lsn)) context.lsn = lsn;
     context.unsettled = false;
     return undefined;
